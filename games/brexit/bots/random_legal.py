@@ -1,0 +1,31 @@
+"""A fast random legal player: the benchmark's and the sandbox's baseline opponent."""
+
+from __future__ import annotations
+
+import random
+
+from games.brexit.effects import NONE, targets
+from games.brexit.state import PLACEMENT, State
+from games.engine.types import Action
+
+PLACE_CHANCE = 0.3
+"""Each card is placed with this chance: most stay in hand, so bids stay small and games end."""
+
+
+def act(state: State, seat: int, rng: random.Random) -> Action:
+    # Sampled directly rather than through legal(): enumerating placements is exponential.
+    if state.phase == PLACEMENT:
+        n = len(state.slots)
+        if not n:
+            return {"place": []}
+        rand = rng.random
+        return {
+            "place": [
+                {"card": c, "slot": int(rand() * n)}
+                for c in state.hands[seat]
+                if rand() < PLACE_CHANCE
+            ]
+        }
+    options = targets(state, state.activations[0])
+    i = int(rng.random() * (len(options) + 1))
+    return dict(NONE) if i == len(options) else options[i]
