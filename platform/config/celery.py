@@ -1,0 +1,11 @@
+"""The Celery app. Workers and beat start with ``PYTHONPATH=platform celery -A config ...``."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+
+app = Celery("backroom")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

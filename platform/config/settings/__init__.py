@@ -1,0 +1,1 @@
+"""Settings per environment: ``base`` is shared; ``local``, ``test`` and ``production`` adjust it."""

@@ -1,0 +1,16 @@
+"""The test suite: the real Postgres, broker and Redis, with a separate cache prefix."""
+
+from config.settings.base import *  # noqa: F403
+from config.settings.base import CACHES, env
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only; never in production
+CACHES["default"]["KEY_PREFIX"] = env.str("TEST_CACHE_PREFIX", default="backroom-test")
+
+# The one escape hatch of the append-only events table: the test database is wiped
+# between transactional tests with TRUNCATE (see replays/migrations/0002_append_only.py).
+DATABASES = {**DATABASES}  # noqa: F405
+DATABASES["default"] = {
+    **DATABASES["default"],
+    "OPTIONS": {"options": "-c backroom.allow_event_truncate=on"},
+}

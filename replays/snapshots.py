@@ -1,0 +1,79 @@
+"""Snapshots: disposable caches of a stream's folded state.
+
+The state at version N is the newest snapshot at or below N (written by the
+same engine version) plus the events after it. Snapshots can be dropped at any
+time and rebuilt from the events, which stay the only source of truth.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, Protocol, TypeVar
+
+from replays import store
+from replays.models import Snapshot
+
+S = TypeVar("S")
+
+
+class Foldable(Protocol[S]):
+    """What snapshots need of a game's rules (games.engine.rules.Rules provides it)."""
+
+    engine_version: str
+
+    def new_state(self) -> S: ...
+    def fold(self, state: S, event: Any) -> S: ...
+    def dump(self, state: S) -> dict[str, Any]: ...
+    def load(self, data: dict[str, Any]) -> S: ...
+
+
+def state_at(rules: Foldable[S], stream_id: uuid.UUID, version: int | None = None) -> tuple[S, int]:
+    """The folded state at ``version`` (the latest when None), and the version reached."""
+    snapshots = Snapshot.objects.filter(stream_id=stream_id, state_version=rules.engine_version)
+    if version is not None:
+        snapshots = snapshots.filter(version__lte=version)
+    snapshot = snapshots.order_by("-version").first()
+    if snapshot is None:
+        state, reached = rules.new_state(), 0
+    else:
+        state, reached = rules.load(snapshot.state), snapshot.version
+    for ev in store.read(stream_id, from_version=reached + 1, to_version=version):
+        state = rules.fold(state, ev.as_engine_event())
+        reached = ev.version
+    return state, reached
+
+
+def take(rules: Foldable[S], stream_id: uuid.UUID, version: int | None = None) -> int:
+    """Store a snapshot at ``version`` (the latest when None); returns its version."""
+    state, reached = state_at(rules, stream_id, version)
+    Snapshot.objects.update_or_create(
+        stream_id=stream_id,
+        state_version=rules.engine_version,
+        version=reached,
+        defaults={"state": rules.dump(state)},
+    )
+    return reached
+
+
+def drop(stream_id: uuid.UUID | None = None) -> int:
+    """Delete snapshots (of one stream, or all); returns how many."""
+    snapshots = Snapshot.objects.all() if stream_id is None else Snapshot.objects.filter(stream_id=stream_id)
+    deleted, _ = snapshots.delete()
+    return deleted
+
+
+def rebuild(rules: Foldable[S], stream_id: uuid.UUID, every: int = 200) -> int:
+    """Drop a stream's snapshots and write one every ``every`` events; returns how many."""
+    drop(stream_id)
+    state, written = rules.new_state(), 0
+    for ev in store.read(stream_id):
+        state = rules.fold(state, ev.as_engine_event())
+        if ev.version % every == 0:
+            Snapshot.objects.create(
+                stream_id=stream_id,
+                state_version=rules.engine_version,
+                version=ev.version,
+                state=rules.dump(state),
+            )
+            written += 1
+    return written

@@ -1,0 +1,1 @@
+"""Fixtures shared by the whole suite. Tests talk to the real Postgres, RabbitMQ and Redis."""

@@ -1,0 +1,76 @@
+"""The global feed never skips an event committed late by a concurrent writer."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+from django.db import connection
+
+from replays import feed, store
+from replays.store import NewEvent, StoredEvent
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+INSERT = (
+    "INSERT INTO replays_event (event_id, stream_id, version, event_type, schema_version, payload, metadata)"
+    " VALUES (%s, %s, 1, 'late', 1, '{}', '{}') RETURNING position"
+)
+
+
+@pytest.fixture
+def writer_connections() -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]:
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    a, b = psycopg.connect(**params), psycopg.connect(**params)
+    yield a, b
+    a.close()
+    b.close()
+
+
+def test_a_lower_position_committed_last_is_not_skipped(
+    writer_connections: tuple[psycopg.Connection, psycopg.Connection],
+) -> None:
+    early, late = writer_connections
+    start = feed.checkpoint("test-reader")
+    early_stream, late_stream = uuid.uuid4(), uuid.uuid4()
+
+    early_position = early.execute(INSERT, [uuid.uuid4(), early_stream]).fetchone()[0]  # type: ignore[index]
+    late_position = late.execute(INSERT, [uuid.uuid4(), late_stream]).fetchone()[0]  # type: ignore[index]
+    assert early_position < late_position
+    late.commit()
+
+    seen: list[StoredEvent] = []
+    feed.consume("test-reader", seen.extend)
+    assert seen == []  # the later position is held back while the earlier one may still commit
+
+    early.commit()
+    feed.consume("test-reader", seen.extend)
+    assert [e.position for e in seen] == [early_position, late_position]
+    assert feed.checkpoint("test-reader") == late_position > start
+
+
+def test_events_come_in_global_order_across_streams_and_each_once() -> None:
+    a, b = uuid.uuid4(), uuid.uuid4()
+    store.append(a, [NewEvent(type="x", payload={"i": 1})], 0)
+    store.append(b, [NewEvent(type="x", payload={"i": 2})], 0)
+    store.append(a, [NewEvent(type="x", payload={"i": 3})], 1)
+    seen: list[StoredEvent] = []
+    while feed.consume("ordered", seen.extend, limit=2):
+        pass
+    assert [e.payload["i"] for e in seen] == [1, 2, 3]
+    assert feed.consume("ordered", seen.extend) == 0
+
+
+def test_a_failing_read_model_does_not_advance_the_checkpoint() -> None:
+    store.append(uuid.uuid4(), [NewEvent(type="x", payload={})], 0)
+
+    def broken(events: list[StoredEvent]) -> None:
+        raise RuntimeError("read model is down")
+
+    with pytest.raises(RuntimeError):
+        feed.consume("fragile", broken)
+    assert feed.checkpoint("fragile") == 0
