@@ -41,30 +41,31 @@ def legal(state: State, seat: int) -> Legal:
         return {
             "kind": PLACEMENT,
             "actions": None,
-            "space": {
-                "cards": list(state.hands[seat]),
-                "slots": list(range(len(state.slots))),
-                "shape": {"place": [{"card": "a card of 'cards'", "slot": "a slot of 'slots'"}]},
-                "rule": "any subset of your hand, each card on one slot, each card at most once",
-            },
+            # Any subset of "cards", each on one of "slots": {"place": [{"card", "slot"}, ...]}.
+            "space": {"cards": list(state.hands[seat]), "slots": list(range(len(state.slots)))},
         }
     act = state.activations[0]
     return {"kind": EFFECT, "actions": [dict(NONE), *targets(state, act)], "space": None}
 
 
-def _check_placement(state: State, seat: int, action: Action) -> None:
-    if set(action) != {"place"}:
+def _placement(state: State, seat: int, action: Action) -> tuple[list[dict[str, Any]], list[int]]:
+    """The validated placement (copied, so the event owns its data) and its count per slot."""
+    if len(action) != 1 or "place" not in action:
         raise IllegalAction(
             f'a placement is awaited: send {{"place": [...]}}, not an action with keys {sorted(action)}'
         )
     place = action["place"]
-    if not isinstance(place, list):
+    if type(place) is not list:
         raise IllegalAction('"place" must be a list of {"card": ..., "slot": ...} objects')
-    hand = state.hands[seat]
     n = len(state.slots)
+    counts = [0] * n
+    if not place:
+        return [], counts
+    hand = state.hands[seat]
     seen: set[str] = set()
+    out = []
     for item in place:
-        if not isinstance(item, dict) or set(item) != {"card", "slot"}:
+        if type(item) is not dict or len(item) != 2 or "card" not in item or "slot" not in item:
             raise IllegalAction(f'each placement is {{"card": ..., "slot": ...}}, not {item!r}')
         card, slot = item["card"], item["slot"]
         if card not in hand:
@@ -74,10 +75,16 @@ def _check_placement(state: State, seat: int, action: Action) -> None:
         seen.add(card)
         if type(slot) is not int or not 0 <= slot < n:
             raise IllegalAction(f"slot {slot!r} does not exist (slots are 0..{n - 1})")
+        counts[slot] += 1
+        out.append({"card": card, "slot": slot})
+    return out, counts
 
 
 def check(state: State, seat: int, action: Action) -> None:
-    who, kind = _awaited(state)
+    if state.phase == PLACEMENT:
+        who, kind = state.turn, PLACEMENT
+    else:
+        who, kind = _awaited(state)
     if seat != who:
         raise IllegalAction(
             f"it is not seat {seat}'s decision: seat {who} must make a {kind} decision"
@@ -85,7 +92,7 @@ def check(state: State, seat: int, action: Action) -> None:
     if not isinstance(action, dict):
         raise IllegalAction(f"an action is a JSON object, not {type(action).__name__}")
     if kind == PLACEMENT:
-        _check_placement(state, seat, action)
+        _placement(state, seat, action)
     else:
         if "effect" not in action:
             raise IllegalAction(
@@ -112,13 +119,11 @@ def _effect_payload(state: State, action: Action) -> dict[str, Any]:
 
 
 def decide(state: State, seat: int, action: Action, rng: random.Random) -> list[Event]:
-    check(state, seat, action)
     out: list[Event] = []
     if state.phase == PLACEMENT:
-        place = [{"card": i["card"], "slot": i["slot"]} for i in action["place"]]
-        counts = [0] * len(state.slots)
-        for i in place:
-            counts[i["slot"]] += 1
+        if seat != state.turn or type(action) is not dict:
+            check(state, seat, action)  # raises with the reason
+        place, counts = _placement(state, seat, action)
         emit(
             state,
             out,
@@ -131,6 +136,7 @@ def decide(state: State, seat: int, action: Action, rng: random.Random) -> list[
             ),
         )
     else:
+        check(state, seat, action)
         emit(state, out, event("effect_resolved", _effect_payload(state, action), actor=seat))
     proceed(state, rng, out)
     return out

@@ -145,7 +145,8 @@ def _effect_resolved(state: State, p: Payload) -> None:
         b.append(first["deal"])
 
 
-def _slots_scored(state: State, p: Payload) -> None:
+def _round_scored(state: State, p: Payload) -> None:
+    # Steps 5-8 in one event: deals won or discarded (B-14), then the table cleared (B-15).
     for result in p["results"]:
         winner = result["winner"]
         if winner is None:
@@ -154,9 +155,6 @@ def _slots_scored(state: State, p: Payload) -> None:
             state.deals[winner].append(result["country"])
     state.slots = []
     state.blocked = []
-
-
-def _round_cleared(state: State, p: Payload) -> None:
     state.negotiation_discard.extend(p["discarded"])
     state.removed.extend(p["removed"])
     for seat in range(state.seats):
@@ -182,8 +180,7 @@ FOLDS: dict[str, Callable[[State, Payload], None]] = {
     "cards_placed": _cards_placed,
     "cards_flipped": _cards_flipped,
     "effect_resolved": _effect_resolved,
-    "slots_scored": _slots_scored,
-    "round_cleared": _round_cleared,
+    "round_scored": _round_scored,
     "game_ended": _game_ended,
 }
 

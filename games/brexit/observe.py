@@ -2,72 +2,79 @@
 
 Built field by field from public zones plus the seat's own hand and agenda
 (B-23, B-29); decks appear only as sizes, except the cards Takes put on top.
+It is built once per decision by the platform, so it avoids per-card work.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from games.brexit.decide import pending
 from games.brexit.scoring import deal_points
-from games.brexit.state import EFFECT, State
+from games.brexit.state import EFFECT, PLACEMENT, State
+
+
+def _slots(state: State, seat: int | None) -> list[dict[str, Any]]:
+    n = state.seats
+    countries = state.slots
+    per: list[list[list[str]]] = [[[] for _ in range(n)] for _ in countries]
+    for p in range(n):
+        cards = state.placed_cards[p]
+        if cards:
+            for card, slot in zip(cards, state.placed_slots[p], strict=True):
+                per[slot][p].append(card)
+    flipped = state.flipped
+    blocked = state.blocked
+    return [
+        {
+            "slot": i,
+            "country": country,
+            "blocked": blocked[i],
+            "counts": [len(c) for c in per[i]],
+            # Face down until the flip (B-6): a seat sees only its own cards.
+            "cards": per[i]
+            if flipped
+            else [c if p == seat else None for p, c in enumerate(per[i])],
+        }
+        for i, country in enumerate(countries)
+    ]
 
 
 def observe(state: State, seat: int | None) -> dict[str, Any]:
-    n = state.seats
-    flipped = state.flipped
-    slots = []
-    for i, country in enumerate(state.slots):
-        counts = [0] * n
-        cards: list[list[str] | None] = []
-        for p in range(n):
-            mine = [
-                c
-                for c, s in zip(state.placed_cards[p], state.placed_slots[p], strict=True)
-                if s == i
-            ]
-            counts[p] = len(mine)
-            cards.append(mine if flipped or p == seat else None)
-        slots.append(
-            {
-                "slot": i,
-                "country": country,
-                "blocked": state.blocked[i],
-                "counts": counts,
-                "cards": cards,
-            }
-        )
-    known = state.known_top
-    deck = state.country_deck
+    phase = state.phase
     effect = None
-    if state.phase == EFFECT and state.activations:
+    if phase == PLACEMENT:
+        pending = [{"seat": state.turn, "kind": PLACEMENT}]
+    elif phase == EFFECT and state.activations:
         a = state.activations[0]
+        pending = [{"seat": a["seat"], "kind": EFFECT}]
         effect = {"seat": a["seat"], "card": a["card"], "slot": a["slot"]}
-    obs: dict[str, Any] = {
+    else:
+        pending = []
+    deck = state.country_deck
+    known = state.known_top
+    own = seat is not None
+    return {
         "seat": seat,
-        "seats": n,
         "nations": state.nations,
         "round": state.round,
         "start_seat": state.start_seat,
-        "phase": state.phase,
-        "pending": pending(state),
-        "hand": list(state.hands[seat]) if seat is not None else None,
-        "agenda": state.agendas[seat] if seat is not None else None,
-        "score": deal_points(state.deals[seat], state.agendas[seat]) if seat is not None else None,
+        "phase": phase,
+        "pending": pending,
+        "effect": effect,
+        "hand": list(state.hands[seat]) if own else None,
+        "agenda": state.agendas[seat] if own else None,
+        "score": deal_points(state.deals[seat], state.agendas[seat]) if own else None,
         "hand_sizes": [len(h) for h in state.hands],
         "deals": [list(d) for d in state.deals],
+        "slots": _slots(state, seat),
+        "known_top": deck[len(deck) - known :][::-1] if known else [],
         "deck_sizes": {
             "country": len(deck),
             "negotiation": len(state.negotiation_deck),
             "agenda": len(state.agenda_deck),
         },
-        "known_top": deck[len(deck) - known :][::-1] if known else [],
         "country_discard": list(state.country_discard),
         "negotiation_discard": list(state.negotiation_discard),
         "removed": list(state.removed),
-        "unused": list(state.unused),
-        "slots": slots,
-        "effect": effect,
         "result": state.result,
     }
-    return obs

@@ -119,14 +119,14 @@ def proceed(state: State, rng: random.Random, out: list[Event]) -> None:
 
 def end_round(state: State, rng: random.Random, out: list[Event]) -> None:
     """Steps 5-11: score the slots, clear the table, then end the game or start the next round."""
-    emit(state, out, event("slots_scored", {"results": slot_results(state)}))
     played = [c for cards in state.placed_cards for c in cards]
     emit(
         state,
         out,
         event(
-            "round_cleared",
+            "round_scored",
             {
+                "results": slot_results(state),
                 "discarded": [c for c in played if KIND[c] != COUNTRY_SPECIFIC],
                 "removed": [c for c in played if KIND[c] == COUNTRY_SPECIFIC],
             },

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import random
 
+from games.brexit.cards import BLOCK, KIND
 from games.brexit.effects import NONE, targets
 from games.brexit.state import PLACEMENT, State
 from games.engine.types import Action
 
 PLACE_CHANCE = 0.3
-"""Each card is placed with this chance: most stay in hand, so bids stay small and games end."""
+"""Each card is placed with this chance: most stay in hand, so bids stay small."""
+BLOCK_CHANCE = 0.05
+"""Blocks are rarely placed: a Block kills its slot, and freely placed Blocks make games ~15% longer."""
 
 
 def act(state: State, seat: int, rng: random.Random) -> Action:
@@ -23,9 +26,10 @@ def act(state: State, seat: int, rng: random.Random) -> Action:
             "place": [
                 {"card": c, "slot": int(rand() * n)}
                 for c in state.hands[seat]
-                if rand() < PLACE_CHANCE
+                if rand() < (BLOCK_CHANCE if KIND[c] == BLOCK else PLACE_CHANCE)
             ]
         }
+    # Uniform over the enumerated effect actions, "none" included.
     options = targets(state, state.activations[0])
     i = int(rng.random() * (len(options) + 1))
     return dict(NONE) if i == len(options) else options[i]
