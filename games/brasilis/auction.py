@@ -1,0 +1,76 @@
+"""The Aid auction from round 2 on: poorest chooses, sealed all-pay bids (S-2, S-21)."""
+
+from __future__ import annotations
+
+import random
+
+from games.brasilis import tiebreak
+from games.brasilis.aids import on_purchase
+from games.brasilis.cards import AIDS, MIN_BID
+from games.brasilis.fold import emit
+from games.brasilis.money import transfer
+from games.brasilis.state import State
+from games.engine.events import event, private_event
+from games.engine.types import Event
+
+
+def start(state: State, out: list[Event], rng: random.Random) -> None:
+    shown = rng.sample(AIDS, min(state.n - 1, len(AIDS)))
+    emit(state, out, event("aids_drawn", {"aids": shown}))
+    next_lot(state, out, rng)
+
+
+def poorest(state: State) -> int:
+    eligible = [s for s in range(state.n) if state.eligible[s]]
+    return min(eligible, key=lambda s: (state.money[s], *tiebreak.key(state, s)))
+
+
+def next_lot(state: State, out: list[Event], rng: random.Random) -> None:
+    if not state.shown_aids or not any(state.eligible):
+        emit(state, out, event("auction_closed", {}))
+        from games.brasilis.pizza import before_reveal
+
+        before_reveal(state, out, rng)
+        return
+    chooser = poorest(state)
+    if len(state.shown_aids) == 1:
+        open_lot(state, out, chooser, state.shown_aids[0])
+    else:
+        emit(state, out, event("awaiting", {"kind": "auction_choice", "seats": [chooser]}))
+
+
+def open_lot(state: State, out: list[Event], chooser: int, aid: str) -> None:
+    emit(state, out, event("auction_opened", {"aid": aid, "chooser": chooser}, actor=chooser))
+    bidders = [s for s in range(state.n) if state.eligible[s]]
+    emit(state, out, event("awaiting", {"kind": "bid", "seats": bidders}))
+
+
+def place_bid(state: State, out: list[Event], rng: random.Random, seat: int, amount: int) -> None:
+    emit(
+        state,
+        out,
+        private_event(
+            "bid", {"seat": seat, "amount": amount}, to=[seat], redacted={"seat": seat}, actor=seat
+        ),
+    )
+    if state.waiting:
+        return
+    bids = list(state.bids)
+    aid = state.auction_aid
+    assert aid is not None
+    emit(state, out, event("bids_revealed", {"aid": aid, "bids": bids}))
+    top = max(b for b in bids if b is not None)
+    winner = (
+        tiebreak.benefited(state, [s for s, b in enumerate(bids) if b == top])
+        if top >= MIN_BID
+        else None
+    )
+    for seat_, bid in enumerate(bids):
+        if bid:
+            transfer(state, out, seat_, None, bid, "bid")  # all-pay: every bid is lost
+    if winner is None:
+        emit(state, out, event("aid_discarded", {"aid": aid}))
+    else:
+        emit(state, out, event("aid_bought", {"aid": aid, "seat": winner, "price": top}))
+        on_purchase(state, out, winner, aid)
+    next_lot(state, out, rng)

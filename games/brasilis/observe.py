@@ -1,0 +1,110 @@
+"""What one seat (or a spectator) may know: the information set as JSON (S-32, S-28).
+
+Never the deck orders, the set-aside pool, other hands, other secret piles,
+face-down values played by others, sealed bids of others, the seed or the
+scenario options.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.brasilis.attribution import totals
+from games.brasilis.cards import NEWS, POWER_KIND
+from games.brasilis.state import Entry, State, effective
+from games.brasilis.tiebreak import order
+
+PUBLIC_OPTIONS = (
+    "less_strategy",
+    "media_control",
+    "trading",
+    "more_your_way",
+    "image_max",
+    "fury_max",
+)
+
+
+def _entry(e: Entry, seat: int | None, over: bool) -> dict[str, Any]:
+    hidden = e["down"] and not over and seat != e["by"]
+    card = e["card"]
+    return {
+        "card": None if hidden else card if card is not None else e.get("copy_of"),
+        "kind": "hidden" if hidden else POWER_KIND[card] if card is not None else "palanque_copy",
+        "value": None if hidden else effective(e),
+        "multipliers": [POWER_KIND[m] for m in e["mult"]],
+        "locked": e["locked"],
+        "face_down": e["down"],
+        "played_by": e["by"],
+    }
+
+
+def observe(state: State, seat: int | None) -> dict[str, Any]:
+    n = state.n
+    over = state.phase == "over"
+    stacks = [[_entry(e, seat, over) for e in stack] for stack in state.stacks]
+    hidden_any = any(e["value"] is None for stack in stacks for e in stack)
+    news = NEWS[state.news].public() if state.news else None
+    auction = None
+    if state.shown_aids or state.auction_aid:
+        auction = {
+            "shown": list(state.shown_aids),
+            "lot": state.auction_aid,
+            "eligible": [s for s in range(n) if state.eligible[s]],
+            "my_bid": state.bids[seat] if seat is not None and state.auction_aid else None,
+            "bids_in": [s for s in range(n) if state.bids[s] is not None],
+        }
+    trade = None
+    if state.trade is not None:
+        t = state.trade
+        mine = seat in (t["from"], t["to"])
+        trade = {**t, "cards": list(t["cards"]) if mine else len(t["cards"])}
+    obs: dict[str, Any] = {
+        "game": "brasilis",
+        "seat": seat,
+        "seats": n,
+        "options": {k: state.options.get(k) for k in PUBLIC_OPTIONS},
+        "phase": state.phase,
+        "pending": [{"seat": s, "kind": state.phase} for s in state.waiting],
+        "round": state.round,
+        "rounds": state.rounds,
+        "chief": state.chief,
+        "wallet_order": order_by_rank(state),
+        "revealer": state.revealer,
+        "news": news,
+        "image": list(state.image),
+        "image_max": state.image_max,
+        "money": list(state.money),
+        "bank": state.bank,
+        "fury": state.fury,
+        "fury_max": state.fury_max,
+        "hand": sorted(state.hands[seat]) if seat is not None else None,
+        "hand_kinds": sorted(POWER_KIND[c] for c in state.hands[seat])
+        if seat is not None
+        else None,
+        "hand_sizes": [len(h) for h in state.hands],
+        "stacks": stacks,
+        "influence": None if hidden_any else totals(state),
+        "passed": list(state.passed),
+        "played": list(state.played),
+        "tied": list(state.tied),
+        "aids": dict(state.aid_owner),
+        "aids_used": [a for a, used in state.aid_used.items() if used],
+        "auction": auction,
+        "trade": trade,
+        "offered": list(state.offered) if seat is not None and seat == state.revealer else [],
+        "my_news": list(state.piles[seat]) if seat is not None else None,
+        "news_counts": [len(p) for p in state.piles],
+        "power_deck_size": len(state.power_deck),
+        "power_discard": list(state.power_discard),
+        "news_deck_size": len(state.news_deck),
+        "pool_size": len(state.pool),
+        "news_discard": list(state.news_discard),
+        "removed_count": len(state.removed),
+        "tie_break_order": order(state, range(n)),
+        "result": state.result,
+    }
+    return obs
+
+
+def order_by_rank(state: State) -> list[int]:
+    return sorted(range(state.n), key=lambda s: state.wallet_rank[s])

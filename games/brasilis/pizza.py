@@ -1,0 +1,93 @@
+"""Rounds as pizza slices (S-1): set-aside news, salaries, auction, reveals, round end."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from games.brasilis import auction, dispute, refill, revolution, scoring
+from games.brasilis.cards import INITIAL_SLICES, NEWS
+from games.brasilis.fold import emit
+from games.brasilis.money import bank_pays
+from games.brasilis.state import State
+from games.engine.events import event, private_event
+from games.engine.types import Event
+
+
+def start_round(
+    state: State,
+    out: list[Event],
+    rng: random.Random,
+    number: int,
+    *,
+    revealer: int | None = None,
+    after_salary: Callable[[], bool] | None = None,
+) -> None:
+    """Steps 1-4 of a round. ``after_salary`` (scenario set-up) returns True to skip the auction."""
+    n = state.n
+    slice_ = INITIAL_SLICES.get(n, 0) + number
+    first = state.chief if revealer is None else revealer
+    emit(state, out, event("round_started", {"round": number, "slice": slice_, "revealer": first}))
+    count = n + 1 if state.options.get("media_control") else n  # S-33
+    cards = state.news_deck[:count]
+    emit(
+        state,
+        out,
+        private_event("news_set_aside", {"cards": cards}, to=[], redacted={"count": len(cards)}),
+    )
+    for i in range(n):  # clockwise from the Chief, one at a time (S-8)
+        bank_pays(state, out, (state.chief + i) % n, state.salary, "salary")
+    skip_auction = after_salary() if after_salary is not None else False
+    if number >= 2 and not skip_auction:  # S-2
+        auction.start(state, out, rng)
+    else:
+        before_reveal(state, out, rng)
+
+
+def before_reveal(state: State, out: list[Event], rng: random.Random) -> None:
+    """Refill check before every reveal (S-23), then the reveal (S-9) or the Media Control offer (S-33)."""
+    refill.check(state, out, rng)
+    pool = state.pool
+    if state.options.get("media_control") and len(pool) >= 2:
+        cards = rng.sample(pool, 2)
+        seat = state.revealer
+        emit(
+            state,
+            out,
+            private_event(
+                "news_offered",
+                {"seat": seat, "cards": cards},
+                to=[seat],
+                redacted={"seat": seat, "count": 2},
+            ),
+        )
+        emit(state, out, event("awaiting", {"kind": "media_pick", "seats": [seat]}))
+        return
+    scenario = state.options.get("scenario") or {}
+    card = pool[0] if scenario.get("reveal_in_order") else pool[rng.randrange(len(pool))]
+    reveal(state, out, rng, card, "pool")
+
+
+def reveal(state: State, out: list[Event], rng: random.Random, card: str, source: str) -> None:
+    emit(
+        state,
+        out,
+        event("news_revealed", {"news": card, "revealer": state.revealer, "source": source}),
+    )
+    if NEWS[card].revolution:  # S-27: revolt, remove it, the same revealer draws from the pile
+        revolution.resolve(state, out, rng, "card")
+        emit(state, out, event("news_removed", {"news": card}))
+        reveal(state, out, rng, state.news_deck[0], "deck")
+        return
+    dispute.next_turn(state, out, rng, state.revealer)
+
+
+def after_dispute(state: State, out: list[Event], rng: random.Random) -> None:
+    if state.reveals_done < state.n:
+        before_reveal(state, out, rng)
+        return
+    emit(state, out, event("round_ended", {"round": state.round, "leftover": len(state.pool)}))
+    if state.round >= state.rounds:
+        emit(state, out, event("game_over", scoring.final(state)))
+    else:
+        start_round(state, out, rng, state.round + 1)

@@ -1,0 +1,188 @@
+"""``RULES``: the Bra$ilis engine behind the shared contract (games/engine/rules.py).
+
+Each decision kind validates in its own module and then produces events up to
+the next decision; this module only routes by kind.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from games.brasilis import attribution, auction, dispute, pizza, trading
+from games.brasilis.cards import MONEY_UNIT
+from games.brasilis.fold import fold as _fold
+from games.brasilis.observe import observe as _observe
+from games.brasilis.setup import ENGINE_VERSION, validate
+from games.brasilis.setup import setup as _setup
+from games.brasilis.state import State
+from games.brasilis.state import dump as _dump
+from games.brasilis.state import load as _load
+from games.engine.errors import IllegalAction
+from games.engine.types import JSON, Action, Event, Legal, Outcome, Pending, Seat
+
+
+def _check(state: State, seat: Seat, action: Action) -> str:
+    """Raise IllegalAction unless ``action`` is legal for ``seat`` now; return the decision kind."""
+    if not isinstance(action, dict):
+        raise IllegalAction(f"an action is a JSON object, not {action!r}")
+    if type(seat) is not int or seat not in state.waiting:
+        if state.phase == "over":
+            raise IllegalAction("the game is over")
+        raise IllegalAction(
+            f"it is not politician {seat}'s decision now (waiting for {state.waiting}, {state.phase})"
+        )
+    kind = state.phase
+    if kind == "dispute":
+        if "propose" in action:
+            trading.check_proposal(state, seat, action)
+        else:
+            dispute.check(state, seat, action)
+    elif kind == "bid":
+        amount = action.get("bid")
+        if type(amount) is not int or amount < 0 or amount % MONEY_UNIT:
+            raise IllegalAction(f"a bid is a non-negative multiple of {MONEY_UNIT}, not {amount!r}")
+        if amount > state.money[seat]:
+            raise IllegalAction(f"you cannot bid ${amount}: you have ${state.money[seat]} (S-6)")
+    elif kind == "auction_choice":
+        if action.get("choose_aid") not in state.shown_aids:
+            raise IllegalAction(
+                f"choose one of the shown aids {state.shown_aids}, not {action.get('choose_aid')!r}"
+            )
+    elif kind == "destination":
+        if action.get("give_to") not in state.tied:
+            raise IllegalAction(
+                f"the news must go to one of the tied politicians {state.tied} (S-34)"
+            )
+    elif kind == "lawyer":
+        if type(action.get("lawyer")) is not bool:
+            raise IllegalAction(
+                "answer the Lawyer window with {'lawyer': true} or {'lawyer': false}"
+            )
+    elif kind == "media_pick":
+        if action.get("reveal") not in state.offered:
+            raise IllegalAction(f"reveal one of the two news you were dealt {state.offered} (S-33)")
+    elif kind == "trade_reply":
+        trading.check_reply(state, seat, action)
+    return kind
+
+
+class BrasilisRules:
+    name = "brasilis"
+    engine_version = ENGINE_VERSION
+    min_seats = 3
+    max_seats = 6
+
+    def options(self, seats: int, options: Mapping[str, Any] | None) -> JSON:
+        return validate(seats, options)
+
+    def setup(self, seats: int, seed: int, options: Mapping[str, Any] | None = None) -> list[Event]:
+        return _setup(State(), seats, seed, options)
+
+    def new_state(self) -> State:
+        return State()
+
+    def fold(self, state: State, event: Event) -> State:
+        return _fold(state, event)
+
+    def pending(self, state: State) -> list[Pending]:
+        kind = state.phase
+        return [{"seat": s, "kind": kind} for s in state.waiting]
+
+    def legal(self, state: State, seat: Seat) -> Legal:
+        kind = state.phase
+        if seat not in state.waiting:
+            return {"kind": "none", "actions": [], "space": None}
+        actions: list[Action]
+        space: JSON | None = None
+        if kind == "dispute":
+            actions = dispute.legal(state, seat)
+            if state.options.get("trading") and not state.passed[seat] and not state.traded:
+                space = trading.SPACE
+        elif kind == "bid":
+            actions = [{"bid": b} for b in range(0, state.money[seat] + 1, MONEY_UNIT)]
+            space = {"bid": {"min": 0, "max": state.money[seat], "step": MONEY_UNIT}}
+        elif kind == "auction_choice":
+            actions = [{"choose_aid": a} for a in state.shown_aids]
+        elif kind == "destination":
+            actions = [{"give_to": s} for s in state.tied]
+        elif kind == "lawyer":
+            actions = [{"lawyer": True}, {"lawyer": False}]
+        elif kind == "media_pick":
+            actions = [{"reveal": c} for c in state.offered]
+        else:  # trade_reply
+            trade = state.trade
+            assert trade is not None
+            actions = [{"accept": False}]
+            if trade["ask_cards"] == 0 and trade["ask_money"] <= state.money[seat]:
+                actions.append({"accept": True, "cards": []})
+            space = {"accept": {"cards": f"exactly {trade['ask_cards']} card id(s) from your hand"}}
+        return {"kind": kind, "actions": actions, "space": space}
+
+    def check(self, state: State, seat: Seat, action: Action) -> None:
+        _check(state, seat, action)
+
+    def decide(self, state: State, seat: Seat, action: Action, rng: random.Random) -> list[Event]:
+        kind = _check(state, seat, action)
+        out: list[Event] = []
+        if kind == "dispute":
+            if "propose" in action:
+                trading.propose(state, out, seat, action)
+            else:
+                dispute.apply(state, out, rng, seat, action)
+        elif kind == "bid":
+            auction.place_bid(state, out, rng, seat, action["bid"])
+        elif kind == "auction_choice":
+            auction.open_lot(state, out, seat, action["choose_aid"])
+        elif kind == "destination":
+            attribution.attribute(state, out, rng, action["give_to"], seat)
+        elif kind == "lawyer":
+            attribution.lawyer(state, out, rng, seat, action["lawyer"])
+        elif kind == "media_pick":
+            pizza.reveal(state, out, rng, action["reveal"], "offer")
+        else:
+            trading.reply(state, out, rng, seat, action)
+        return out
+
+    def default_action(self, state: State, seat: Seat) -> Action:
+        kind = state.phase
+        if kind == "dispute":
+            actions = dispute.legal(state, seat)
+            if {"pass": True} in actions:
+                return {"pass": True}
+            own = [
+                a for a in actions if "play" in a and a["target"] == seat and "destination" not in a
+            ]
+            return own[0] if own else actions[0]  # legal() lists the lowest card first
+        if kind == "bid":
+            return {"bid": 0}
+        if kind == "lawyer":
+            return {"lawyer": False}
+        if kind == "trade_reply":
+            return {"accept": False}
+        legal = self.legal(state, seat)["actions"]
+        assert legal
+        return legal[0]
+
+    def observe(self, state: State, seat: Seat | None) -> JSON:
+        return _observe(state, seat)
+
+    def outcome(self, state: State) -> Outcome | None:
+        result = state.result
+        if result is None:
+            return None
+        return {
+            "scores": [float(v) for v in result["votes"]],
+            "ranks": list(result["ranks"]),
+            "detail": result,
+        }
+
+    def dump(self, state: State) -> JSON:
+        return _dump(state)
+
+    def load(self, data: JSON) -> State:
+        return _load(data)
+
+
+RULES = BrasilisRules()

@@ -1,0 +1,343 @@
+"""Options (variants, scale lengths, scenarios) and the opening events of a match.
+
+A scenario stacks decks and fixes hands, images, money, Fury, piles, aids, the
+wallet order and the starting round/revealer so that any rulebook situation
+can be set up exactly (RULINGS 3.4). It is recorded in a private event seen by
+nobody, and never shown by observe().
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from games.brasilis import pizza
+from games.brasilis.cards import (
+    AIDS,
+    EXTRA_VOTE_IDS,
+    HAND_SIZE,
+    INITIAL_SLICES,
+    MONEY_UNIT,
+    NEWS,
+    NEWS_IDS,
+    PIZZA_SLICES,
+    POWER_IDS,
+    POWER_KIND,
+    SALARY,
+    TOTAL_MONEY,
+)
+from games.brasilis.fold import emit
+from games.brasilis.money import transfer
+from games.brasilis.state import State
+from games.engine.errors import BadOptions
+from games.engine.events import event, private_event
+from games.engine.rng import step_rng
+from games.engine.types import Event
+
+ENGINE_VERSION = "brasilis-1"
+
+DEFAULTS: dict[str, Any] = {
+    "less_strategy": False,
+    "media_control": False,
+    "trading": False,
+    "more_your_way": None,
+    "image_max": 5,
+    "fury_max": 10,
+    "scenario": None,
+}
+MORE_YOUR_WAY = ("rounds", "salary", "hand_size")
+SCENARIO_KEYS = (
+    "news_deck",
+    "power_deck",
+    "hands",
+    "images",
+    "money",
+    "fury",
+    "wallet_order",
+    "round",
+    "revealer",
+    "piles",
+    "aids",
+    "reveal_in_order",
+)
+
+
+def _int(value: object, name: str, low: int, high: int) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise BadOptions(f"option {name!r} must be an integer from {low} to {high}, not {value!r}")
+    return value
+
+
+def _bool(value: object, name: str) -> bool:
+    if type(value) is not bool:
+        raise BadOptions(f"option {name!r} must be true or false, not {value!r}")
+    return value
+
+
+def _per_seat(value: object, name: str, seats: int) -> list[Any]:
+    if not isinstance(value, list) or len(value) != seats:
+        raise BadOptions(f"scenario {name!r} must be a list with one entry per seat ({seats})")
+    return list(value)
+
+
+def validate(seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    if type(seats) is not int or not 3 <= seats <= 6:
+        raise BadOptions(f"Bra$ilis is for 3 to 6 politicians, not {seats!r}")
+    given = dict(options or {})
+    unknown = sorted(set(given) - set(DEFAULTS))
+    if unknown:
+        raise BadOptions(
+            f"unknown option(s) {', '.join(map(repr, unknown))}; known: {', '.join(DEFAULTS)}"
+        )
+    out = {**DEFAULTS, **given}
+    for name in ("less_strategy", "media_control", "trading"):
+        _bool(out[name], name)
+    out["image_max"] = _int(out["image_max"], "image_max", 1, 20)
+    out["fury_max"] = _int(out["fury_max"], "fury_max", 1, 100)
+    mine = out["more_your_way"]
+    if mine is not None:
+        if not isinstance(mine, Mapping) or set(mine) - set(MORE_YOUR_WAY):
+            raise BadOptions(
+                f"option 'more_your_way' must be null or an object with keys {', '.join(MORE_YOUR_WAY)}"
+            )
+        mine = dict(mine)
+        mine["rounds"] = _int(
+            mine.get("rounds", PIZZA_SLICES - INITIAL_SLICES[seats]), "more_your_way.rounds", 1, 12
+        )
+        mine["salary"] = _int(mine.get("salary", SALARY), "more_your_way.salary", 0, 1000)
+        if mine["salary"] % MONEY_UNIT:
+            raise BadOptions("option 'more_your_way.salary' must be a multiple of 100")
+        mine["hand_size"] = _int(
+            mine.get("hand_size", HAND_SIZE[seats]), "more_your_way.hand_size", 1, 8
+        )
+        out["more_your_way"] = mine
+    if out["scenario"] is not None:
+        out["scenario"] = _scenario(seats, out["scenario"])
+    return out
+
+
+def _power_ids(tokens: object, name: str, taken: set[str]) -> list[str]:
+    """Card ids from ids ("P_07") or kinds ("2", "x0", "reposition"), none used twice."""
+    if not isinstance(tokens, list):
+        raise BadOptions(f"scenario {name!r} must be a list of Power card ids or kinds")
+    found = []
+    for token in tokens:
+        if token in POWER_KIND:
+            card = token
+        else:
+            free = [c for c in POWER_IDS if POWER_KIND[c] == token and c not in taken]
+            if not free:
+                raise BadOptions(f"scenario {name!r}: no Power card of kind {token!r} left")
+            card = free[0]
+        if card in taken:
+            raise BadOptions(f"scenario {name!r}: card {card!r} is used twice")
+        taken.add(card)
+        found.append(card)
+    return found
+
+
+def _scenario(seats: int, raw: object) -> dict[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise BadOptions("option 'scenario' must be an object")
+    unknown = sorted(set(raw) - set(SCENARIO_KEYS))
+    if unknown:
+        raise BadOptions(
+            f"unknown scenario key(s) {', '.join(map(repr, unknown))}; known: {', '.join(SCENARIO_KEYS)}"
+        )
+    sc: dict[str, Any] = {}
+    taken: set[str] = set()
+    if raw.get("hands") is not None:
+        sc["hands"] = [
+            None if h is None else _power_ids(h, f"hands[{i}]", taken)
+            for i, h in enumerate(_per_seat(raw["hands"], "hands", seats))
+        ]
+    if raw.get("power_deck") is not None:
+        sc["power_deck"] = _power_ids(raw["power_deck"], "power_deck", taken)
+    used_news: set[str] = set()
+    if raw.get("piles") is not None:
+        piles = _per_seat(raw["piles"], "piles", seats)
+        for pile in piles:
+            for card in pile:
+                if (card not in NEWS and card not in EXTRA_VOTE_IDS) or card in used_news:
+                    raise BadOptions(f"scenario 'piles': unknown or repeated card {card!r}")
+                used_news.add(card)
+        sc["piles"] = [list(p) for p in piles]
+    if raw.get("news_deck") is not None:
+        deck = raw["news_deck"]
+        if (
+            not isinstance(deck, list)
+            or any(c not in NEWS or c in used_news for c in deck)
+            or len(set(deck)) != len(deck)
+        ):
+            raise BadOptions(
+                "scenario 'news_deck' must list distinct News ids not already in piles"
+            )
+        sc["news_deck"] = list(deck)
+    if raw.get("images") is not None:
+        sc["images"] = [
+            _int(v, "scenario.images", -20, 20) for v in _per_seat(raw["images"], "images", seats)
+        ]
+    if raw.get("money") is not None:
+        money = [
+            _int(v, "scenario.money", 0, TOTAL_MONEY)
+            for v in _per_seat(raw["money"], "money", seats)
+        ]
+        if any(m % MONEY_UNIT for m in money) or sum(money) > TOTAL_MONEY:
+            raise BadOptions(
+                "scenario 'money' must be multiples of 100 totalling at most $6,000 (taken from the bank)"
+            )
+        sc["money"] = money
+    if raw.get("fury") is not None:
+        sc["fury"] = _int(raw["fury"], "scenario.fury", 0, 100)
+    if raw.get("wallet_order") is not None:
+        order = raw["wallet_order"]
+        if not isinstance(order, list) or sorted(order) != list(range(seats)):
+            raise BadOptions(f"scenario 'wallet_order' must be a permutation of 0..{seats - 1}")
+        sc["wallet_order"] = list(order)
+    if raw.get("round") is not None:
+        sc["round"] = _int(raw["round"], "scenario.round", 1, 12)
+    if raw.get("revealer") is not None:
+        sc["revealer"] = _int(raw["revealer"], "scenario.revealer", 0, seats - 1)
+    if raw.get("aids") is not None:
+        aids = _per_seat(raw["aids"], "aids", seats)
+        if any(a is not None and a not in AIDS for a in aids) or len([a for a in aids if a]) != len(
+            {a for a in aids if a}
+        ):
+            raise BadOptions(
+                f"scenario 'aids' must give distinct aids from {AIDS} (or null) per seat"
+            )
+        sc["aids"] = aids
+    if raw.get("reveal_in_order") is not None:
+        sc["reveal_in_order"] = _bool(raw["reveal_in_order"], "scenario.reveal_in_order")
+    return sc
+
+
+def _shuffled(rng: random.Random, cards: list[str]) -> list[str]:
+    cards = list(cards)
+    rng.shuffle(cards)
+    return cards
+
+
+def setup(state: State, seats: int, seed: int, options: Mapping[str, Any] | None) -> list[Event]:
+    """Fold the opening events into the fresh ``state`` and return them (up to the first decision)."""
+    opts = validate(seats, options)
+    sc: dict[str, Any] = opts["scenario"] or {}
+    rng = step_rng(seed, 0)
+    out: list[Event] = []
+    mine = opts["more_your_way"] or {}
+    public = {k: v for k, v in opts.items() if k != "scenario"}
+    started = {
+        "seats": seats,
+        "options": public,
+        "engine_version": ENGINE_VERSION,
+        "rounds": mine.get("rounds", PIZZA_SLICES - INITIAL_SLICES[seats]),
+        "salary": mine.get("salary", SALARY),
+        "hand_size": mine.get("hand_size", HAND_SIZE[seats]),
+        "image_max": opts["image_max"],
+        "fury_max": opts["fury_max"],
+        "bank": TOTAL_MONEY,
+        "extra_votes": EXTRA_VOTE_IDS,
+    }
+    emit(state, out, event("game_started", started))
+    if sc:
+        emit(state, out, private_event("scenario", {"scenario": sc}, to=[], redacted={}))
+    order = sc.get("wallet_order") or _shuffled_seats(rng, seats)
+    emit(state, out, event("wallet_order", {"order": order, "chief": order[0]}))  # S-3
+
+    hands: list[list[str] | None] = sc.get("hands") or [None] * seats
+    fixed = {c for h in hands if h for c in h}
+    stacked: list[str] = sc.get("power_deck", [])
+    rest = _shuffled(rng, [c for c in POWER_IDS if c not in fixed and c not in stacked])
+    dealt = sum(state.hand_size for h in hands if h is None)
+    power = [c for h in hands if h for c in h] + rest[:dealt] + stacked + rest[dealt:]
+    emit(
+        state,
+        out,
+        private_event("power_shuffled", {"order": power}, to=[], redacted={"size": len(power)}),
+    )
+    piles: list[list[str]] = sc.get("piles") or [[] for _ in range(seats)]
+    in_piles = {c for p in piles for c in p}
+    top_news: list[str] = sc.get("news_deck", [])
+    news = [c for p in piles for c in p if c in NEWS] + top_news
+    news += _shuffled(rng, [c for c in NEWS_IDS if c not in in_piles and c not in top_news])
+    emit(
+        state,
+        out,
+        private_event("news_shuffled", {"order": news}, to=[], redacted={"size": len(news)}),
+    )
+
+    for i in range(seats):
+        seat = (state.chief + i) % seats
+        hand = hands[seat]
+        if hand is not None:
+            ev = private_event(
+                "hand_fixed",
+                {"seat": seat, "cards": hand},
+                to=[seat],
+                redacted={"seat": seat, "count": len(hand)},
+            )
+            emit(state, out, ev)
+    for i in range(seats):
+        seat = (state.chief + i) % seats
+        if hands[seat] is None:
+            _deal_random(state, out, seat)
+    for seat, pile in enumerate(piles):
+        if pile:
+            emit(
+                state,
+                out,
+                private_event(
+                    "pile_fixed",
+                    {"seat": seat, "cards": pile},
+                    to=[seat],
+                    redacted={"seat": seat, "count": len(pile)},
+                ),
+            )
+    for seat, value in enumerate(sc.get("images") or []):
+        if value:
+            emit(state, out, event("image", {"seat": seat, "value": value, "reason": "scenario"}))
+    if sc.get("fury"):
+        emit(state, out, event("fury", {"value": sc["fury"]}))
+
+    def after_salary() -> bool:
+        targets = sc.get("money")
+        if targets is not None:
+            for seat, target in enumerate(targets):
+                if state.money[seat] > target:
+                    transfer(state, out, seat, None, state.money[seat] - target, "scenario")
+            for seat, target in enumerate(targets):
+                if state.money[seat] < target:
+                    transfer(state, out, None, seat, target - state.money[seat], "scenario")
+        if sc.get("aids") is None:
+            return False
+        for seat, aid in enumerate(sc["aids"]):
+            if aid:
+                emit(state, out, event("aid_granted", {"aid": aid, "seat": seat}))
+        return True
+
+    pizza.start_round(
+        state, out, rng, sc.get("round", 1), revealer=sc.get("revealer"), after_salary=after_salary
+    )
+    return out
+
+
+def _shuffled_seats(rng: random.Random, seats: int) -> list[int]:
+    order = list(range(seats))
+    rng.shuffle(order)
+    return order
+
+
+def _deal_random(state: State, out: list[Event], seat: int) -> None:
+    """Deal from the top of the deck; fixed hands were already taken out of it."""
+    cards = state.power_deck[: state.hand_size]
+    emit(
+        state,
+        out,
+        private_event(
+            "dealt",
+            {"seat": seat, "cards": cards},
+            to=[seat],
+            redacted={"seat": seat, "count": len(cards)},
+        ),
+    )

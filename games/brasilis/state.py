@@ -1,0 +1,113 @@
+"""The state of one Bra$ilis match: plain lists and dicts, compared by value.
+
+Everything here is JSON-shaped so that ``dump``/``load`` are trivial and a
+stored event stream folds to an equal state. Decks list their top card first.
+A stack entry is a dict (see :func:`entry`), because entries move between
+stacks and into JSON unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from games.brasilis.cards import INFLUENCE_VALUE, POWER_KIND
+
+Entry = dict[str, Any]
+"""A card lying in a politician's stack (S-12): card id (None for a Palanque copy),
+printed value, attached multipliers, locked (Palanque, S-15), face down (S-28)
+and who played it."""
+
+
+def entry(
+    card: str | None, value: int, by: int, *, down: bool = False, locked: bool = False
+) -> Entry:
+    return {"card": card, "value": value, "mult": [], "locked": locked, "down": down, "by": by}
+
+
+def effective(e: Entry) -> int:
+    """An entry's value after multipliers (S-13): any x0 gives 0, each x2 doubles."""
+    value: int = e["value"]
+    for m in e["mult"]:
+        value = 0 if POWER_KIND[m] == "x0" else value * 2
+    return value
+
+
+def is_physical_influence(e: Entry) -> bool:
+    return e["card"] is not None and e["card"] in INFLUENCE_VALUE
+
+
+@dataclass
+class State:
+    n: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    rounds: int = 0
+    salary: int = 0
+    hand_size: int = 0
+    image_max: int = 5
+    fury_max: int = 10
+    engine_version: str = ""
+
+    # Whose decision: a kind and the seats that still owe it.
+    phase: str = "setup"
+    waiting: list[int] = field(default_factory=list)
+    traded: bool = False
+
+    round: int = 0
+    chief: int = 0
+    wallet_rank: list[int] = field(default_factory=list)
+    revealer: int = 0
+    reveals_done: int = 0
+
+    image: list[int] = field(default_factory=list)
+    money: list[int] = field(default_factory=list)
+    bank: int = 0
+    fury: int = 0
+
+    power_deck: list[str] = field(default_factory=list)
+    power_discard: list[str] = field(default_factory=list)
+    hands: list[list[str]] = field(default_factory=list)
+    stacks: list[list[Entry]] = field(default_factory=list)
+    spent: list[str] = field(default_factory=list)
+    """Eliminate/Reposition cards played on the current news (discarded with the stacks)."""
+
+    news_deck: list[str] = field(default_factory=list)
+    pool: list[str] = field(default_factory=list)
+    offered: list[str] = field(default_factory=list)
+    news: str | None = None
+    piles: list[list[str]] = field(default_factory=list)
+    news_discard: list[str] = field(default_factory=list)
+    """News cancelled by the Lawyer (S-18): public."""
+    removed: list[str] = field(default_factory=list)
+    """Out of the game: revolution losses, the REVOLUTION card, Media Control leftovers."""
+    extra_votes: list[str] = field(default_factory=list)
+
+    passed: list[bool] = field(default_factory=list)
+    played: list[bool] = field(default_factory=list)
+    tied: list[int] = field(default_factory=list)
+    attributed: int | None = None
+
+    aid_owner: dict[str, int | None] = field(default_factory=dict)
+    aid_used: dict[str, bool] = field(default_factory=dict)
+    shown_aids: list[str] = field(default_factory=list)
+    eligible: list[bool] = field(default_factory=list)
+    auction_aid: str | None = None
+    bids: list[int | None] = field(default_factory=list)
+
+    trade: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+
+
+_FIELDS = [f.name for f in fields(State)]
+
+
+def dump(state: State) -> dict[str, Any]:
+    import copy
+
+    return {name: copy.deepcopy(getattr(state, name)) for name in _FIELDS}
+
+
+def load(data: dict[str, Any]) -> State:
+    import copy
+
+    return State(**{name: copy.deepcopy(data[name]) for name in _FIELDS})
