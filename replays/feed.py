@@ -33,7 +33,9 @@ def read_after(position: int, limit: int = 1000) -> list[StoredEvent]:
 
 def checkpoint(consumer: str) -> int:
     """The last position ``consumer`` has handled (0 if it never ran)."""
-    row = FeedCheckpoint.objects.filter(consumer=consumer).values_list("position", flat=True).first()
+    row = (
+        FeedCheckpoint.objects.filter(consumer=consumer).values_list("position", flat=True).first()
+    )
     return row or 0
 
 

@@ -25,7 +25,9 @@ class Event(models.Model):
     """One event of one stream (a match). Append-only: triggers reject UPDATE, DELETE, TRUNCATE."""
 
     position = models.BigAutoField(primary_key=True, help_text="Global order across all streams.")
-    event_id = models.UUIDField(unique=True, help_text="Client-chosen id: a retried append is idempotent.")
+    event_id = models.UUIDField(
+        unique=True, help_text="Client-chosen id: a retried append is idempotent."
+    )
     stream_id = models.UUIDField(db_index=False)
     version = models.PositiveIntegerField(help_text="1, 2, 3... within the stream, without gaps.")
     event_type = models.CharField(max_length=64)
@@ -33,13 +35,20 @@ class Event(models.Model):
     payload = models.JSONField()
     metadata = models.JSONField(default=dict, help_text="actor seat, visibility, engine version")
     recorded_at = models.DateTimeField(db_default=Now())
-    tx_id = XID8Field(db_default=models.Func(function="pg_current_xact_id", output_field=XID8Field()), editable=False)
+    tx_id = XID8Field(
+        db_default=models.Func(function="pg_current_xact_id", output_field=XID8Field()),
+        editable=False,
+    )
 
     class Meta:
         db_table = "replays_event"
         constraints = [
-            models.UniqueConstraint(fields=["stream_id", "version"], name="replays_event_stream_version"),
-            models.CheckConstraint(condition=models.Q(version__gte=1), name="replays_event_version_positive"),
+            models.UniqueConstraint(
+                fields=["stream_id", "version"], name="replays_event_stream_version"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(version__gte=1), name="replays_event_version_positive"
+            ),
         ]
 
     def __str__(self) -> str:

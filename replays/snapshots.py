@@ -57,7 +57,11 @@ def take(rules: Foldable[S], stream_id: uuid.UUID, version: int | None = None) -
 
 def drop(stream_id: uuid.UUID | None = None) -> int:
     """Delete snapshots (of one stream, or all); returns how many."""
-    snapshots = Snapshot.objects.all() if stream_id is None else Snapshot.objects.filter(stream_id=stream_id)
+    snapshots = (
+        Snapshot.objects.all()
+        if stream_id is None
+        else Snapshot.objects.filter(stream_id=stream_id)
+    )
     deleted, _ = snapshots.delete()
     return deleted
 

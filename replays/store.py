@@ -19,8 +19,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import psycopg
-from psycopg.types.json import JsonbLoader
 from django.db import connection, transaction
+from psycopg.types.json import JsonbLoader
 
 from replays.upcasting import upcast
 
@@ -120,7 +120,9 @@ def append(stream_id: uuid.UUID, events: Sequence[NewEvent], expected_version: i
     except psycopg.errors.UniqueViolation:
         if _already_written(stream_id, events, expected_version):
             return expected_version + len(events)
-        raise ConcurrencyError(stream_id, expected_version, "another writer got there first") from None
+        raise ConcurrencyError(
+            stream_id, expected_version, "another writer got there first"
+        ) from None
     except psycopg.errors.RaiseException as exc:
         if exc.diag.message_hint != "backroom:gap":
             raise
@@ -149,7 +151,9 @@ def _copy(stream_id: uuid.UUID, events: Sequence[NewEvent], expected_version: in
             )
 
 
-def _already_written(stream_id: uuid.UUID, events: Sequence[NewEvent], expected_version: int) -> bool:
+def _already_written(
+    stream_id: uuid.UUID, events: Sequence[NewEvent], expected_version: int
+) -> bool:
     ids = [ev.event_id for ev in events]
     with connection.cursor() as cur:
         cur.execute(
@@ -162,7 +166,9 @@ def _already_written(stream_id: uuid.UUID, events: Sequence[NewEvent], expected_
     )
 
 
-def read(stream_id: uuid.UUID, from_version: int = 1, to_version: int | None = None) -> list[StoredEvent]:
+def read(
+    stream_id: uuid.UUID, from_version: int = 1, to_version: int | None = None
+) -> list[StoredEvent]:
     """Events of the stream from ``from_version`` to ``to_version`` (inclusive), in order."""
     sql = f"SELECT {_COLUMNS} FROM replays_event WHERE stream_id = %s AND version >= %s"
     params: list[Any] = [stream_id, from_version]
@@ -175,7 +181,9 @@ def read(stream_id: uuid.UUID, from_version: int = 1, to_version: int | None = N
 def current_version(stream_id: uuid.UUID) -> int:
     """The stream's last version; 0 for a stream with no events."""
     with connection.cursor() as cur:
-        cur.execute("SELECT coalesce(max(version), 0) FROM replays_event WHERE stream_id = %s", [stream_id])
+        cur.execute(
+            "SELECT coalesce(max(version), 0) FROM replays_event WHERE stream_id = %s", [stream_id]
+        )
         row = cur.fetchone()
     return int(row[0]) if row else 0
 

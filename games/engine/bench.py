@@ -12,7 +12,9 @@ from games.engine.registry import GameInfo
 from games.engine.types import Action, Event, Seat
 
 
-def _games_per_second(info: GameInfo, seats: int, seconds: float, player: Player) -> tuple[float, int]:
+def _games_per_second(
+    info: GameInfo, seats: int, seconds: float, player: Player
+) -> tuple[float, int]:
     rules = info.rules
     players = [player] * seats
     rng = random.Random(1)

@@ -7,13 +7,13 @@ from collections.abc import Iterable
 from games.engine.types import JSON, Event, Seat
 
 
-def event(type: str, payload: JSON, *, actor: Seat | None = None) -> Event:
+def event(type: str, payload: JSON, *, actor: Seat | None = None) -> Event:  # noqa: A002
     """A public event: every seat and every spectator sees its payload."""
     return {"type": type, "actor": actor, "payload": payload, "visible_to": None, "redacted": None}
 
 
 def private_event(
-    type: str,
+    type: str,  # noqa: A002 (the event's JSON key)
     payload: JSON,
     *,
     to: Iterable[Seat],

@@ -56,7 +56,9 @@ class LocalMatch(Generic[StateT]):
     def outcome(self) -> Outcome | None:
         return self.rules.outcome(self.state)
 
-    def play_out(self, players: Sequence[Player], rng: random.Random, max_steps: int = 100_000) -> Outcome:
+    def play_out(
+        self, players: Sequence[Player], rng: random.Random, max_steps: int = 100_000
+    ) -> Outcome:
         """Let trusted in-process ``players`` (one per seat) play to the end."""
         for _ in range(max_steps):
             pending = self.rules.pending(self.state)

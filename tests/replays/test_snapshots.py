@@ -68,7 +68,9 @@ def test_a_snapshot_above_the_asked_version_is_not_used(stream: uuid.UUID) -> No
 
 
 def test_a_snapshot_from_another_engine_version_is_ignored(stream: uuid.UUID) -> None:
-    Snapshot.objects.create(stream_id=stream, version=50, state_version="tally/0", state={"bogus": True})
+    Snapshot.objects.create(
+        stream_id=stream, version=50, state_version="tally/0", state={"bogus": True}
+    )
     state, _ = snapshots.state_at(TallyRules(), stream)
     assert state.total == sum(range(1, 51))
 
@@ -77,7 +79,10 @@ def test_snapshots_can_be_dropped_and_rebuilt(stream: uuid.UUID) -> None:
     rules = TallyRules()
     full, _ = snapshots.state_at(rules, stream)
     assert snapshots.rebuild(rules, stream, every=20) == 2
-    assert sorted(Snapshot.objects.filter(stream_id=stream).values_list("version", flat=True)) == [20, 40]
+    assert sorted(Snapshot.objects.filter(stream_id=stream).values_list("version", flat=True)) == [
+        20,
+        40,
+    ]
     assert snapshots.state_at(rules, stream)[0] == full
     assert snapshots.drop(stream) == 2
     assert snapshots.state_at(rules, stream)[0] == full

@@ -15,7 +15,10 @@ pytestmark = pytest.mark.django_db
 
 
 def batch(n: int, start: int = 0) -> list[NewEvent]:
-    return [NewEvent(type="counted", payload={"n": start + i}, metadata={"actor": None}) for i in range(n)]
+    return [
+        NewEvent(type="counted", payload={"n": start + i}, metadata={"actor": None})
+        for i in range(n)
+    ]
 
 
 def test_batch_append_returns_new_version_and_reads_back_in_order() -> None:
@@ -137,7 +140,11 @@ def test_concurrent_writers_with_the_same_expected_version_one_wins() -> None:
 def test_the_database_rejects_changes_to_events(sql: str) -> None:
     stream = uuid.uuid4()
     store.append(stream, batch(2), expected_version=0)
-    with pytest.raises(Exception, match="append-only"), transaction.atomic(), connection.cursor() as cur:
+    with (
+        pytest.raises(Exception, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cur,
+    ):
         # The test database allows TRUNCATE for wiping between tests; production never does.
         cur.execute("SET LOCAL backroom.allow_event_truncate = 'off'")
         cur.execute(sql)

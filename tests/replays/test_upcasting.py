@@ -36,19 +36,27 @@ def renamed_field_upcasters() -> Iterator[None]:
 
 def test_a_stored_v1_payload_is_read_through_the_chain(renamed_field_upcasters: None) -> None:
     stream = uuid.uuid4()
-    store.append(stream, [NewEvent(type="test_placed", payload={"position": 2}, schema_version=1)], 0)
+    store.append(
+        stream, [NewEvent(type="test_placed", payload={"position": 2}, schema_version=1)], 0
+    )
     (event,) = store.read(stream)
     assert event.schema_version == 3
     assert event.payload == {"slot": 2, "face_down": True}
     with connection.cursor() as cur:
-        cur.execute("SELECT payload::text, schema_version FROM replays_event WHERE stream_id = %s", [stream])
+        cur.execute(
+            "SELECT payload::text, schema_version FROM replays_event WHERE stream_id = %s", [stream]
+        )
         raw_payload, raw_version = cur.fetchone()
     assert (raw_payload, raw_version) == ('{"position": 2}', 1)
 
 
 def test_a_current_payload_passes_unchanged(renamed_field_upcasters: None) -> None:
     stream = uuid.uuid4()
-    store.append(stream, [NewEvent(type="test_placed", payload={"slot": 1, "face_down": False}, schema_version=3)], 0)
+    store.append(
+        stream,
+        [NewEvent(type="test_placed", payload={"slot": 1, "face_down": False}, schema_version=3)],
+        0,
+    )
     assert store.read(stream)[0].payload == {"slot": 1, "face_down": False}
 
 

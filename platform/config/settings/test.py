@@ -4,7 +4,9 @@ from config.settings.base import *  # noqa: F403
 from config.settings.base import CACHES, env
 
 DEBUG = False
-PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only; never in production
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.MD5PasswordHasher"
+]  # speed only; never in production
 CACHES["default"]["KEY_PREFIX"] = env.str("TEST_CACHE_PREFIX", default="backroom-test")
 
 # The one escape hatch of the append-only events table: the test database is wiped
@@ -13,4 +15,10 @@ DATABASES = {**DATABASES}  # noqa: F405
 DATABASES["default"] = {
     **DATABASES["default"],
     "OPTIONS": {"options": "-c backroom.allow_event_truncate=on"},
+}
+
+# Tests render templates without running collectstatic first.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }

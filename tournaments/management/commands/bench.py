@@ -1,0 +1,64 @@
+"""``manage.py bench <name>``: performance figures as JSON, measured side by side in one run."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+def _eventstore(options: dict[str, Any]) -> dict[str, Any]:
+    from replays.bench import bench_eventstore
+
+    return bench_eventstore(batches=options["batches"])
+
+
+def _engine(options: dict[str, Any]) -> dict[str, Any]:
+    from games.engine.bench import bench_engine
+    from games.engine.registry import get
+
+    return bench_engine(get(options["game"]), seats=options["seats"], seconds=options["seconds"])
+
+
+def _sandbox(options: dict[str, Any]) -> dict[str, Any]:
+    from games.sandbox.bench import bench_sandbox
+
+    return bench_sandbox()
+
+
+def _match(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.bench import bench_match
+
+    return bench_match(game=options["game"], seconds=options["seconds"])
+
+
+BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "eventstore": _eventstore,
+    "engine": _engine,
+    "sandbox": _sandbox,
+    "match": _match,
+}
+
+
+class Command(BaseCommand):
+    help = "Run a benchmark and print its figures as JSON: " + ", ".join(BENCHES)
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("name", choices=sorted(BENCHES))
+        parser.add_argument("--game", default="brexit", help="engine/match: which game")
+        parser.add_argument("--seats", type=int, default=4, help="engine: players per game")
+        parser.add_argument(
+            "--seconds", type=float, default=3.0, help="engine/match: time per measurement"
+        )
+        parser.add_argument(
+            "--batches", type=int, default=300, help="eventstore: batches of 100 events"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            figures = BENCHES[options["name"]](options)
+        except ImportError as exc:
+            raise CommandError(f"bench {options['name']} is not available: {exc}") from exc
+        self.stdout.write(json.dumps(figures, indent=2))
