@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Prepare this host to run uploaded bots in bubblewrap as a pool of dedicated uids.
+# Idempotent and fast when already done: `make up` and .ci/run call it as root.
+# Prints one line: what it did and the smoke-run result.
+set -euo pipefail
+
+POOL_SIZE="${BACKROOM_SANDBOX_POOL:-16}"
+PREFIX="backroom-bot-"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+did=()
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "sandbox setup: must run as root (installs packages, creates the bot uid pool)" >&2
+    exit 1
+fi
+
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+# libseccomp is loaded by the bot runner through ctypes, inside the sandbox.
+ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2 ' || missing+=(libseccomp2)
+[ -x /usr/bin/python3 ] || missing+=(python3)
+if [ ${#missing[@]} -gt 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    did+=("installed ${missing[*]}")
+fi
+
+# One system user per concurrent bot; no home, no shell, no group but its own.
+created=0
+for ((i = 0; i < POOL_SIZE; i++)); do
+    name="${PREFIX}${i}"
+    if ! getent passwd "$name" >/dev/null; then
+        useradd --system --user-group --no-create-home --home-dir /nonexistent \
+            --shell /usr/sbin/nologin "$name"
+        created=$((created + 1))
+    fi
+done
+[ "$created" -gt 0 ] && did+=("created $created bot users")
+
+# Unprivileged user namespaces are what bwrap needs when started as a bot uid.
+if [ -e /proc/sys/kernel/unprivileged_userns_clone ] &&
+    [ "$(cat /proc/sys/kernel/unprivileged_userns_clone)" != "1" ]; then
+    echo "sandbox setup: kernel.unprivileged_userns_clone=0; set it to 1 (sysctl) so bots can be sandboxed" >&2
+    exit 1
+fi
+if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null || echo 1)" = "0" ]; then
+    echo "sandbox setup: user.max_user_namespaces=0; raise it (sysctl) so bots can be sandboxed" >&2
+    exit 1
+fi
+
+# Smoke run: the same check the worker makes at start (a real sandboxed start as a pool uid).
+python="${BACKROOM_PYTHON:-$repo/.venv/bin/python}"
+[ -x "$python" ] || python=/usr/bin/python3
+if ! status="$(cd "$repo" && "$python" -c 'from games.sandbox.isolation import isolation_status
+ok, reason = isolation_status()
+print(reason)
+raise SystemExit(0 if ok else 1)' 2>&1)"; then
+    echo "sandbox setup: smoke run FAILED: $status" >&2
+    exit 1
+fi
+summary="ok"
+[ ${#did[@]} -gt 0 ] && summary="$(IFS=', '; echo "${did[*]}")"
+echo "sandbox setup: $summary; $status"

@@ -1,0 +1,1 @@
+"""The bot-side half of the protocol: shipped into every sandbox at /sdk, standard library only."""

@@ -1,0 +1,200 @@
+"""One seat's bot over a whole match: deadlines, the time bank, strikes, disqualification.
+
+The match runner calls :meth:`SeatController.decide` for each of the seat's
+decisions and gets an action it can always play: the bot's own, or the game's
+default action when the bot faulted. No bot behaviour makes it raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import NamedTuple
+
+from games.engine.types import JSON, Action, Legal, Outcome, Seat
+from games.sandbox.connection import BotConnection, Exchange
+from games.sandbox.limits import Limits
+from games.sandbox.protocol import act_message, end_message, start_message
+from games.sandbox.verdicts import STRIKES, Verdict
+
+MAX_STRIKES = 3
+
+
+class Decision(NamedTuple):
+    action: Action
+    """What to play: the bot's action when verdict is ok, else the default action."""
+    verdict: Verdict
+    detail: str
+    """Why, for the bot's owner (traceback, the engine's IllegalAction message...)."""
+    stderr: str
+    """The bot's stderr during this decision, capped (owner only)."""
+    elapsed: float
+    """Wall-clock seconds the bot took (0 when it was not asked)."""
+
+
+class SeatController:
+    """The bot process of one seat and its strike record.
+
+    ``connect`` builds the process connection; tests pass a fake, the
+    platform leaves the default (the sandbox chosen by isolation_status()).
+    """
+
+    def __init__(
+        self,
+        bot_dir: str | Path,
+        *,
+        game: str,
+        seat: Seat,
+        seats: int,
+        options: JSON | None = None,
+        limits: Limits | None = None,
+        max_strikes: int = MAX_STRIKES,
+        mode: str | None = None,
+    ) -> None:
+        self.bot_dir = Path(bot_dir)
+        self.game, self.seat, self.seats = game, seat, seats
+        self.options = options or {}
+        self.limits = limits or Limits()
+        self.max_strikes = max_strikes
+        self.mode = mode
+        self.strikes = 0
+        self.restarts = -1
+        self.time_bank = self.limits.bank_seconds
+        self.history: list[Verdict] = []
+        self._conn: BotConnection | None = None
+        self._start_fault: Exchange | None = None
+        self._next_id = 0
+
+    @property
+    def disqualified(self) -> bool:
+        return self.strikes >= self.max_strikes
+
+    # --- lifecycle -------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the bot now rather than at its first decision.
+
+        A failure to start is reported by the next decide() (one strike).
+        Raises SandboxUnavailable only if this host cannot isolate bots.
+        """
+        if self.disqualified or (self._conn is not None and self._conn.alive):
+            return
+        self.restarts += 1
+        conn = BotConnection(self.bot_dir, self.limits, mode=self.mode)
+        self._conn = conn
+        msg = start_message(
+            game=self.game,
+            seat=self.seat,
+            seats=self.seats,
+            options=self.options,
+            limits=self.limits,
+            restarts=self.restarts,
+        )
+        got = conn.start(msg)
+        if got.fault is not None:
+            self._start_fault = got
+
+    def end(self, outcome: Outcome | None) -> None:
+        """Tell the bot the result, give it a moment, then stop it."""
+        conn = self._conn
+        if conn is not None and conn.alive:
+            conn.send(end_message(outcome))
+            conn.close(grace=0.2)
+        self.close()
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def __enter__(self) -> SeatController:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- decisions -------------------------------------------------------
+
+    def decide(
+        self,
+        observation: JSON,
+        legal: Legal,
+        *,
+        default: Action | Callable[[], Action],
+        check: Callable[[Action], object] | None = None,
+    ) -> Decision:
+        """Ask the bot for one action; on any fault play ``default`` and count a strike.
+
+        ``check`` is the game's validation (e.g. ``lambda a: rules.check(state, seat, a)``):
+        whatever it raises makes the verdict illegal_action, with its message as detail.
+        """
+        if self.disqualified:
+            self.close()
+            detail = f"disqualified after {self.strikes} strikes"
+            return self._record(Decision(_default(default), Verdict.DISQUALIFIED, detail, "", 0.0))
+        got = self._ask(observation, legal)
+        if got.fault is not None:
+            return self._fault(got.fault, got.detail, got.stderr, got.elapsed, default)
+        action = (got.reply or {}).get("action")
+        if not isinstance(action, dict):
+            detail = f"the action must be a JSON object, not {type(action).__name__}"
+            return self._fault(Verdict.BAD_OUTPUT, detail, got.stderr, got.elapsed, default)
+        if check is not None:
+            try:
+                check(action)
+            except Exception as exc:
+                detail = str(exc) or type(exc).__name__
+                return self._fault(Verdict.ILLEGAL_ACTION, detail, got.stderr, got.elapsed, default)
+        return self._record(Decision(action, Verdict.OK, "", got.stderr, got.elapsed))
+
+    def strike(self, verdict: Verdict, detail: str, default: Action) -> Decision:
+        """Count a fault found after decide() (e.g. the engine's decide() refused the action)."""
+        return self._fault(verdict, detail, "", 0.0, default)
+
+    def _ask(self, observation: JSON, legal: Legal) -> Exchange:
+        if self._conn is None or (not self._conn.alive and self._start_fault is None):
+            self.start()
+        if self._start_fault is not None:
+            got, self._start_fault = self._start_fault, None
+            return got
+        assert self._conn is not None
+        self._next_id += 1
+        move = self.limits.move_seconds
+        msg = act_message(
+            self._next_id, observation, legal, move_seconds=move, bank_seconds=self.time_bank
+        )
+        got = self._conn.ask(msg, move + self.time_bank)
+        if got.fault is Verdict.TIMEOUT:
+            self.time_bank = 0.0
+        else:
+            self.time_bank = max(0.0, self.time_bank - max(0.0, got.elapsed - move))
+        return got
+
+    def _fault(
+        self,
+        verdict: Verdict,
+        detail: str,
+        stderr: str,
+        elapsed: float,
+        default: Action | Callable[[], Action],
+    ) -> Decision:
+        if verdict in STRIKES:
+            self.strikes += 1
+        if self.disqualified:
+            self.close()
+            detail = f"{detail} (strike {self.strikes}: disqualified)"
+        return self._record(Decision(_default(default), verdict, detail, stderr, elapsed))
+
+    def _record(self, decision: Decision) -> Decision:
+        self.history.append(decision.verdict)
+        return decision
+
+
+def _default(default: Action | Callable[[], Action]) -> Action:
+    return default() if callable(default) else default

@@ -1,0 +1,116 @@
+"""Checking an uploaded bot before it is stored: one bot.py, or a zip with bot.py at its root.
+
+Pure functions over bytes: nothing is written to disk and nothing is run.
+Sizes are checked on the bytes actually decompressed, never on the sizes a
+zip's headers claim.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import stat
+import zipfile
+
+MAX_PY_BYTES = 256 * 1024
+MAX_ZIP_BYTES = 2 * 1024 * 1024
+MAX_UNPACKED_BYTES = 10 * 1024 * 1024
+MAX_FILES = 1000
+ENTRY = "bot.py"
+
+
+class UploadError(ValueError):
+    """An upload the platform refuses; the message is shown to the author."""
+
+
+def unpack(filename: str, data: bytes) -> dict[str, bytes]:
+    """The bot's files by relative POSIX path; raises UploadError saying what is wrong."""
+    name = filename.lower()
+    if name.endswith(".py"):
+        if len(data) > MAX_PY_BYTES:
+            raise UploadError(
+                f"{filename} is {len(data)} bytes; a .py upload may be at most {MAX_PY_BYTES} bytes"
+            )
+        _utf8(ENTRY, data)
+        return {ENTRY: data}
+    if name.endswith(".zip"):
+        return _unzip(filename, data)
+    raise UploadError(f"{filename}: upload a single .py file or a .zip with bot.py at its root")
+
+
+def _utf8(path: str, data: bytes) -> None:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UploadError(f"{path} is not UTF-8 text (byte {exc.start})") from None
+
+
+def _unzip(filename: str, data: bytes) -> dict[str, bytes]:
+    if len(data) > MAX_ZIP_BYTES:
+        raise UploadError(
+            f"{filename} is {len(data)} bytes; a .zip upload may be at most {MAX_ZIP_BYTES} bytes"
+        )
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError) as exc:
+        raise UploadError(f"{filename} is not a valid zip file ({exc})") from None
+    infos = archive.infolist()
+    if len(infos) > MAX_FILES:
+        raise UploadError(f"{filename} holds {len(infos)} entries; at most {MAX_FILES} are allowed")
+    files: dict[str, bytes] = {}
+    total = 0
+    for info in infos:
+        path = info.filename
+        _check_path(path)
+        mode = info.external_attr >> 16
+        if stat.S_ISLNK(mode):
+            raise UploadError(f"{path} is a symbolic link; links are not allowed")
+        if info.is_dir():
+            continue
+        if mode and not stat.S_ISREG(mode):
+            raise UploadError(f"{path} is not a regular file")
+        budget = MAX_UNPACKED_BYTES - total
+        try:
+            with archive.open(info) as member:
+                content = member.read(budget + 1)  # read past the budget only by one byte
+        except (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError) as exc:
+            raise UploadError(f"{path} cannot be decompressed ({exc})") from None
+        total += len(content)
+        if len(content) > budget:
+            raise UploadError(f"{filename} unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+        normal = posixpath.normpath(path)
+        if normal in files:
+            raise UploadError(f"{path} appears twice in the zip")
+        if normal.endswith(".py"):
+            _utf8(normal, content)
+        files[normal] = content
+    if ENTRY not in files:
+        inner = sorted(p for p in files if posixpath.basename(p) == ENTRY)
+        hint = f" (found {inner[0]}: zip the folder's contents, not the folder)" if inner else ""
+        raise UploadError(f"{filename} has no bot.py at its root{hint}")
+    return files
+
+
+def _check_path(path: str) -> None:
+    if not path or "\x00" in path:
+        raise UploadError("a zip entry has an empty or invalid name")
+    if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
+        raise UploadError(f"{path} is an absolute path; paths must be relative to the bot's folder")
+    if "\\" in path:
+        raise UploadError(f"{path} uses backslashes; use / in zip paths")
+    if ".." in path.split("/"):
+        raise UploadError(f"{path} contains '..'; paths must stay inside the bot's folder")
+
+
+def compile_check(files: dict[str, bytes]) -> None:
+    """Compile every .py file (without running it); raises UploadError naming file and line."""
+    for path in sorted(files):
+        if not path.endswith(".py"):
+            continue
+        try:
+            compile(files[path], path, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            where = f"{path}, line {exc.lineno}" if exc.lineno else path
+            raise UploadError(f"syntax error in {where}: {exc.msg}") from None
+        except ValueError as exc:  # e.g. null bytes
+            raise UploadError(f"{path} cannot be compiled: {exc}") from None
