@@ -52,7 +52,11 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         pending = []
     deck = state.country_deck
     known = state.known_top
-    own = seat is not None
+    hand = agenda = score = None
+    if seat is not None:
+        hand = list(state.hands[seat])
+        agenda = state.agendas[seat]
+        score = deal_points(state.deals[seat], agenda)
     return {
         "seat": seat,
         "nations": state.nations,
@@ -61,9 +65,9 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         "phase": phase,
         "pending": pending,
         "effect": effect,
-        "hand": list(state.hands[seat]) if own else None,
-        "agenda": state.agendas[seat] if own else None,
-        "score": deal_points(state.deals[seat], state.agendas[seat]) if own else None,
+        "hand": hand,
+        "agenda": agenda,
+        "score": score,
         "hand_sizes": [len(h) for h in state.hands],
         "deals": [list(d) for d in state.deals],
         "slots": _slots(state, seat),
