@@ -1,0 +1,171 @@
+"""Bots, their immutable versions, matches and seats.
+
+A match's events live in the event store (stream id = ``Match.id``); the rows
+here are what the site lists and filters: status, lease, and the result,
+written once in the same transaction as the match's final event.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from games.engine.registry import GAMES
+
+GAME_CHOICES = [(info.name, info.title) for info in GAMES.values()]
+BUILTIN_BOTS = ("random", "greedy", "search")
+
+
+class Ladder(models.Model):
+    """A standing, scheduled competition for one game (scheduling comes with the ladders issue)."""
+
+    name = models.CharField(max_length=100, unique=True)
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Season(models.Model):
+    """A league season run by staff from the admin (fixtures come with the seasons issue)."""
+
+    name = models.CharField(max_length=100, unique=True)
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Bot(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots")
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    name = models.CharField(max_length=60)
+    description = models.TextField(blank=True)
+    is_active = models.BooleanField(default=True, help_text="Inactive bots are not matched.")
+    is_public = models.BooleanField(default=True, help_text="Listed for everyone; source stays private.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "name"], name="bot_name_per_owner")]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game})"
+
+
+class BotVersion(models.Model):
+    """One upload, immutable once saved. Validation fills ``status`` asynchronously."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        READY = "ready"
+        REJECTED = "rejected"
+
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField()
+    filename = models.CharField(max_length=255)
+    upload = models.BinaryField(help_text="The uploaded .py or .zip, byte for byte.")
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    validation_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["bot", "number"], name="bot_version_number")]
+        ordering = ["-number"]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        ABORTED = "aborted"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, help_text="Also the event stream id.")
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    options = models.JSONField(default=dict, blank=True)
+    seed = models.BigIntegerField(help_text="Hidden from everyone until the match is over.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    rated = models.BooleanField(default=False, help_text="Challenges are unrated.")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.PROTECT, related_name="matches")
+    ladder = models.ForeignKey(Ladder, null=True, blank=True, on_delete=models.PROTECT, related_name="matches")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The lease: a running match belongs to one worker until lease_expires_at; the
+    # worker extends it at every commit, and the reaper re-queues expired ones.
+    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    last_version = models.PositiveIntegerField(default=0, help_text="Events stored so far.")
+    outcome = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"{self.game} match {self.id} ({self.status})"
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    bot_version = models.ForeignKey(
+        BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
+    )
+    builtin = models.CharField(max_length=20, blank=True, help_text="A built-in bot's name instead.")
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    verdicts = models.JSONField(default=dict, blank=True, help_text="Count per verdict.")
+    strikes = models.PositiveSmallIntegerField(default=0)
+    disqualified = models.BooleanField(default=False)
+    time_used_ms = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="seat_number_per_match"),
+            models.CheckConstraint(
+                condition=(models.Q(bot_version__isnull=False, builtin="") | models.Q(bot_version__isnull=True) & ~models.Q(builtin="")),
+                name="seat_is_a_version_or_a_builtin",
+            ),
+        ]
+
+    @property
+    def label(self) -> str:
+        if self.bot_version_id is None:
+            return f"builtin:{self.builtin}"
+        return str(self.bot_version)
+
+    def __str__(self) -> str:
+        return f"seat {self.number}: {self.label}"
+
+
+class BotLog(models.Model):
+    """A bot's stderr for one decision, capped; visible to the bot's owner and staff only."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="logs")
+    seat = models.PositiveSmallIntegerField()
+    version = models.PositiveIntegerField(help_text="Stream version at the decision.")
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["match", "version", "seat"]
+
+    def __str__(self) -> str:
+        return f"log {self.match_id} seat {self.seat} @ {self.version}"
