@@ -214,12 +214,18 @@ _SMOKE_BOT = """
 import os, socket
 def act(observation, legal):
     denied = []
-    for name, attempt in [("fork", os.fork), ("socket", socket.socket),
-                          ("exec", lambda: os.execv("/bin/true", ["true"]))]:
+    attempts = [
+        ("fork", lambda: os.fork() or os._exit(0)),  # a child that did get made leaves at once
+        ("socket", socket.socket),
+        ("exec", lambda: os.execv("/nonexistent", ["x"])),  # FileNotFoundError if allowed
+    ]
+    for name, attempt in attempts:
         try:
             attempt()
         except PermissionError:
             denied.append(name)
+        except OSError:
+            pass
     return {"denied": denied, "uid": os.getuid(), "env": sorted(os.environ)}
 """
 

@@ -1,0 +1,3 @@
+"""Crashes while being imported."""
+
+raise RuntimeError("boom at import")

@@ -1,0 +1,6 @@
+"""Prints without end (stdout goes to stderr under the runner)."""
+
+
+def act(observation, legal):
+    while True:
+        print("flood " * 100)

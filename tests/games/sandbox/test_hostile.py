@@ -1,0 +1,179 @@
+"""Hostile bots, each in hostile/: the right verdict, the game goes on, the host is untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from games.sandbox import SeatController, Verdict
+from games.sandbox.limits import Limits
+
+from .conftest import FAST, FakeGame, play
+
+Seat = Callable[..., SeatController]
+REPO = Path(__file__).resolve().parents[3]
+
+
+def verdicts(decisions: list) -> list[Verdict]:  # type: ignore[type-arg]
+    return [d.verdict for d in decisions]
+
+
+def test_good_bot_keeps_one_process_and_clean_protocol(seat: Seat) -> None:
+    controller = seat("good")
+    decisions = play(controller, FakeGame(turns=3))
+    assert verdicts(decisions) == [Verdict.OK] * 3
+    # Its own counter survives between moves: one process for the whole match.
+    assert [d.action["moves_seen"] for d in decisions] == [1, 2, 3]
+    assert decisions[0].action["seat"] == 1
+    # print() went to the owner's stderr log, not into the protocol.
+    assert "thinking about move 2" in decisions[1].stderr
+    assert "to stderr" in decisions[1].stderr
+    assert controller.strikes == 0 and controller.restarts == 0
+
+
+def test_network_connect_is_denied(seat: Seat) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.3)
+    try:
+        controller = seat("network", {"port": listener.getsockname()[1]})
+        decisions = play(controller, FakeGame(turns=2))
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    finally:
+        listener.close()
+    assert verdicts(decisions) == [Verdict.CRASH, Verdict.CRASH]
+    assert "PermissionError" in decisions[0].detail
+    assert [d.action for d in decisions] == [{"pick": 0}, {"pick": 0}]
+
+
+def test_nothing_of_the_host_is_readable(seat: Seat, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BACKROOM_TEST_SECRET", "s3cr3t-value")
+    monkeypatch.setenv("DATABASE_URL", "postgres://user:s3cr3t-value@db/backroom")
+    paths = [str(REPO / "pyproject.toml"), str(REPO / "platform" / "config"), str(REPO)]
+    controller = seat("snoop", {"paths": paths})
+    [decision] = play(controller, FakeGame(turns=1))
+    assert decision.verdict is Verdict.OK
+    found, env = decision.action["found"], decision.action["env"]
+    assert "s3cr3t" not in repr(decision.action) + decision.stderr
+    assert not {"BACKROOM_TEST_SECRET", "DATABASE_URL"} & set(env)
+    for path in [*paths, "/etc/shadow", "/etc/passwd", "/root", "/proc/1/environ", "/proc"]:
+        assert found[path].startswith("ERR"), (path, found[path])
+    assert decision.action["uid"] != 0
+
+
+def test_writes_outside_the_private_tmp_change_nothing(seat: Seat, tmp_path: Path) -> None:
+    host_file = tmp_path / "outside" / "pwned"
+    limits = Limits(**{**FAST.for_bot(), "tmpfs_bytes": 4 << 20})
+    controller = seat("write_outside", {"targets": [str(host_file), str(REPO / "pwned")]}, limits)
+    before = hashlib.sha256((controller.bot_dir / "bot.py").read_bytes()).hexdigest()
+    [decision] = play(controller, FakeGame(turns=1))
+    assert decision.verdict is Verdict.OK
+    results = decision.action["results"]
+    assert not host_file.exists() and not (REPO / "pwned").exists()
+    for path in ["/bot/pwned", "/usr/pwned", "/pwned", "/sdk/runner.py"]:
+        assert results[path].startswith("ERR"), (path, results[path])
+    assert results["/tmp/ok"] == "written"  # its private tmpfs works...
+    assert results["/tmp/big"].startswith("ERR")  # ...up to its size cap
+    assert hashlib.sha256((controller.bot_dir / "bot.py").read_bytes()).hexdigest() == before
+
+
+def test_fork_bomb_is_denied(seat: Seat) -> None:
+    decisions = play(seat("fork_bomb"), FakeGame(turns=2))
+    assert verdicts(decisions) == [Verdict.CRASH, Verdict.CRASH]
+    assert "PermissionError" in decisions[0].detail
+
+
+def test_exec_of_a_shell_is_denied(seat: Seat) -> None:
+    decisions = play(seat("exec_shell"), FakeGame(turns=1))
+    assert verdicts(decisions) == [Verdict.CRASH]
+    assert "PermissionError" in decisions[0].detail
+    assert "execv" in decisions[0].detail
+
+
+def test_memory_bomb_gets_memory_verdict(seat: Seat) -> None:
+    decisions = play(seat("memory_bomb"), FakeGame(turns=2))
+    assert verdicts(decisions) == [Verdict.MEMORY, Verdict.MEMORY]
+    assert decisions[1].action == {"pick": 0}
+
+
+def test_busy_loop_times_out_and_is_killed(seat: Seat) -> None:
+    controller = seat("busy_loop")
+    decisions = play(controller, FakeGame(turns=4))
+    assert verdicts(decisions) == [Verdict.TIMEOUT] * 3 + [Verdict.DISQUALIFIED]
+    # The first timeout waits for the move deadline plus the whole bank; then the bank is empty.
+    assert FAST.move_seconds + FAST.bank_seconds <= decisions[0].elapsed < 2.5
+    assert decisions[1].elapsed < FAST.move_seconds + 0.5
+    assert controller.time_bank == 0.0 and controller.disqualified
+    assert controller.restarts == 2  # a killed bot is started afresh for its next decision
+
+
+def test_sleeping_past_the_deadline_uses_the_bank_then_times_out(seat: Seat) -> None:
+    limits = Limits(**{**FAST.for_bot(), "move_seconds": 0.2, "bank_seconds": 0.25})
+    controller = seat("sleeper", {"nap": 0.3}, limits)
+    decisions = play(controller, FakeGame(turns=4))
+    # 0.1 s over per move: two overruns fit in the 0.25 s bank, the third does not.
+    assert verdicts(decisions)[:3] == [Verdict.OK, Verdict.OK, Verdict.TIMEOUT]
+    assert decisions[2].action == {"pick": 0}
+
+
+def test_output_flood_is_capped_and_times_out(seat: Seat) -> None:
+    decisions = play(seat("flood"), FakeGame(turns=1))
+    assert verdicts(decisions) == [Verdict.TIMEOUT]
+    log = decisions[0].stderr
+    assert log.startswith("flood")
+    assert "more bytes of stderr dropped" in log
+    assert len(log.split("\n[...")[0].encode()) <= FAST.stderr_move_bytes
+
+
+def test_flood_on_the_protocol_channel_is_bad_output(seat: Seat) -> None:
+    decisions = play(seat("protocol_flood"), FakeGame(turns=1))
+    assert verdicts(decisions) == [Verdict.BAD_OUTPUT]
+    assert "longer than" in decisions[0].detail
+
+
+def test_invalid_json_is_bad_output_and_the_bot_goes_on(seat: Seat) -> None:
+    controller = seat("invalid_json")
+    decisions = play(controller, FakeGame(turns=2))
+    assert verdicts(decisions) == [Verdict.BAD_OUTPUT, Verdict.BAD_OUTPUT]
+    assert "not JSON" in decisions[0].detail
+    assert controller.restarts == 0  # a framed bad line does not need a new process
+
+
+def test_unserialisable_or_non_object_actions_are_bad_output(seat: Seat) -> None:
+    decisions = play(seat("unserialisable"), FakeGame(turns=2))
+    assert verdicts(decisions) == [Verdict.BAD_OUTPUT, Verdict.BAD_OUTPUT]
+    assert "not JSON" in decisions[0].detail
+    assert "JSON object" in decisions[1].detail
+
+
+def test_illegal_actions_are_judged_by_the_callers_check(seat: Seat) -> None:
+    controller = seat("illegal")
+    no_check = controller.decide({}, FakeGame().legal(), default={"pick": 0})
+    assert no_check.verdict is Verdict.OK and no_check.action == {"pick": 99}
+    decisions = play(controller, FakeGame(turns=4))
+    assert verdicts(decisions) == [Verdict.ILLEGAL_ACTION] * 3 + [Verdict.DISQUALIFIED]
+    assert decisions[0].detail == "pick 99 is not one of 0, 1, 2"
+
+
+def test_killing_its_parent_fails_and_the_test_survives(seat: Seat) -> None:
+    decisions = play(seat("kill_parent"), FakeGame(turns=2))
+    assert verdicts(decisions) == [Verdict.CRASH, Verdict.CRASH]
+    assert "PermissionError" in decisions[0].detail
+    assert os.getppid() > 0  # still here to assert
+
+
+def test_crash_at_import_restarts_then_disqualifies(seat: Seat) -> None:
+    controller = seat("crash_import")
+    decisions = play(controller, FakeGame(turns=5))
+    assert verdicts(decisions) == [Verdict.CRASH] * 3 + [Verdict.DISQUALIFIED] * 2
+    assert "boom at import" in decisions[0].detail
+    assert "disqualified" in decisions[2].detail
+    assert all(d.action == {"pick": 0} for d in decisions)
+    assert controller.restarts == 2
