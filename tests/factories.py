@@ -1,0 +1,106 @@
+"""factory-boy factories for the platform's models, shared by the whole suite.
+
+Defaults make the smallest valid thing: a public active bot with one READY
+``bot.py`` version, and a queued Brexit match; tests override what they need.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import factory
+from django.contrib.auth import get_user_model
+from factory.django import DjangoModelFactory
+
+from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
+
+DEFAULT_SOURCE = b"def act(observation):\n    return observation['legal']['actions'][0]\n"
+
+
+class UserFactory(DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    email = factory.LazyAttribute(lambda u: f"{u.username}@example.com")
+    password = factory.PostGenerationMethodCall("set_password", "pass-word-123")
+
+    @factory.post_generation
+    def _save_password(obj, create: bool, extracted: object, **kwargs: object) -> None:
+        # set_password only hashes; persist it (skip_postgeneration_save is on).
+        if create:
+            obj.save(update_fields=["password"])
+
+
+class BotFactory(DjangoModelFactory):
+    class Meta:
+        model = Bot
+
+    owner = factory.SubFactory(UserFactory)
+    game = "brexit"
+    name = factory.Sequence(lambda n: f"bot-{n}")
+    description = ""
+    is_active = True
+    is_public = True
+
+
+class BotVersionFactory(DjangoModelFactory):
+    class Meta:
+        model = BotVersion
+
+    bot = factory.SubFactory(BotFactory)
+    number = factory.LazyAttribute(
+        lambda v: (
+            (
+                BotVersion.objects.filter(bot=v.bot)
+                .order_by("-number")
+                .values_list("number", flat=True)
+                .first()
+                or 0
+            )
+            + 1
+        )
+    )
+    filename = "bot.py"
+    upload = DEFAULT_SOURCE
+    sha256 = factory.LazyAttribute(lambda v: hashlib.sha256(bytes(v.upload)).hexdigest())
+    size = factory.LazyAttribute(lambda v: len(bytes(v.upload)))
+    status = BotVersion.Status.READY
+
+
+class MatchFactory(DjangoModelFactory):
+    class Meta:
+        model = Match
+
+    game = "brexit"
+    options = factory.LazyFunction(dict)
+    seed = factory.LazyFunction(lambda: random.getrandbits(63))
+    status = Match.Status.QUEUED
+    rated = False
+
+
+class SeatFactory(DjangoModelFactory):
+    """A seat played by a fresh bot version of the match's game (pass builtin=... and bot_version=None for a built-in)."""
+
+    class Meta:
+        model = Seat
+
+    match = factory.SubFactory(MatchFactory)
+    number = factory.Sequence(lambda n: n)
+    bot_version = factory.SubFactory(
+        BotVersionFactory, bot__game=factory.SelfAttribute("...match.game")
+    )
+    builtin = ""
+
+
+class BotLogFactory(DjangoModelFactory):
+    class Meta:
+        model = BotLog
+
+    match = factory.SubFactory(MatchFactory)
+    seat = 0
+    version = 1
+    text = "thinking...\n"
