@@ -12,7 +12,6 @@ from typing import Any
 from games.brasilis.attribution import totals
 from games.brasilis.cards import NEWS, POWER_KIND
 from games.brasilis.state import Entry, State, effective
-from games.brasilis.tiebreak import order
 
 PUBLIC_OPTIONS = (
     "less_strategy",
@@ -41,7 +40,7 @@ def _entry(e: Entry, seat: int | None, over: bool) -> dict[str, Any]:
 def observe(state: State, seat: int | None) -> dict[str, Any]:
     n = state.n
     over = state.phase == "over"
-    stacks = [[_entry(e, seat, over) for e in stack] for stack in state.stacks]
+    stacks = [[_entry(e, seat, over) for e in stack] if stack else [] for stack in state.stacks]
     hidden_any = any(e["value"] is None for stack in stacks for e in stack)
     news = NEWS[state.news].public() if state.news else None
     auction = None
@@ -53,6 +52,7 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
             "my_bid": state.bids[seat] if seat is not None and state.auction_aid else None,
             "bids_in": [s for s in range(n) if state.bids[s] is not None],
         }
+    image, money, rank = state.image, state.money, state.wallet_rank
     trade = None
     if state.trade is not None:
         t = state.trade
@@ -61,22 +61,19 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
     obs: dict[str, Any] = {
         "game": "brasilis",
         "seat": seat,
-        "seats": n,
-        "options": {k: state.options.get(k) for k in PUBLIC_OPTIONS},
+        "options": {k: v for k, v in state.options.items() if k != "scenario"},
         "phase": state.phase,
         "pending": [{"seat": s, "kind": state.phase} for s in state.waiting],
         "round": state.round,
         "rounds": state.rounds,
         "chief": state.chief,
-        "wallet_order": order_by_rank(state),
+        "wallet_order": _wallet_order(state),
         "revealer": state.revealer,
         "news": news,
         "image": list(state.image),
-        "image_max": state.image_max,
         "money": list(state.money),
         "bank": state.bank,
         "fury": state.fury,
-        "fury_max": state.fury_max,
         "hand": sorted(state.hands[seat]) if seat is not None else None,
         "hand_kinds": sorted(POWER_KIND[c] for c in state.hands[seat])
         if seat is not None
@@ -95,16 +92,19 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         "my_news": list(state.piles[seat]) if seat is not None else None,
         "news_counts": [len(p) for p in state.piles],
         "power_deck_size": len(state.power_deck),
-        "power_discard": list(state.power_discard),
+        "power_discard_size": len(state.power_discard),
         "news_deck_size": len(state.news_deck),
         "pool_size": len(state.pool),
         "news_discard": list(state.news_discard),
         "removed_count": len(state.removed),
-        "tie_break_order": order(state, range(n)),
+        "tie_break_order": sorted(range(n), key=lambda s: (-image[s], -money[s], rank[s])),
         "result": state.result,
     }
     return obs
 
 
-def order_by_rank(state: State) -> list[int]:
-    return sorted(range(state.n), key=lambda s: state.wallet_rank[s])
+def _wallet_order(state: State) -> list[int]:
+    order = [0] * state.n
+    for seat, rank in enumerate(state.wallet_rank):
+        order[rank] = seat
+    return order

@@ -94,14 +94,14 @@ class BrasilisRules:
         kind = state.phase
         if seat not in state.waiting:
             return {"kind": "none", "actions": [], "space": None}
-        actions: list[Action]
+        actions: list[Action] | None
         space: JSON | None = None
         if kind == "dispute":
             actions = dispute.legal(state, seat)
             if state.options.get("trading") and not state.passed[seat] and not state.traded:
                 space = trading.SPACE
         elif kind == "bid":
-            actions = [{"bid": b} for b in range(0, state.money[seat] + 1, MONEY_UNIT)]
+            actions = None  # up to 61 amounts: described rather than listed
             space = {"bid": {"min": 0, "max": state.money[seat], "step": MONEY_UNIT}}
         elif kind == "auction_choice":
             actions = [{"choose_aid": a} for a in state.shown_aids]

@@ -11,7 +11,7 @@ from games.brasilis.rules import RULES
 from games.brasilis.state import State
 from games.engine.types import Action
 
-PASS_PROBABILITY = 0.35
+PASS_PROBABILITY = 0.6
 
 
 def _dispute(state: State, seat: int, rng: random.Random) -> Action:
