@@ -12,7 +12,7 @@ import uuid
 from celery import shared_task
 
 
-@shared_task(name="tournaments.play_match", acks_late=True, reject_on_worker_lost=True, queue="matches")
+@shared_task(name="tournaments.play_match", acks_late=True, reject_on_worker_lost=True)
 def play_match(match_id: str) -> str:
     from tournaments import runner
 

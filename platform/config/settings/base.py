@@ -83,6 +83,12 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
+CELERY_TASK_ROUTES = {"tournaments.play_match": {"queue": "matches"}}
+CELERY_BEAT_SCHEDULE = {
+    # Re-queue matches whose worker died (its lease stopped being renewed).
+    "reap-matches": {"task": "tournaments.reap_matches", "schedule": 30.0},
+}
+MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", default=60)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

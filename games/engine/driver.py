@@ -1,0 +1,249 @@
+"""The match loop: ask whoever is pending, apply, and hand events to a sink at durability points.
+
+One loop serves every way a match is played: by a Celery worker into Postgres
+(tournaments/runner.py), locally by ``manage.py play``, and in memory by the
+benchmarks. The sink decides where events go; the loop decides when: after
+every decision of an external (sandboxed) bot, whose time is expensive to lose,
+and otherwise every ``flush_every`` events, never once per event. A crash loses
+only the steps since the last flush, which a resumed match plays again with
+the same random draws (the generator is derived from the seed and the version).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+
+from games.engine.errors import IllegalAction
+from games.engine.match import replay
+from games.engine.platform_events import finished_event, game_events, verdict_event
+from games.engine.rng import step_rng
+from games.engine.rules import Rules
+from games.engine.types import Action, Event, Outcome, Pending, Seat
+
+
+class Move(NamedTuple):
+    """A player's answer to one decision, with the verdict on how it was obtained."""
+
+    action: Action
+    verdict: str = "ok"
+    detail: str = ""
+    stderr: str = ""
+    elapsed: float = 0.0
+
+
+class SeatPlayer(Protocol):
+    """Who plays one seat: a trusted in-process bot or a sandboxed upload."""
+
+    external: bool
+    """True for sandboxed bots: their decisions are recorded as verdict events."""
+
+    def move(self, rules: Rules[Any], state: Any, seat: Seat, rng: random.Random) -> Move: ...
+
+    def strike(self, verdict: str, detail: str, default: Action) -> Move:
+        """Count a fault found after move() (the engine refused the action)."""
+        ...
+
+    @property
+    def strikes(self) -> int: ...
+
+    def close(self, outcome: Outcome | None) -> None: ...
+
+
+@dataclass
+class InProcess:
+    """A trusted built-in bot: ``act(state, seat, rng) -> action``."""
+
+    act: Callable[[Any, Seat, random.Random], Action]
+    external: bool = False
+    strikes: int = 0
+
+    def move(self, rules: Rules[Any], state: Any, seat: Seat, rng: random.Random) -> Move:
+        return Move(self.act(state, seat, rng))
+
+    def strike(self, verdict: str, detail: str, default: Action) -> Move:
+        raise RuntimeError(f"a built-in bot played an illegal action: {detail}")
+
+    def close(self, outcome: Outcome | None) -> None:
+        pass
+
+
+@dataclass
+class SeatStats:
+    verdicts: dict[str, int] = field(default_factory=dict)
+    strikes: int = 0
+    time_used_ms: int = 0
+    log_bytes: int = 0
+
+    def count(self, move: Move, strikes: int) -> None:
+        self.verdicts[move.verdict] = self.verdicts.get(move.verdict, 0) + 1
+        self.strikes = strikes
+        self.time_used_ms += int(move.elapsed * 1000)
+
+
+@dataclass
+class Flush:
+    """What the sink must make durable, all or nothing."""
+
+    events: list[Event]
+    expected_version: int
+    logs: list[tuple[Seat, int, str]]
+    stats: list[SeatStats]
+    outcome: Outcome | None
+    """Set on the last flush, whose final event is the match's result."""
+
+
+Sink = Callable[[Flush], None]
+
+MATCH_LOG_CAP = 256 * 1024
+
+
+class MatchDriver:
+    """Plays one match from whatever events are already stored to its end."""
+
+    def __init__(
+        self,
+        rules: Rules[Any],
+        *,
+        seats: int,
+        seed: int,
+        options: dict[str, Any] | None,
+        players: Sequence[SeatPlayer],
+        stored: Sequence[Event] = (),
+        sink: Sink,
+        flush_every: int = 256,
+    ) -> None:
+        self.rules, self.seed, self.players, self.sink = rules, seed, players, sink
+        self.flush_every = flush_every
+        self.version = len(stored)
+        self.flushed_version = self.version
+        self.pending_events: list[Event] = []
+        self.logs: list[tuple[Seat, int, str]] = []
+        self.stats = [SeatStats() for _ in range(seats)]
+        if stored:
+            self.state = replay(rules, game_events(stored))
+        else:
+            opening = rules.setup(seats, seed, options)
+            self.state = replay(rules, opening)
+            self._record(opening)
+
+    def run(self, max_steps: int = 200_000) -> Outcome:
+        rules = self.rules
+        try:
+            for _ in range(max_steps):
+                pending = rules.pending(self.state)
+                if not pending:
+                    return self._finish()
+                external = self._step(pending)
+                if external or len(self.pending_events) >= self.flush_every:
+                    self._flush(None)
+            raise RuntimeError(f"match did not end within {max_steps} steps")
+        finally:
+            outcome = rules.outcome(self.state)
+            for player in self.players:
+                player.close(outcome)
+
+    def _step(self, pending: list[Pending]) -> bool:
+        seats = [p["seat"] for p in pending]
+        moves = self._ask(seats)
+        external = False
+        for seat, move in zip(seats, moves, strict=True):
+            player = self.players[seat]
+            rng = step_rng(self.seed, self.version)
+            try:
+                events = self.rules.decide(self.state, seat, move.action, rng)
+            except IllegalAction as exc:
+                move = player.strike("illegal_action", str(exc), self._default(seat))
+                events = self.rules.decide(self.state, seat, move.action, rng)
+            if player.external:
+                external = True
+                self._account(seat, move, player.strikes, step=self.version)
+            self._record(events)
+        return external
+
+    def _ask(self, seats: list[Seat]) -> list[Move]:
+        """Ask every pending seat; sandboxed bots deciding simultaneously think in parallel."""
+
+        def ask(seat: Seat) -> Move:
+            return self.players[seat].move(self.rules, self.state, seat, self._bot_rng(seat))
+
+        if sum(self.players[s].external for s in seats) < 2:
+            return [ask(seat) for seat in seats]
+        with ThreadPoolExecutor(max_workers=len(seats)) as pool:
+            return list(pool.map(ask, seats))
+
+    def _bot_rng(self, seat: Seat) -> random.Random:
+        # Built-in bots draw from their own generator, so they never disturb the game's
+        # draws, and a resumed match makes the same choices as an uninterrupted one.
+        return step_rng(self.seed ^ (0x5EA7 << 8 | seat), self.version)
+
+    def _default(self, seat: Seat) -> Action:
+        return self.rules.default_action(self.state, seat)
+
+    def _account(self, seat: Seat, move: Move, strikes: int, step: int) -> None:
+        stats = self.stats[seat]
+        stats.count(move, strikes)
+        self._record(
+            [
+                verdict_event(
+                    seat,
+                    move.verdict,
+                    detail=move.detail,
+                    elapsed_ms=int(move.elapsed * 1000),
+                    strikes=strikes,
+                    step=step,
+                )
+            ]
+        )
+        if move.stderr and stats.log_bytes < MATCH_LOG_CAP:
+            text = move.stderr[: MATCH_LOG_CAP - stats.log_bytes]
+            stats.log_bytes += len(text)
+            self.logs.append((seat, step, text))
+
+    def _record(self, events: list[Event]) -> None:
+        self.pending_events.extend(events)
+        self.version += len(events)
+
+    def _finish(self) -> Outcome:
+        outcome = self.rules.outcome(self.state)
+        assert outcome is not None, "a game with nothing pending must have an outcome"
+        self._record([finished_event(outcome, self.seed)])
+        self._flush(outcome)
+        return outcome
+
+    def _flush(self, outcome: Outcome | None) -> None:
+        if not self.pending_events and outcome is None:
+            return
+        self.sink(
+            Flush(
+                events=self.pending_events,
+                expected_version=self.flushed_version,
+                logs=self.logs,
+                stats=self.stats,
+                outcome=outcome,
+            )
+        )
+        self.flushed_version = self.version
+        self.pending_events, self.logs = [], []
+
+
+class MemorySink:
+    """Keeps flushed events in a list (local play, benchmarks, validation smoke matches)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.logs: list[tuple[Seat, int, str]] = []
+        self.flushes = 0
+
+    def __call__(self, flush: Flush) -> None:
+        if flush.expected_version != len(self.events):
+            raise RuntimeError(
+                f"expected version {flush.expected_version}, have {len(self.events)}"
+            )
+        self.events.extend(flush.events)
+        self.logs.extend(flush.logs)
+        self.flushes += 1

@@ -1,0 +1,162 @@
+"""The runner plays stored matches: claim, lease, resume, result written once."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games.engine.driver import Flush, MatchDriver
+from games.engine.match import replay
+from games.engine.platform_events import MATCH_FINISHED, game_events
+from games.engine.registry import get
+from replays import store
+from tests.tournaments.conftest import MakeMatch
+from tournaments import runner
+from tournaments.models import Match
+from tournaments.players import builtin_player
+from tournaments.runner import RunResult
+
+pytestmark = pytest.mark.django_db
+
+
+def stream_of(match: Match) -> list[dict]:
+    return [ev.as_engine_event() for ev in store.read(match.id)]
+
+
+@pytest.mark.parametrize("game,bots", [("brexit", ("random",) * 4), ("brasilis", ("random",) * 4)])
+def test_a_builtin_match_is_played_stored_and_scored(
+    builtin_match: MakeMatch, game: str, bots: tuple
+) -> None:
+    match = builtin_match(game=game, bots=bots)
+    assert runner.run_match(match.id) is RunResult.FINISHED
+
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.finished_at is not None
+    events = store.read(match.id)
+    assert [e.version for e in events] == list(range(1, len(events) + 1))
+    assert match.last_version == len(events)
+    assert [e.type for e in events].count(MATCH_FINISHED) == 1
+    assert events[-1].type == MATCH_FINISHED
+    assert events[-1].payload["seed"] == match.seed
+
+    rules = get(game).rules
+    state = replay(rules, game_events(e.as_engine_event() for e in events))
+    outcome = rules.outcome(state)
+    assert outcome is not None and match.outcome == outcome
+    seats = list(match.seats.order_by("number"))
+    assert [s.rank for s in seats] == outcome["ranks"]
+    assert [s.score for s in seats] == outcome["scores"]
+
+
+def test_the_same_match_replayed_from_its_seed_draws_the_same(builtin_match: MakeMatch) -> None:
+    first = builtin_match(seed=42)
+    second = builtin_match(seed=42)
+    runner.run_match(first.id)
+    runner.run_match(second.id)
+    strip = lambda evs: [(e["type"], e["payload"]) for e in evs]  # noqa: E731
+    assert strip(stream_of(first)) == strip(stream_of(second))
+
+
+def test_a_finished_match_is_not_played_again(builtin_match: MakeMatch) -> None:
+    match = builtin_match()
+    runner.run_match(match.id)
+    version = store.current_version(match.id)
+    assert runner.run_match(match.id) is RunResult.ALREADY_FINISHED
+    assert store.current_version(match.id) == version
+
+
+def test_a_match_leased_by_a_live_worker_is_busy(builtin_match: MakeMatch) -> None:
+    match = builtin_match()
+    assert runner.claim(match.id, "worker-a")
+    assert not runner.claim(match.id, "worker-b")
+    assert runner.run_match(match.id, owner="worker-b") is RunResult.BUSY
+    assert store.current_version(match.id) == 0
+
+
+def test_an_expired_lease_can_be_claimed_and_the_old_worker_writes_nothing(
+    builtin_match: MakeMatch,
+) -> None:
+    match = builtin_match()
+    assert runner.claim(match.id, "worker-a")
+    Match.objects.filter(id=match.id).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert runner.claim(match.id, "worker-b")
+    sink = runner.DatabaseSink(match, "worker-a", list(match.seats.all()))
+    with pytest.raises(runner.LeaseLost):
+        sink(
+            Flush(
+                events=[
+                    {
+                        "type": "x",
+                        "actor": None,
+                        "payload": {},
+                        "visible_to": None,
+                        "redacted": None,
+                    }
+                ],
+                expected_version=0,
+                logs=[],
+                stats=[],
+                outcome=None,
+            )
+        )
+    assert store.current_version(match.id) == 0
+
+
+class Crash(Exception):
+    pass
+
+
+def test_a_match_interrupted_after_some_flushes_resumes_to_the_same_end(
+    builtin_match: MakeMatch,
+) -> None:
+    """Play part of a match, 'crash', resume from the stored events: same stream as uninterrupted."""
+    reference = builtin_match(seed=7)
+    runner.run_match(reference.id)
+
+    match = builtin_match(seed=7)
+    owner = "crashing-worker"
+    assert runner.claim(match.id, owner)
+    sink = runner.DatabaseSink(match, owner, list(match.seats.order_by("number")))
+    flushes = 0
+
+    def crash_after_two(flush: Flush) -> None:
+        nonlocal flushes
+        if flushes == 2:
+            raise Crash
+        flushes += 1
+        sink(flush)
+
+    info = get(match.game)
+    driver = MatchDriver(
+        info.rules,
+        seats=3,
+        seed=7,
+        options={},
+        players=[builtin_player(match.game, "random", seed=7 + s) for s in range(3)],
+        sink=crash_after_two,
+        flush_every=20,
+    )
+    with pytest.raises(Crash):
+        driver.run()
+    partial = store.current_version(match.id)
+    assert partial > 0
+
+    Match.objects.filter(id=match.id).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert runner.run_match(match.id) is RunResult.FINISHED
+    strip = lambda evs: [(e["type"], e["payload"]) for e in evs]  # noqa: E731
+    assert strip(stream_of(match)) == strip(stream_of(reference))
+    match.refresh_from_db()
+    assert match.attempts == 2
+
+
+def test_the_reaper_requeues_expired_leases_only(builtin_match: MakeMatch, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    live, dead = builtin_match(), builtin_match()
+    runner.claim(live.id, "a")
+    runner.claim(dead.id, "b")
+    Match.objects.filter(id=dead.id).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert runner.reap_expired_leases() == 1
+    assert Match.objects.get(id=dead.id).status == Match.Status.QUEUED
+    assert Match.objects.get(id=live.id).status == Match.Status.RUNNING

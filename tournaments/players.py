@@ -1,0 +1,66 @@
+"""Who plays each seat: a built-in bot in-process, or an uploaded version in the sandbox."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+
+from games.engine.driver import InProcess, SeatPlayer
+from games.sandbox.player import Sandboxed
+from games.sandbox.seat import SeatController
+from games.sandbox.upload import unpack
+from tournaments.models import BotVersion, Match, Seat
+
+
+def builtin_player(game: str, name: str, seed: int) -> InProcess:
+    """A trusted built-in bot by name (random, greedy, search)."""
+    try:
+        from games.engine.builtin import make_player
+    except ImportError:  # strategic bots not installed: only random is available
+        from games.engine.registry import get
+
+        if name != "random":
+            raise ValueError(f"unknown built-in bot {name!r}") from None
+        return InProcess(get(game).random_player)
+    return InProcess(make_player(game, name, seed=seed))
+
+
+def bot_dir(version: BotVersion) -> Path:
+    """The version's files unpacked on disk, once per sha256 (they are immutable)."""
+    root = Path(settings.MEDIA_ROOT) / "bots"
+    target = root / version.sha256
+    if target.is_dir():
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-"))
+    try:
+        for rel, data in unpack(version.filename, bytes(version.upload)).items():
+            path = staging / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        os.chmod(staging, 0o755)
+        try:
+            staging.rename(target)
+        except OSError:  # another worker unpacked it first
+            if not target.is_dir():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def player_for(match: Match, seat: Seat) -> SeatPlayer:
+    if seat.bot_version is None:
+        return builtin_player(match.game, seat.builtin, seed=match.seed + seat.number)
+    controller = SeatController(
+        bot_dir(seat.bot_version),
+        game=match.game,
+        seat=seat.number,
+        seats=match.seats.count(),
+        options=match.options,
+    )
+    return Sandboxed(controller)

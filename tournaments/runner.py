@@ -1,0 +1,226 @@
+"""Playing a stored match on a worker: claim it, rebuild it from its events, play on, record once.
+
+Guarantees, and what gives each one:
+
+* Never played twice at once: a worker must *claim* the match, one UPDATE that
+  succeeds only if the match is queued or its lease has expired.
+* Never loses or duplicates an event: every flush appends with the expected
+  version, in the same transaction as a lease heartbeat that fails if another
+  worker has taken over, so a worker that lost its lease writes nothing.
+* Result counted once: the final events, the seats' ranks and the match's
+  status are written in one transaction.
+* Survives a dead worker: the task is acknowledged late, so the broker
+  redelivers it; the reaper re-queues matches whose lease expired. A resumed
+  match folds its stored events and plays on with the same random draws.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import os
+import socket
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce, Now
+from django.utils import timezone
+
+from games.engine.driver import Flush, MatchDriver, SeatPlayer
+from games.engine.platform_events import aborted_event
+from games.engine.registry import get
+from replays import store
+from replays.store import NewEvent
+from tournaments.models import BotLog, Match, Seat
+from tournaments.players import player_for
+
+log = logging.getLogger(__name__)
+
+
+class RunResult(enum.Enum):
+    FINISHED = "finished"
+    ALREADY_FINISHED = "already_finished"
+    BUSY = "busy"
+    """Another worker holds a live lease."""
+    LEASE_LOST = "lease_lost"
+    ABORTED = "aborted"
+
+
+class LeaseLost(Exception):
+    """Another worker took the match over; this one must stop without writing."""
+
+
+def lease_seconds() -> int:
+    return int(getattr(settings, "MATCH_LEASE_SECONDS", 60))
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def claim(match_id: uuid.UUID, owner: str) -> bool:
+    """Take the match if it is queued or its lease has expired (one atomic UPDATE)."""
+    claimable = Q(status=Match.Status.QUEUED) | Q(
+        status=Match.Status.RUNNING, lease_expires_at__lt=Now()
+    )
+    return (
+        Match.objects.filter(claimable, id=match_id).update(
+            status=Match.Status.RUNNING,
+            lease_owner=owner,
+            lease_expires_at=Now() + timedelta(seconds=lease_seconds()),
+            attempts=F("attempts") + 1,
+            started_at=Coalesce("started_at", Now()),
+        )
+        == 1
+    )
+
+
+def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
+    """Play the match to its end if this worker can claim it. Never raises on bot faults."""
+    owner = owner or worker_name()
+    if not claim(match_id, owner):
+        status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()
+        return RunResult.BUSY if status == Match.Status.RUNNING else RunResult.ALREADY_FINISHED
+    match = Match.objects.get(id=match_id)
+    try:
+        _play(match, owner)
+    except LeaseLost:
+        log.warning("match %s: lease lost to another worker; stopping without writing", match_id)
+        return RunResult.LEASE_LOST
+    except Exception as exc:
+        log.exception("match %s aborted", match_id)
+        _abort(match, owner, f"{type(exc).__name__}: {exc}")
+        return RunResult.ABORTED
+    return RunResult.FINISHED
+
+
+def _play(match: Match, owner: str) -> None:
+    info = get(match.game)
+    seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
+    stored = [ev.as_engine_event() for ev in store.read(match.id)]
+    players: list[SeatPlayer] = [player_for(match, seat) for seat in seats]
+    driver = MatchDriver(
+        info.rules,
+        seats=len(seats),
+        seed=match.seed,
+        options=match.options,
+        players=players,
+        stored=stored,
+        sink=DatabaseSink(match, owner, seats),
+    )
+    driver.run()
+
+
+class DatabaseSink:
+    """Writes each flush in one transaction, together with a lease heartbeat."""
+
+    def __init__(self, match: Match, owner: str, seats: list[Seat]) -> None:
+        self.match, self.owner, self.seats = match, owner, seats
+        self.engine_version = get(match.game).rules.engine_version
+
+    def __call__(self, flush: Flush) -> None:
+        with transaction.atomic():
+            self._heartbeat(flush)
+            store.append(
+                self.match.id,
+                [
+                    NewEvent.from_engine(ev, engine_version=self.engine_version)
+                    for ev in flush.events
+                ],
+                flush.expected_version,
+            )
+            BotLog.objects.bulk_create(
+                BotLog(match=self.match, seat=seat, version=version, text=text)
+                for seat, version, text in flush.logs
+            )
+            self._save_seats(flush)
+
+    def _heartbeat(self, flush: Flush) -> None:
+        fields: dict[str, Any] = {
+            "lease_expires_at": Now() + timedelta(seconds=lease_seconds()),
+            "last_version": flush.expected_version + len(flush.events),
+        }
+        if flush.outcome is not None:
+            fields.update(
+                status=Match.Status.FINISHED,
+                finished_at=Now(),
+                outcome=dict(flush.outcome),
+                lease_owner="",
+                lease_expires_at=None,
+            )
+        updated = Match.objects.filter(
+            id=self.match.id, status=Match.Status.RUNNING, lease_owner=self.owner
+        ).update(**fields)
+        if updated != 1:
+            raise LeaseLost(str(self.match.id))
+
+    def _save_seats(self, flush: Flush) -> None:
+        outcome = flush.outcome
+        for seat in self.seats:
+            stats = flush.stats[seat.number]
+            if stats.verdicts or outcome is not None:
+                seat.verdicts, seat.strikes = stats.verdicts, stats.strikes
+                seat.time_used_ms = stats.time_used_ms
+                seat.disqualified = stats.verdicts.get("disqualified", 0) > 0
+                if outcome is not None:
+                    seat.rank = outcome["ranks"][seat.number]
+                    seat.score = outcome["scores"][seat.number]
+                seat.save(
+                    update_fields=[
+                        "verdicts",
+                        "strikes",
+                        "time_used_ms",
+                        "disqualified",
+                        "rank",
+                        "score",
+                    ]
+                )
+
+
+def _abort(match: Match, owner: str, reason: str) -> None:
+    """Record why the match could not finish; the stream gets a final event too."""
+    with transaction.atomic():
+        updated = Match.objects.filter(id=match.id, lease_owner=owner).update(
+            status=Match.Status.ABORTED,
+            finished_at=Now(),
+            error=reason[:2000],
+            lease_owner="",
+            lease_expires_at=None,
+        )
+        if updated:
+            version = store.current_version(match.id)
+            engine_version = get(match.game).rules.engine_version
+            store.append(
+                match.id,
+                [NewEvent.from_engine(aborted_event(reason[:2000]), engine_version=engine_version)],
+                version,
+            )
+
+
+def reap_expired_leases(stale_queued_after: timedelta = timedelta(minutes=10)) -> int:
+    """Re-queue matches whose worker stopped renewing its lease, and re-send lost queued ones."""
+    from tournaments.tasks import play_match
+
+    now = timezone.now()
+    expired = list(
+        Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now).values_list(
+            "id", flat=True
+        )
+    )
+    requeued = Match.objects.filter(id__in=expired, lease_expires_at__lt=now).update(
+        status=Match.Status.QUEUED, lease_owner="", lease_expires_at=None
+    )
+    stale = list(
+        Match.objects.filter(
+            status=Match.Status.QUEUED, created_at__lt=now - stale_queued_after
+        ).values_list("id", flat=True)
+    )
+    for match_id in {*expired, *stale}:
+        play_match.delay(str(match_id))
+    if requeued:
+        log.warning("re-queued %d matches whose lease expired", requeued)
+    return requeued + len(stale)
