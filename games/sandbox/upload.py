@@ -67,7 +67,7 @@ def _unzip(filename: str, data: bytes) -> dict[str, bytes]:
             raise UploadError(f"{path} is a symbolic link; links are not allowed")
         if info.is_dir():
             continue
-        if mode and not stat.S_ISREG(mode):
+        if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
             raise UploadError(f"{path} is not a regular file")
         budget = MAX_UNPACKED_BYTES - total
         try:

@@ -76,7 +76,9 @@ def sandbox_ready() -> None:
 def seat(tmp_path: Path, sandbox_ready: None) -> Iterator[Callable[..., SeatController]]:
     made: list[SeatController] = []
 
-    def make(name: str, options: dict[str, Any] | None = None, limits: Limits = FAST) -> SeatController:
+    def make(
+        name: str, options: dict[str, Any] | None = None, limits: Limits = FAST
+    ) -> SeatController:
         controller = SeatController(
             bot_dir(tmp_path, name), game="fake", seat=1, seats=2, options=options, limits=limits
         )

@@ -1,7 +1,7 @@
-"""Allocates until something gives."""
+"""Allocates a gigabyte at a time until something gives."""
 
 
 def act(observation, legal):
     hoard = []
     while True:
-        hoard.append(bytearray(32 * 1024 * 1024))
+        hoard.append(bytearray(1 << 30))

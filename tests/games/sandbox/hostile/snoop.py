@@ -11,7 +11,7 @@ def start(info):
 
 def act(observation, legal):
     found = {}
-    for path in paths + ["/etc/shadow", "/etc/passwd", "/root", "/proc/1/environ", "/proc"]:
+    for path in [*paths, "/etc/shadow", "/etc/passwd", "/root", "/proc/1/environ", "/proc"]:
         try:
             if os.path.isdir(path):
                 found[path] = sorted(os.listdir(path))

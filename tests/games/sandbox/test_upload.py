@@ -1,0 +1,116 @@
+"""Upload rules: every rejection with its message, and what is accepted."""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.sandbox.upload import (
+    MAX_PY_BYTES,
+    MAX_UNPACKED_BYTES,
+    MAX_ZIP_BYTES,
+    UploadError,
+    compile_check,
+    unpack,
+)
+
+BOT = b"def act(observation, legal):\n    return legal['actions'][0]\n"
+
+
+def make_zip(entries: dict[str, bytes], *, symlink: str | None = None) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+        if symlink:
+            info = zipfile.ZipInfo(symlink)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            zf.writestr(info, "/etc/shadow")
+    return buf.getvalue()
+
+
+def test_single_py_becomes_bot_py() -> None:
+    assert unpack("my_bot.py", BOT) == {"bot.py": BOT}
+
+
+def test_zip_keeps_its_tree() -> None:
+    files = unpack(
+        "b.zip", make_zip({"bot.py": BOT, "lib/helpers.py": b"X = 1\n", "w.json": b"{}"})
+    )
+    assert files == {"bot.py": BOT, "lib/helpers.py": b"X = 1\n", "w.json": b"{}"}
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "message"),
+    [
+        ("bot.py", b"#" * (MAX_PY_BYTES + 1), f"at most {MAX_PY_BYTES} bytes"),
+        ("bot.py", b"x = '\xff'\n", "bot.py is not UTF-8 text (byte 5)"),
+        ("bot.exe", b"MZ", "upload a single .py file or a .zip with bot.py at its root"),
+        ("b.zip", b"PK\x03\x04 not really", "b.zip is not a valid zip file"),
+        (
+            "b.zip",
+            b"\0" * (MAX_ZIP_BYTES + 1),
+            f"a .zip upload may be at most {MAX_ZIP_BYTES} bytes",
+        ),
+        ("b.zip", make_zip({"/bot.py": BOT}), "/bot.py is an absolute path"),
+        ("b.zip", make_zip({"bot.py": BOT, "a/../../x.py": b""}), "a/../../x.py contains '..'"),
+        ("b.zip", make_zip({"bot.py": BOT}, symlink="link"), "link is a symbolic link"),
+        ("b.zip", make_zip({"helper.py": BOT}), "b.zip has no bot.py at its root"),
+        (
+            "b.zip",
+            make_zip({"mybot/bot.py": BOT}),
+            "(found mybot/bot.py: zip the folder's contents",
+        ),
+        ("b.zip", make_zip({"bot.py": BOT, "u.py": b"\xfe\xff"}), "u.py is not UTF-8 text"),
+        ("b.zip", make_zip({"bot.py": BOT, "a\\b.py": b""}), "uses backslashes"),
+    ],
+)
+def test_rejections_say_why(filename: str, data: bytes, message: str) -> None:
+    with pytest.raises(UploadError) as err:
+        unpack(filename, data)
+    assert message in str(err.value)
+
+
+def test_zip_bomb_is_measured_by_decompressed_bytes() -> None:
+    # 11 MB of zeros deflates to ~11 KB: small upload, too big unpacked.
+    bomb = make_zip({"bot.py": BOT, "zeros.bin": b"\0" * (MAX_UNPACKED_BYTES + 1024 * 1024)})
+    assert len(bomb) < MAX_ZIP_BYTES
+    with pytest.raises(UploadError, match="unpacks to more than"):
+        unpack("bomb.zip", bomb)
+
+
+def test_header_sizes_that_lie_do_not_help() -> None:
+    data = bytearray(make_zip({"bot.py": BOT, "zeros.bin": b"\0" * (MAX_UNPACKED_BYTES + 4096)}))
+    # Forge the uncompressed size in the central directory to a tiny number.
+    cd = data.rfind(b"PK\x01\x02")
+    data[cd + 24 : cd + 28] = (10).to_bytes(4, "little")
+    with pytest.raises(UploadError):
+        unpack("liar.zip", bytes(data))
+
+
+def test_compile_check_names_file_and_line() -> None:
+    compile_check({"bot.py": BOT, "notes.txt": b"not python ("})
+    with pytest.raises(UploadError, match=r"syntax error in lib/x.py, line 2: "):
+        compile_check({"bot.py": BOT, "lib/x.py": b"ok = 1\ndef broken(:\n"})
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.dictionaries(
+        st.text(st.characters(blacklist_characters="\x00"), min_size=1, max_size=20),
+        st.binary(max_size=64),
+        max_size=5,
+    )
+)
+def test_unpack_only_raises_upload_error(entries: dict[str, bytes]) -> None:
+    try:
+        files = unpack("x.zip", make_zip(entries))
+    except UploadError:
+        return
+    assert "bot.py" in files
+    assert all(not p.startswith("/") and ".." not in p.split("/") for p in files)
