@@ -1,0 +1,56 @@
+"""The built-in bots every game offers, by name: trusted code that plays in-process.
+
+``random`` is the game's random legal player, ``greedy`` a one-step heuristic
+and ``search`` a determinized Monte Carlo player over the greedy policy. Bot
+modules are imported lazily so that the registry stays cheap to import.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from games.engine.match import Player
+from games.engine.registry import get
+
+BUILTIN_BOTS: dict[str, dict[str, str]] = {
+    "brexit": {
+        "random": "games.brexit.bots.random_legal",
+        "greedy": "games.brexit.bots.greedy",
+        "search": "games.brexit.bots.search",
+    },
+    "brasilis": {
+        "random": "games.brasilis.bots.random_legal",
+        "greedy": "games.brasilis.bots.greedy",
+        "search": "games.brasilis.bots.search",
+    },
+}
+"""Game -> bot name -> module. A module exposes ``act`` and, when tunable, ``make``."""
+
+
+def make_player(
+    game: str,
+    name: str,
+    *,
+    budget_ms: float | None = None,
+    seed: int = 0,
+    iterations: int | None = None,
+) -> Player:
+    """An in-process player for ``game`` called ``name``.
+
+    ``budget_ms`` and ``iterations`` only matter to players that search: with
+    ``iterations`` alone the player is deterministic (no clock), with neither
+    it uses its module's default time budget.
+    """
+    get(game)  # raises KeyError naming the known games
+    bots = BUILTIN_BOTS[game]
+    if name not in bots:
+        raise KeyError(f"unknown bot {name!r} for {game}; built-in bots: {', '.join(sorted(bots))}")
+    module = importlib.import_module(bots[name])
+    make: Callable[..., Player] | None = getattr(module, "make", None)
+    if make is None:
+        act: Player = module.act
+        return act
+    kwargs: dict[str, Any] = {"budget_ms": budget_ms, "seed": seed, "iterations": iterations}
+    return make(**kwargs)
