@@ -11,13 +11,13 @@ from games.engine.errors import IllegalAction
 
 from .helpers import assert_replays, of_type, pending, play, stack_values, start, types
 
-O, J, A, T = 0, 1, 2, 3
+OSE, JOA, ANA, TIAO = 0, 1, 2, 3  # Oséias, Joaquim, Ana, Tião
 
 
 def example_of_play():
     return start(
         4,
-        wallet_order=[O, J, A, T],
+        wallet_order=[OSE, JOA, ANA, TIAO],
         hands=[["2", "2", "2"], ["4"], ["3", "1", "2"], ["3", "1"]],
         images=[0, 0, 1, -5],
         money=[300, 300, 100, 300],
@@ -28,31 +28,31 @@ def example_of_play():
 
 def test_e_s1_example_of_play():
     m = example_of_play()
-    assert m.state.news == "C01" and pending(m) == [(O, "dispute")]
-    play(m, O, "2", O)
-    assert stack_values(m, O) == [2]
-    m.play(J, {"pass": True})  # U={O}, C={J,A,T}: 1 + 3 - 1 = 3 >= 2
-    play(m, A, "3", A)
-    play(m, T, "3", T)
-    play(m, O, "2", O)
-    assert pending(m) == [(A, "dispute")]  # Joaquim is skipped: passed, no aid
-    play(m, A, "1", A)
-    m.play(T, {"pass": True})
-    play(m, O, "2", O)
-    ev = play(m, A, "2", A)
+    assert m.state.news == "C01" and pending(m) == [(OSE, "dispute")]
+    play(m, OSE, "2", OSE)
+    assert stack_values(m, OSE) == [2]
+    m.play(JOA, {"pass": True})  # U={OSE}, C={JOA,ANA,TIAO}: 1 + 3 - 1 = 3 >= 2
+    play(m, ANA, "3", ANA)
+    play(m, TIAO, "3", TIAO)
+    play(m, OSE, "2", OSE)
+    assert pending(m) == [(ANA, "dispute")]  # Joaquim is skipped: passed, no aid
+    play(m, ANA, "1", ANA)
+    m.play(TIAO, {"pass": True})
+    play(m, OSE, "2", OSE)
+    ev = play(m, ANA, "2", ANA)
     autos = [p["seat"] for p in of_type(ev, "passed") if p["auto"]]
-    assert autos == [O, A]
+    assert autos == [OSE, ANA]
     tie = of_type(ev, "tie")[0]
-    assert tie["totals"] == [6, 0, 6, 3] and tie["tied"] == [O, A] and tie["chooser"] == A
-    assert pending(m) == [(A, "destination")]
+    assert tie["totals"] == [6, 0, 6, 3] and tie["tied"] == [OSE, ANA] and tie["chooser"] == ANA
+    assert pending(m) == [(ANA, "destination")]
     with pytest.raises(IllegalAction):
-        m.play(A, {"give_to": T})  # S-34: only among the tied
-    m.play(A, {"give_to": A})
+        m.play(ANA, {"give_to": TIAO})  # S-34: only among the tied
+    m.play(ANA, {"give_to": ANA})
     s = m.state
-    assert s.image[A] == 0 and s.fury == 1 and s.money[A] == 0
-    assert "C01" in s.piles[A]
+    assert s.image[ANA] == 0 and s.fury == 1 and s.money[ANA] == 0
+    assert "C01" in s.piles[ANA]
     assert len(s.power_discard) == 7
-    assert s.revealer == J and not of_type(m.events, "refill")
+    assert s.revealer == JOA and not of_type(m.events, "refill")
     assert sum(s.money) + s.bank == 6000
     assert_replays(m)
 
