@@ -120,6 +120,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_RATES": {"challenges": "30/hour", "uploads": "60/hour"},
+    # Service refusals (tournaments.services.Invalid) become 400s with a message per field.
+    "EXCEPTION_HANDLER": "tournaments.api.exceptions.exception_handler",
 }
 
 SPECTACULAR_SETTINGS = {

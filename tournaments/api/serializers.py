@@ -1,0 +1,274 @@
+"""The API's shapes. Input serializers only check types and sizes; rules live in tournaments.services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games.engine.registry import GAMES
+from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
+from tournaments.models import BUILTIN_BOTS, GAME_CHOICES, Bot, BotLog, BotVersion, Match, Seat
+from tournaments.services import MAX_SEED
+
+MAX_SEATS_ANY_GAME = max(info.max_seats for info in GAMES.values())
+# Read at most this much of a multipart file: anything bigger is refused unread.
+MAX_UPLOAD_BYTES = max(MAX_PY_BYTES, MAX_ZIP_BYTES)
+
+
+# Accounts
+
+
+class AccountCreateSerializer(serializers.Serializer[Any]):
+    username = serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()])
+    password = serializers.CharField(write_only=True, trim_whitespace=False, max_length=128)
+    email = serializers.EmailField(required=False, allow_blank=True, default="")
+
+
+class AccountSerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField(read_only=True)
+    username = serializers.CharField(read_only=True)
+    email = serializers.EmailField(read_only=True)
+    is_staff = serializers.BooleanField(read_only=True)
+
+
+class AccountWithTokenSerializer(AccountSerializer):
+    token = serializers.CharField(read_only=True, help_text="Send as 'Authorization: Token <key>'.")
+
+
+class TokenRequestSerializer(serializers.Serializer[Any]):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(write_only=True, trim_whitespace=False, max_length=128)
+
+
+class TokenSerializer(serializers.Serializer[Any]):
+    token = serializers.CharField(read_only=True)
+
+
+# Bots and versions
+
+
+class BotSerializer(serializers.ModelSerializer[Bot]):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    game = serializers.ChoiceField(choices=GAME_CHOICES)
+
+    class Meta:
+        model = Bot
+        fields = [
+            "id",
+            "owner",
+            "game",
+            "name",
+            "description",
+            "is_public",
+            "is_active",
+            "created_at",
+        ]
+        read_only_fields = ["id", "owner", "created_at"]
+        # Uniqueness per owner is checked by the service (the owner is not an input field).
+        validators: list[Any] = []
+
+
+class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
+    class Meta:
+        model = BotVersion
+        fields = [
+            "id",
+            "bot",
+            "number",
+            "filename",
+            "sha256",
+            "size",
+            "status",
+            "validation_error",
+            "created_at",
+            "validated_at",
+        ]
+        read_only_fields = fields
+
+
+class VersionUploadSerializer(serializers.Serializer[Any]):
+    """Either a multipart ``file``, or JSON ``filename`` + ``source`` text."""
+
+    file = serializers.FileField(
+        required=False, help_text="bot.py, or a .zip with bot.py at its root."
+    )
+    filename = serializers.CharField(
+        required=False, max_length=255, help_text="With 'source': the file name (default bot.py)."
+    )
+    source = serializers.CharField(  # type: ignore[assignment]  # the API's field name
+        required=False,
+        trim_whitespace=False,
+        allow_blank=True,
+        max_length=MAX_PY_BYTES + 1,
+        help_text="The bot's Python source as text (instead of 'file').",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        has_file, has_source = "file" in attrs, "source" in attrs
+        if has_file == has_source:
+            raise serializers.ValidationError(
+                {"file": "send either a 'file' (multipart) or a 'source' text (JSON), not both"}
+            )
+        if has_source:
+            try:
+                data = attrs["source"].encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise serializers.ValidationError(
+                    {"source": f"source is not valid Unicode text (character {exc.start})"}
+                ) from None
+            filename = attrs.get("filename") or "bot.py"
+        else:
+            upload = attrs["file"]
+            if upload.size is not None and upload.size > MAX_UPLOAD_BYTES:
+                raise serializers.ValidationError(
+                    {
+                        "file": f"{upload.name} is {upload.size} bytes; uploads may be at most "
+                        f"{MAX_PY_BYTES} bytes for a .py and {MAX_ZIP_BYTES} for a .zip"
+                    }
+                )
+            data = upload.read(MAX_UPLOAD_BYTES + 1)
+            filename = attrs.get("filename") or upload.name or ""
+        return {"filename": filename, "data": data}
+
+
+# Matches
+
+
+class SeatRequestSerializer(serializers.Serializer[Any]):
+    bot_version = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, help_text="A bot version's id."
+    )
+    builtin = serializers.ChoiceField(
+        choices=list(BUILTIN_BOTS), required=False, allow_blank=True, help_text="A built-in bot."
+    )
+
+
+class ChallengeSerializer(serializers.Serializer[Any]):
+    game = serializers.ChoiceField(choices=GAME_CHOICES)
+    seats = serializers.ListField(
+        child=SeatRequestSerializer(),
+        min_length=1,
+        max_length=MAX_SEATS_ANY_GAME,
+        help_text="One entry per seat in table order: {'bot_version': id} or {'builtin': name}.",
+    )
+    options = serializers.DictField(required=False, default=dict, help_text="The game's options.")
+    seed = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        max_value=MAX_SEED,
+        help_text="Random 63-bit seed if omitted; shown once the match is finished.",
+    )
+
+
+class MatchSeatSerializer(serializers.ModelSerializer[Seat]):
+    label = serializers.CharField(read_only=True)  # type: ignore[assignment]
+    bot = serializers.SerializerMethodField()
+    owner = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Seat
+        fields = [
+            "number",
+            "label",
+            "bot_version",
+            "bot",
+            "owner",
+            "builtin",
+            "rank",
+            "score",
+            "verdicts",
+            "strikes",
+            "disqualified",
+            "time_used_ms",
+        ]
+        read_only_fields = fields
+
+    def get_bot(self, seat: Seat) -> int | None:
+        return seat.bot_version.bot_id if seat.bot_version else None
+
+    def get_owner(self, seat: Seat) -> str | None:
+        return seat.bot_version.bot.owner.get_username() if seat.bot_version else None
+
+
+class MatchSerializer(serializers.ModelSerializer[Match]):
+    created_by = serializers.SerializerMethodField()
+    seats = MatchSeatSerializer(many=True, read_only=True)
+    seed = serializers.SerializerMethodField()
+    options = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "game",
+            "status",
+            "rated",
+            "created_by",
+            "season",
+            "ladder",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "outcome",
+            "options",
+            "seed",
+            "seats",
+        ]
+        read_only_fields = fields
+
+    def get_created_by(self, match: Match) -> str | None:
+        return match.created_by.get_username() if match.created_by else None
+
+    # Scenario options can stack decks, so they are as secret as the seed until the end.
+    @extend_schema_field(OpenApiTypes.INT64)
+    def get_seed(self, match: Match) -> int | None:
+        return match.seed if match.status == Match.Status.FINISHED else None
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_options(self, match: Match) -> dict[str, Any] | None:
+        return match.options if match.status == Match.Status.FINISHED else None
+
+
+class MatchFilterSerializer(serializers.Serializer[Any]):
+    game = serializers.ChoiceField(choices=GAME_CHOICES, required=False)
+    bot = serializers.IntegerField(
+        required=False, min_value=1, help_text="Matches with this bot seated."
+    )
+    status = serializers.ChoiceField(choices=Match.Status.choices, required=False)
+    season = serializers.IntegerField(required=False, min_value=1)
+    ladder = serializers.IntegerField(required=False, min_value=1)
+
+
+class EventsQuerySerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField(
+        required=False, min_value=0, help_text="See the events as this seat does (omit: spectator)."
+    )
+    after = serializers.IntegerField(
+        required=False, min_value=0, default=0, help_text="Only events after this version."
+    )
+
+
+class EventSerializer(serializers.Serializer[Any]):
+    version = serializers.IntegerField()
+    type = serializers.CharField()
+    actor = serializers.IntegerField(allow_null=True)
+    payload = serializers.JSONField()
+
+
+class MatchEventsSerializer(serializers.Serializer[Any]):
+    match = serializers.UUIDField()
+    seat = serializers.IntegerField(allow_null=True)
+    game_over = serializers.BooleanField(help_text="Once over, every payload is revealed.")
+    events = EventSerializer(many=True)
+
+
+class BotLogSerializer(serializers.ModelSerializer[BotLog]):
+    class Meta:
+        model = BotLog
+        fields = ["seat", "version", "text"]
+        read_only_fields = fields

@@ -1,0 +1,300 @@
+"""The REST endpoints: thin views that validate shapes, call services for writes and selectors for reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import authenticate
+from django.db.models import QuerySet
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import generics, mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
+from rest_framework.views import APIView
+
+from games.engine.events import view as event_view
+from replays import store
+from tournaments import selectors, services
+from tournaments.api import serializers as s
+from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
+from tournaments.api.throttles import ChallengeThrottle, UploadThrottle
+from tournaments.models import Bot, BotLog, BotVersion, Match
+
+# Accounts
+
+
+class AccountCreateView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        request=s.AccountCreateSerializer,
+        responses={201: s.AccountWithTokenSerializer},
+        summary="Create an account and get its API token",
+    )
+    def post(self, request: Request) -> Response:
+        data = s.AccountCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user, token = services.create_account(**data.validated_data)
+        body = s.AccountWithTokenSerializer(user).data
+        return Response({**body, "token": token}, status=status.HTTP_201_CREATED)
+
+
+class TokenView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        request=s.TokenRequestSerializer,
+        responses={200: s.TokenSerializer},
+        summary="Exchange a username and password for the API token",
+    )
+    def post(self, request: Request) -> Response:
+        data = s.TokenRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(
+            request._request,
+            username=data.validated_data["username"],
+            password=data.validated_data["password"],
+        )
+        if user is None or not user.is_active:
+            raise AuthenticationFailed("wrong username or password")
+        return Response({"token": services.token_for(user=user)})
+
+
+class MeView(APIView):
+    permission_classes = [Authenticated]
+
+    @extend_schema(responses={200: s.AccountSerializer}, summary="The logged-in account")
+    def get(self, request: Request) -> Response:
+        return Response(s.AccountSerializer(request.user).data)
+
+
+# Bots
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Bots: your own, and everyone's public active ones"),
+    create=extend_schema(summary="Create a bot for one game"),
+    retrieve=extend_schema(summary="One bot"),
+    update=extend_schema(summary="Change your bot's name, description or visibility"),
+    partial_update=extend_schema(summary="Change some of your bot's fields"),
+    destroy=extend_schema(summary="Deactivate your bot (its versions and matches stay)"),
+)
+class BotViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet[Bot],
+):
+    serializer_class = s.BotSerializer
+    permission_classes = [ReadOrAuthenticated]
+
+    def get_queryset(self) -> QuerySet[Bot]:
+        # Writes only ever find your own bots: another user's answers 404, as if absent.
+        if self.request.method in ("GET", "HEAD", "OPTIONS"):
+            qs = selectors.bots_visible_to(self.request.user)
+        else:
+            qs = selectors.bots_owned_by(self.request.user)
+        game = self.request.query_params.get("game")
+        if self.action == "list" and game:
+            qs = qs.filter(game=game)
+        return qs.order_by("-created_at", "-id")
+
+    def perform_create(self, serializer: BaseSerializer[Bot]) -> None:
+        v = serializer.validated_data
+        serializer.instance = services.create_bot(
+            owner=self.request.user,
+            game=v["game"],
+            name=v["name"],
+            description=v.get("description", ""),
+            is_public=v.get("is_public", True),
+        )
+
+    def perform_update(self, serializer: BaseSerializer[Bot]) -> None:
+        assert serializer.instance is not None
+        serializer.instance = services.update_bot(
+            bot=serializer.instance, **serializer.validated_data
+        )
+
+    def perform_destroy(self, instance: Bot) -> None:
+        services.deactivate_bot(bot=instance)
+
+    @extend_schema(request=None, responses={200: s.BotSerializer}, summary="Deactivate your bot")
+    @action(detail=True, methods=["post"])
+    def deactivate(self, request: Request, pk: str | None = None) -> Response:
+        bot = services.deactivate_bot(bot=self.get_object())
+        return Response(s.BotSerializer(bot).data)
+
+
+class BotVersionListView(generics.ListCreateAPIView[BotVersion]):
+    """A bot's versions, newest first; POST uploads the next one (the bot's owner only)."""
+
+    serializer_class = s.BotVersionSerializer
+    permission_classes = [ReadOrAuthenticated]
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    throttle_classes = [UploadThrottle]
+
+    def get_queryset(self) -> QuerySet[BotVersion]:
+        bot = get_object_or_404(
+            selectors.bots_visible_to(self.request.user), pk=self.kwargs["bot_id"]
+        )
+        return BotVersion.objects.filter(bot=bot).order_by("-number")
+
+    @extend_schema(
+        request={
+            "application/json": s.VersionUploadSerializer,
+            "multipart/form-data": s.VersionUploadSerializer,
+        },
+        responses={201: s.BotVersionSerializer},
+        summary="Upload the bot's next version (validated in the background)",
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        bot = get_object_or_404(selectors.bots_owned_by(request.user), pk=kwargs["bot_id"])
+        if not bot.is_active:
+            raise Http404("this bot is deactivated")
+        data = s.VersionUploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        version = services.upload_version(bot=bot, **data.validated_data)
+        return Response(s.BotVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+
+
+class BotVersionDetailView(generics.RetrieveAPIView[BotVersion]):
+    serializer_class = s.BotVersionSerializer
+    permission_classes = [ReadOrAuthenticated]
+
+    def get_object(self) -> BotVersion:
+        return get_object_or_404(
+            selectors.versions_visible_to(self.request.user),
+            bot_id=self.kwargs["bot_id"],
+            number=self.kwargs["number"],
+        )
+
+
+class BotVersionSourceView(APIView):
+    permission_classes = [ReadOrAuthenticated]
+
+    @extend_schema(
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        summary="The uploaded file, byte for byte (the bot's owner and staff only)",
+    )
+    def get(self, request: Request, bot_id: int, number: int) -> HttpResponse:
+        version = get_object_or_404(
+            selectors.versions_visible_to(request.user), bot_id=bot_id, number=number
+        )
+        if not selectors.can_read_source(request.user, version.bot):
+            raise Http404("no such bot version")
+        response = HttpResponse(bytes(version.upload), content_type="application/octet-stream")
+        response["Content-Disposition"] = f'attachment; filename="{version.filename}"'
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
+
+
+# Matches
+
+
+class MatchListView(generics.ListCreateAPIView[Match]):
+    serializer_class = s.MatchSerializer
+    permission_classes = [ReadOrAuthenticated]
+    throttle_classes = [ChallengeThrottle]
+
+    def get_queryset(self) -> QuerySet[Match]:
+        filters = s.MatchFilterSerializer(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        return (
+            selectors.matches(**filters.validated_data)
+            .select_related("created_by")
+            .prefetch_related("seats__bot_version__bot__owner")
+            .order_by("-created_at", "id")
+        )
+
+    @extend_schema(parameters=[s.MatchFilterSerializer], summary="Matches, newest first")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        request=s.ChallengeSerializer,
+        responses={201: s.MatchSerializer},
+        summary="Challenge: an unrated match between chosen bot versions and built-ins",
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = s.ChallengeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        match = services.create_challenge(
+            user=request.user,
+            game=v["game"],
+            seats=[dict(seat) for seat in v["seats"]],
+            options=v["options"],
+            seed=v.get("seed"),
+        )
+        fresh = selectors.match_detail(match.pk).select_related("created_by").get()
+        return Response(s.MatchSerializer(fresh).data, status=status.HTTP_201_CREATED)
+
+
+class MatchDetailView(generics.RetrieveAPIView[Match]):
+    serializer_class = s.MatchSerializer
+    permission_classes = [ReadOrAuthenticated]
+    lookup_url_kwarg = "match_id"
+
+    def get_queryset(self) -> QuerySet[Match]:
+        return Match.objects.select_related("created_by").prefetch_related(
+            "seats__bot_version__bot__owner"
+        )
+
+
+class MatchEventsView(APIView):
+    permission_classes = [ReadOrAuthenticated]
+
+    @extend_schema(
+        parameters=[s.EventsQuerySerializer],
+        responses={200: s.MatchEventsSerializer},
+        summary="The match's events as one seat (or a spectator) sees them",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match = get_object_or_404(Match, pk=match_id)
+        query = s.EventsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        seat: int | None = query.validated_data.get("seat")
+        game_over = match.status == Match.Status.FINISHED
+        if seat is not None:
+            if not match.seats.filter(number=seat).exists():
+                raise Http404("no such seat in this match")
+            allowed = (
+                game_over
+                or bool(request.user.is_authenticated and request.user.is_staff)
+                or seat in selectors.seats_owned_by(request.user, match)
+            )
+            if not allowed:
+                raise Http404("no such seat view")
+        events = []
+        for stored in store.read(match.pk, from_version=query.validated_data["after"] + 1):
+            seen = event_view(stored.as_engine_event(), seat, game_over=game_over)
+            events.append(
+                {
+                    "version": stored.version,
+                    "type": seen["type"],
+                    "actor": seen["actor"],
+                    "payload": seen["payload"],
+                }
+            )
+        return Response({"match": match.pk, "seat": seat, "game_over": game_over, "events": events})
+
+
+class MatchLogsView(generics.ListAPIView[BotLog]):
+    """Your bots' logs in this match (staff: every seat's)."""
+
+    serializer_class = s.BotLogSerializer
+    permission_classes = [Authenticated]
+
+    def get_queryset(self) -> QuerySet[BotLog]:
+        match = get_object_or_404(Match, pk=self.kwargs["match_id"])
+        return selectors.logs_for(self.request.user, match).order_by("version", "seat", "id")

@@ -1,0 +1,234 @@
+"""Writes: every change the API makes to bots, versions, accounts and challenges goes through here.
+
+Functions are keyword-only and raise :class:`Invalid` with one message list per
+input field, so any caller (API, admin, shell) reports bad input the same way.
+Background work (validation, playing) is enqueued with ``transaction.on_commit``
+so a worker never looks for a row that is not committed yet, or was rolled back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from rest_framework.authtoken.models import Token
+
+from games.engine.errors import BadOptions
+from games.engine.registry import GAMES
+from games.sandbox.upload import UploadError, unpack
+from tournaments import selectors, tasks
+from tournaments.models import BUILTIN_BOTS, Bot, BotVersion, Match, Seat
+
+MAX_SEED = 2**63 - 1
+
+
+class Invalid(Exception):
+    """Input the platform refuses: ``errors`` maps a field name to its messages."""
+
+    def __init__(self, errors: Mapping[str, str | list[str]]) -> None:
+        self.errors = {k: [v] if isinstance(v, str) else list(v) for k, v in errors.items()}
+        super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in self.errors.items()))
+
+
+def create_account(*, username: str, password: str, email: str = "") -> tuple[Any, str]:
+    """A new user and their API token key."""
+    user_model = get_user_model()
+    if user_model.objects.filter(username__iexact=username).exists():
+        raise Invalid({"username": "this username is taken"})
+    candidate = user_model(username=username, email=email)
+    try:
+        validate_password(password, user=candidate)
+    except DjangoValidationError as exc:
+        raise Invalid({"password": list(exc.messages)}) from None
+    try:
+        with transaction.atomic():
+            user = user_model.objects.create_user(username=username, email=email, password=password)
+            token = Token.objects.create(user=user)
+    except IntegrityError:  # a concurrent sign-up took the name between the check and the insert
+        raise Invalid({"username": "this username is taken"}) from None
+    return user, token.key
+
+
+def token_for(*, user: Any) -> str:
+    token, _ = Token.objects.get_or_create(user=user)
+    return str(token.key)
+
+
+def create_bot(
+    *, owner: Any, game: str, name: str, description: str = "", is_public: bool = True
+) -> Bot:
+    if game not in GAMES:
+        raise Invalid({"game": f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}"})
+    if Bot.objects.filter(owner=owner, name=name).exists():
+        raise Invalid({"name": f"you already have a bot called {name!r}"})
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(
+                owner=owner, game=game, name=name, description=description, is_public=is_public
+            )
+    except IntegrityError:
+        raise Invalid({"name": f"you already have a bot called {name!r}"}) from None
+
+
+_UPDATABLE = frozenset({"name", "description", "is_public", "is_active"})
+
+
+def update_bot(*, bot: Bot, **changes: Any) -> Bot:
+    """Change a bot's listing; its game is fixed because its versions were written for it."""
+    if "game" in changes and changes["game"] != bot.game:
+        raise Invalid({"game": "a bot's game cannot be changed; create a new bot"})
+    changes.pop("game", None)
+    unknown = set(changes) - _UPDATABLE
+    if unknown:
+        raise Invalid({k: "this field cannot be changed" for k in sorted(unknown)})
+    name = changes.get("name")
+    if (
+        name is not None
+        and name != bot.name
+        and Bot.objects.filter(owner_id=bot.owner_id, name=name).exists()
+    ):
+        raise Invalid({"name": f"you already have a bot called {name!r}"})
+    for key, value in changes.items():
+        setattr(bot, key, value)
+    try:
+        with transaction.atomic():
+            bot.save(update_fields=[*changes] or None)
+    except IntegrityError:
+        raise Invalid({"name": f"you already have a bot called {name!r}"}) from None
+    return bot
+
+
+def deactivate_bot(*, bot: Bot) -> Bot:
+    """Stop matching the bot; its versions and past matches stay (they are referenced)."""
+    if bot.is_active:
+        bot.is_active = False
+        bot.save(update_fields=["is_active"])
+    return bot
+
+
+def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
+    """Store an upload as the bot's next version, pending, and queue its validation."""
+    if not bot.is_active:
+        raise Invalid({"bot": "this bot is deactivated; reactivate it before uploading"})
+    if not filename or "/" in filename or "\\" in filename or "\x00" in filename:
+        raise Invalid({"filename": "give a plain file name ending in .py or .zip"})
+    try:
+        unpack(filename, data)
+    except UploadError as exc:
+        raise Invalid({"file": str(exc)}) from None
+    with transaction.atomic():
+        # Lock the bot so two concurrent uploads cannot both take the same number.
+        Bot.objects.select_for_update().filter(pk=bot.pk).first()
+        last = BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0
+        version = BotVersion.objects.create(
+            bot=bot,
+            number=last + 1,
+            filename=filename,
+            upload=data,
+            sha256=hashlib.sha256(data).hexdigest(),
+            size=len(data),
+            status=BotVersion.Status.PENDING,
+        )
+        version_id = version.pk
+        transaction.on_commit(lambda: tasks.validate_bot_version.delay(version_id))
+    return version
+
+
+def create_challenge(
+    *,
+    user: Any,
+    game: str,
+    seats: Sequence[Mapping[str, Any]],
+    options: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+) -> Match:
+    """An unrated match between chosen versions and built-ins, queued for the workers.
+
+    Each seat is ``{"bot_version": id}`` or ``{"builtin": name}``, in table order.
+    """
+    if game not in GAMES:
+        raise Invalid({"game": f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}"})
+    info = GAMES[game]
+    if not info.min_seats <= len(seats) <= info.max_seats:
+        raise Invalid(
+            {
+                "seats": f"{info.title} takes {info.min_seats} to {info.max_seats} seats, "
+                f"not {len(seats)}"
+            }
+        )
+    versions = _seat_versions(user=user, game=game, seats=seats)
+    try:
+        info.rules.options(len(seats), dict(options or {}))
+    except BadOptions as exc:
+        raise Invalid({"options": str(exc)}) from None
+    if seed is None:
+        seed = secrets.randbits(63)
+    elif not 0 <= seed <= MAX_SEED:
+        raise Invalid({"seed": f"seed must be between 0 and {MAX_SEED}"})
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=game, options=dict(options or {}), seed=seed, rated=False, created_by=user
+        )
+        Seat.objects.bulk_create(
+            Seat(
+                match=match,
+                number=number,
+                bot_version=versions[number],
+                builtin="" if versions[number] is not None else str(seat["builtin"]),
+            )
+            for number, seat in enumerate(seats)
+        )
+        match_id = str(match.pk)
+        transaction.on_commit(lambda: tasks.play_match.delay(match_id))
+    return match
+
+
+def _seat_versions(
+    *, user: Any, game: str, seats: Sequence[Mapping[str, Any]]
+) -> list[BotVersion | None]:
+    """The version playing each seat (None for a built-in); raises Invalid naming the seat."""
+    errors: list[str] = []
+    wanted = [s.get("bot_version") for s in seats]
+    ids = [v for v in wanted if isinstance(v, int) and not isinstance(v, bool)]
+    found = {
+        v.pk: v
+        for v in selectors.versions_visible_to(user).filter(pk__in=ids).select_related("bot")
+    }
+    result: list[BotVersion | None] = []
+    for number, seat in enumerate(seats):
+        has_version = seat.get("bot_version") is not None
+        has_builtin = bool(seat.get("builtin"))
+        if has_version == has_builtin:
+            errors.append(f"seat {number}: give exactly one of bot_version or builtin")
+            result.append(None)
+            continue
+        if has_builtin:
+            if seat["builtin"] not in BUILTIN_BOTS:
+                errors.append(
+                    f"seat {number}: unknown builtin {seat['builtin']!r}; "
+                    f"choose one of {', '.join(BUILTIN_BOTS)}"
+                )
+            result.append(None)
+            continue
+        version = found.get(seat["bot_version"])
+        if version is None:
+            errors.append(f"seat {number}: unknown bot version {seat['bot_version']!r}")
+        elif version.bot.game != game:
+            errors.append(f"seat {number}: {version} is a {version.bot.game} bot, not a {game} bot")
+        elif not version.bot.is_active:
+            errors.append(f"seat {number}: {version.bot.name} is deactivated")
+        elif version.status == BotVersion.Status.PENDING:
+            errors.append(f"seat {number}: {version} is still being validated; try again shortly")
+        elif version.status != BotVersion.Status.READY:
+            errors.append(f"seat {number}: {version} was rejected by validation")
+        result.append(version)
+    if errors:
+        raise Invalid({"seats": errors})
+    return result
