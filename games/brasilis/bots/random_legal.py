@@ -28,7 +28,9 @@ def _dispute(state: State, seat: int, rng: random.Random) -> Action:
             return rng.choice(uses)
     hand = state.hands[seat]
     stacks = state.stacks
-    for card in rng.sample(hand, len(hand)):
+    first = rng.randrange(len(hand)) if hand else 0
+    for i in range(len(hand)):
+        card = hand[(first + i) % len(hand)]
         if card in INFLUENCE_VALUE:
             return {"play": card, "target": rng.randrange(n)}
         targets = [t for t in range(n) if stacks[t] and not stacks[t][-1]["locked"]]
