@@ -102,15 +102,30 @@ def _dumps(value: Mapping[str, Any]) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def append(stream_id: uuid.UUID, events: Sequence[NewEvent], expected_version: int) -> int:
+def append(
+    stream_id: uuid.UUID,
+    events: Sequence[NewEvent],
+    expected_version: int,
+    *,
+    savepoint: bool = True,
+) -> int:
     """Append ``events`` after ``expected_version`` and return the stream's new version.
 
     Raises ConcurrencyError if the stream is not at ``expected_version``. A retry of a
     batch that was already written (same event ids at the same versions) returns the
-    same new version without writing anything.
+    same new version without writing anything. Inside an outer transaction the COPY
+    runs in a savepoint so that the caller can go on after a conflict; a caller that
+    rolls back on any conflict anyway passes ``savepoint=False`` and saves two round
+    trips (the idempotency check is then not possible, and a conflict is reported as such).
     """
     if not events:
         return expected_version
+    if connection.in_atomic_block and not savepoint:
+        try:
+            _copy(stream_id, events, expected_version)
+        except (psycopg.errors.UniqueViolation, psycopg.errors.RaiseException) as exc:
+            raise ConcurrencyError(stream_id, expected_version, str(exc).splitlines()[0]) from None
+        return expected_version + len(events)
     try:
         if connection.in_atomic_block:
             with transaction.atomic(savepoint=True):

@@ -4,6 +4,7 @@ from config.settings.base import *  # noqa: F403
 from config.settings.base import CACHES, env
 
 DEBUG = False
+DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.MD5PasswordHasher"
 ]  # speed only; never in production
@@ -15,6 +16,8 @@ DATABASES = {**DATABASES}  # noqa: F405
 DATABASES["default"] = {
     **DATABASES["default"],
     "OPTIONS": {"options": "-c backroom.allow_event_truncate=on"},
+    # Separate names let several suites run at once on one server.
+    "TEST": {"NAME": DATABASES_TEST_NAME},
 }
 
 # Tests render templates without running collectstatic first.

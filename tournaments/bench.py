@@ -1,0 +1,107 @@
+"""``manage.py bench match``: how little the runner wastes on its way to disk.
+
+In one run: matches/s played by the runner with built-in bots and persisted to
+Postgres, the same matches in memory, the events/s that the persisted run
+wrote, raw COPY events/s of those same events into a scratch copy of the
+events table, and the ratio of persisted events/s to raw COPY.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from typing import Any
+
+from django.db import connection
+
+from games.engine.driver import MatchDriver, MemorySink
+from games.engine.registry import get
+from replays.bench import SCRATCH
+from replays.store import _dumps
+from tournaments import runner
+from tournaments.models import Match, Seat
+from tournaments.players import builtin_player
+
+SEATS = 4
+
+
+def _new_match(game: str, seed: int) -> Match:
+    match = Match.objects.create(game=game, seed=seed, options={})
+    Seat.objects.bulk_create(Seat(match=match, number=n, builtin="random") for n in range(SEATS))
+    return match
+
+
+def _in_memory(game: str, seeds: list[int]) -> tuple[float, int]:
+    rules = get(game).rules
+    events = 0
+    start = time.perf_counter()
+    for seed in seeds:
+        sink = MemorySink()
+        players = [builtin_player(game, "random", seed=seed + n) for n in range(SEATS)]
+        MatchDriver(rules, seats=SEATS, seed=seed, options={}, players=players, sink=sink).run()
+        events += len(sink.events)
+    return time.perf_counter() - start, events
+
+
+def _persisted(game: str, seeds: list[int]) -> tuple[float, list[Match]]:
+    matches = [_new_match(game, seed) for seed in seeds]
+    start = time.perf_counter()
+    for match in matches:
+        result = runner.run_match(match.id)
+        if result is not runner.RunResult.FINISHED:
+            raise RuntimeError(f"bench match {match.id} ended {result}")
+    return time.perf_counter() - start, matches
+
+
+def _raw_copy(matches: list[Match], batch: int = 256) -> tuple[float, int]:
+    from replays import store
+
+    rows = []
+    for match in matches:
+        stream = uuid.uuid4()
+        for ev in store.read(match.id):
+            rows.append((uuid.uuid4(), stream, ev.version, ev.type, 1, _dumps(ev.payload), _dumps(ev.metadata)))
+    connection.ensure_connection()
+    raw = connection.connection
+    assert raw is not None
+    with raw.cursor() as cur:
+        cur.execute(f"DROP TABLE IF EXISTS {SCRATCH}")
+        cur.execute(f"CREATE TABLE {SCRATCH} (LIKE replays_event INCLUDING ALL)")
+        start = time.perf_counter()
+        for i in range(0, len(rows), batch):
+            with cur.copy(
+                f"COPY {SCRATCH} (event_id, stream_id, version, event_type, schema_version, payload, metadata)"
+                " FROM STDIN"
+            ) as copy:
+                for row in rows[i : i + batch]:
+                    copy.write_row(row)
+        elapsed = time.perf_counter() - start
+        cur.execute(f"DROP TABLE IF EXISTS {SCRATCH}")
+    return elapsed, len(rows)
+
+
+def bench_match(game: str = "brexit", seconds: float = 3.0) -> dict[str, Any]:
+    # Size the run from a quick in-memory probe so each side takes about `seconds`.
+    probe_time, _ = _in_memory(game, [1, 2, 3])
+    per_match = probe_time / 3
+    count = max(10, int(seconds / max(per_match * 3, 1e-4)))
+    seeds = [random.getrandbits(62) for _ in range(count)]
+    memory_s, memory_events = _in_memory(game, seeds)
+    persisted_s, matches = _persisted(game, seeds)
+    persisted_events = sum(m.last_version for m in Match.objects.filter(id__in=[m.id for m in matches]))
+    copy_s, copied = _raw_copy(matches)
+    persisted_rate, copy_rate = persisted_events / persisted_s, copied / copy_s
+    return {
+        "bench": "match",
+        "game": game,
+        "seats": SEATS,
+        "matches": count,
+        "persisted_matches_per_s": round(count / persisted_s, 1),
+        "in_memory_matches_per_s": round(count / memory_s, 1),
+        "persisted_events_per_s": round(persisted_rate),
+        "raw_copy_events_per_s": round(copy_rate),
+        "persisted_to_copy_ratio": round(persisted_rate / copy_rate, 3),
+        "events_per_match": round(memory_events / count, 1),
+        "target_ratio": 0.4,
+    }
