@@ -12,6 +12,8 @@ from games.sandbox.isolation import SandboxUnavailable, isolation_status, requir
 from games.sandbox.limits import Limits
 from games.sandbox.seat import SeatController
 
+from .conftest import sandbox_ready  # noqa: F401 - the fixture
+
 
 def test_unknown_mode_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BACKROOM_SANDBOX", "docker")
@@ -63,3 +65,22 @@ def test_bwrap_command_unshares_everything_and_clears_the_environment(tmp_path: 
     assert "--share-net" not in argv
     assert argv[argv.index("--tmpfs") - 1] == str(Limits().tmpfs_bytes)
     assert argv[-1] == "--seccomp=required"
+
+
+def test_bench_reports_both_ways_and_ratios(sandbox_ready: None) -> None:
+    from games.sandbox.bench import bench_sandbox
+
+    result = bench_sandbox(starts=2, round_trips=20)
+    assert result["mode"] == "bwrap"
+    for key in [
+        "sandboxed_start_ms",
+        "bare_start_ms",
+        "sandboxed_round_trip_us",
+        "bare_round_trip_us",
+    ]:
+        assert result[key] > 0
+    assert (
+        result["start_ratio"] == round(result["sandboxed_start_ms"] / result["bare_start_ms"], 3)
+        or abs(result["start_ratio"] - result["sandboxed_start_ms"] / result["bare_start_ms"])
+        < 0.01
+    )
