@@ -1,0 +1,180 @@
+"""A determinized Monte Carlo Bra$ilis politician: UCB1 over dispute actions, greedy rollouts.
+
+Each iteration redeals what this seat cannot see (rivals' hands, face-down
+influence of rivals, the Power deck, the news deck and set-aside news, the
+news in rivals' secret piles), applies one candidate action and lets greedy
+politicians finish the dispute. The reward is the change of this seat's worth
+(votes, image, money, hand) minus the rivals' mean change, so the randomly
+redealt piles cancel out. Only disputes are searched; the other decisions
+(bids, aid choice, destination, Lawyer, Media Control, trade replies) are
+one-step questions that the greedy rule answers.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from games.brasilis.bots import greedy
+from games.brasilis.cards import INFLUENCE_VALUE, NEWS, is_news, pile_votes
+from games.brasilis.rules import RULES
+from games.brasilis.state import State
+from games.engine.match import Player
+from games.engine.types import Action
+
+DEFAULT_BUDGET_MS = 40.0
+MAX_ITERATIONS = 10_000
+MAX_CANDIDATES = 10
+HAND_WEIGHT = greedy.CARD_COST
+"""Votes per influence point still in hand (a special card counts as 2 points)."""
+MAX_ROLLOUT_STEPS = 400
+UCB_C = 1.0
+"""Exploration in vote units: rewards are changes of worth, roughly -3..3."""
+
+
+def determinize(state: State, seat: int, rng: random.Random) -> State:
+    """A copy of ``state`` with everything ``seat`` cannot see redealt at random."""
+    s = RULES.load(RULES.dump(state))
+    others = [p for p in range(s.n) if p != seat]
+    over = s.phase == "over"
+    if over:
+        return s
+    # Power cards: rivals' hands, their face-down influence and the deck are one unseen pool.
+    hidden_entries = [
+        e
+        for stack in s.stacks
+        for e in stack
+        if e["down"] and e["by"] != seat and e["card"] is not None
+    ]
+    pool = list(s.power_deck) + [e["card"] for e in hidden_entries]
+    for p in others:
+        pool.extend(s.hands[p])
+    rng.shuffle(pool)
+    # Face-down cards are influence cards (S-28): deal those first from the influence part.
+    for e in hidden_entries:
+        i = next(i for i, c in enumerate(pool) if c in INFLUENCE_VALUE)
+        card = pool.pop(i)
+        e["card"] = card
+        e["value"] = INFLUENCE_VALUE[card]
+    for p in others:
+        size = len(s.hands[p])
+        s.hands[p] = [pool.pop() for _ in range(size)]
+    s.power_deck = pool
+    # News: the deck, the set-aside pool, what was offered to another revealer, rivals' piles.
+    offered_hidden = s.revealer != seat and bool(s.offered)
+    unseen = list(s.news_deck) + list(s.pool) + (list(s.offered) if offered_hidden else [])
+    for p in others:
+        unseen.extend(c for c in s.piles[p] if is_news(c))
+    # A REVOLUTION is never kept (S-27): it can only be in the deck or the pool.
+    kept = [c for c in unseen if not NEWS[c].revolution]
+    rng.shuffle(kept)
+    for p in others:
+        s.piles[p] = [kept.pop() if is_news(c) else c for c in s.piles[p]]
+    rest = kept + [c for c in unseen if NEWS[c].revolution]
+    rng.shuffle(rest)
+    if offered_hidden:
+        s.offered = [rest.pop() for _ in s.offered]
+    s.pool = [rest.pop() for _ in s.pool]
+    s.news_deck = rest
+    return s
+
+
+def worth(state: State, seat: int) -> float:
+    """A politician's standing in votes: the pile, image and money, and the hand still to play."""
+    hand = sum(INFLUENCE_VALUE.get(c, 2) for c in state.hands[seat])
+    return (
+        sum(pile_votes(c) for c in state.piles[seat])
+        + greedy.IMAGE_WEIGHT * state.image[seat]
+        + greedy.MONEY_WEIGHT * state.money[seat]
+        + HAND_WEIGHT * hand
+    )
+
+
+def rollout(state: State, seat: int, action: Action, rng: random.Random) -> float:
+    """Play ``action``, let greedy politicians finish this news; the relative change of worth."""
+    before = [worth(state, p) for p in range(state.n)]
+    news = state.news
+    RULES.decide(state, seat, action, rng)
+    for _ in range(MAX_ROLLOUT_STEPS):
+        if state.news != news or state.phase not in ("dispute", "destination", "lawyer"):
+            break
+        p = state.waiting[0]
+        RULES.decide(state, p, greedy.act(state, p, rng), rng)
+    delta = [worth(state, p) - before[p] for p in range(state.n)]
+    rivals = [d for p, d in enumerate(delta) if p != seat]
+    return delta[seat] - sum(rivals) / len(rivals)
+
+
+def best_of(
+    state: State,
+    seat: int,
+    options: list[Action],
+    rng: random.Random,
+    deadline: float | None,
+    iterations: int,
+    simulate: Callable[[State, int, Action, random.Random], float] = rollout,
+) -> Action:
+    """UCB1 over ``options``: each pull is one determinization and one rollout."""
+    k = len(options)
+    visits = [0] * k
+    total = [0.0] * k
+    for it in range(iterations):
+        if deadline is not None and it >= k and time.perf_counter() >= deadline:
+            break
+        if it < k:
+            arm = it
+        else:
+            log_n = math.log(it)
+            arm = max(
+                range(k),
+                key=lambda i: total[i] / visits[i] + UCB_C * math.sqrt(log_n / visits[i]),
+            )
+        total[arm] += simulate(determinize(state, seat, rng), seat, options[arm], rng)
+        visits[arm] += 1
+    # The most-visited arm is the robust choice; the mean breaks equal visit counts.
+    best = max(range(k), key=lambda i: (visits[i], total[i] / visits[i] if visits[i] else 0.0))
+    return options[best]
+
+
+def candidates(obs: dict[str, Any], actions: list[Action]) -> list[Action]:
+    """The greedy choice, the best-scored others and passing (when legal)."""
+    greedy.with_kinds(obs)
+    ranked = sorted(actions, key=lambda a: -greedy.dispute_score(obs, a))
+    chosen = [greedy.choose_dispute(obs, actions)]
+    for a in ranked:
+        if len(chosen) >= MAX_CANDIDATES:
+            break
+        if a not in chosen:
+            chosen.append(a)
+    if {"pass": True} in actions and {"pass": True} not in chosen:
+        chosen.append({"pass": True})
+    return chosen
+
+
+def make(*, budget_ms: float | None = None, seed: int = 0, iterations: int | None = None) -> Player:
+    """A search player. ``iterations`` alone makes it deterministic (no clock is read)."""
+    if budget_ms is None and iterations is None:
+        budget_ms = DEFAULT_BUDGET_MS
+    cap = iterations if iterations is not None else MAX_ITERATIONS
+
+    def act(state: State, seat: int, rng: random.Random) -> Action:
+        legal = RULES.legal(state, seat)
+        obs = RULES.observe(state, seat)
+        # One draw from the caller's generator whatever the work done: callers stay reproducible.
+        local = random.Random(rng.getrandbits(64) ^ seed)
+        if legal["kind"] != "dispute" or not legal["actions"]:
+            return greedy.choose(obs, legal)
+        options = candidates(obs, legal["actions"])
+        if len(options) == 1:
+            return options[0]
+        deadline = None if budget_ms is None else time.perf_counter() + budget_ms / 1000
+        return best_of(state, seat, options, local, deadline, cap)
+
+    return act
+
+
+act = make()
+"""The search player with the default budget."""
