@@ -12,8 +12,6 @@ from games.sandbox.isolation import SandboxUnavailable, isolation_status, requir
 from games.sandbox.limits import Limits
 from games.sandbox.seat import SeatController
 
-from .conftest import sandbox_ready  # noqa: F401 - the fixture
-
 
 def test_unknown_mode_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BACKROOM_SANDBOX", "docker")
