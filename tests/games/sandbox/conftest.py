@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from games.engine import IllegalAction
+from games.engine import IllegalAction, Legal
 from games.sandbox import Decision, Limits, SeatController, isolation_status
 
 HOSTILE = Path(__file__).with_name("hostile")
@@ -30,7 +30,7 @@ class FakeGame:
     def observation(self, turn: int) -> dict[str, Any]:
         return {"turn": turn, "picks": [a["pick"] for a in self.played]}
 
-    def legal(self) -> dict[str, Any]:
+    def legal(self) -> Legal:
         return {"kind": "pick", "actions": [{"pick": i} for i in range(3)], "space": None}
 
     def check(self, action: dict[str, Any]) -> None:

@@ -21,7 +21,7 @@ def test_unknown_mode_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_missing_bwrap_is_refused_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BACKROOM_SANDBOX", raising=False)
-    monkeypatch.setattr(isolation.shutil, "which", lambda name: None)
+    monkeypatch.setattr("shutil.which", lambda name: None)
     ok, reason = isolation_status(refresh=True)
     assert not ok
     assert reason == "bubblewrap (bwrap) is not installed; run deploy/sandbox/setup.sh as root"
