@@ -9,14 +9,24 @@ from __future__ import annotations
 
 import uuid
 
-from celery import shared_task
+from celery import Task, shared_task
 
 
-@shared_task(name="tournaments.play_match", acks_late=True, reject_on_worker_lost=True)
-def play_match(match_id: str) -> str:
+@shared_task(
+    bind=True,
+    name="tournaments.play_match",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+)
+def play_match(self: Task, match_id: str) -> str:
     from tournaments import runner
 
-    return runner.run_match(uuid.UUID(match_id)).value
+    result = runner.run_match(uuid.UUID(match_id))
+    if result is runner.RunResult.BUSY:
+        # Held by a worker that may have died: look again once its lease can have expired.
+        raise self.retry(countdown=runner.lease_seconds() + 1)
+    return result.value
 
 
 @shared_task(name="tournaments.validate_bot_version", acks_late=True, reject_on_worker_lost=True)

@@ -10,9 +10,47 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import Any
+
+
+class StepRandom(random.Random):
+    """A Mersenne Twister seeded on first use.
+
+    Most steps draw nothing (a card played, a pass), and seeding costs more than
+    the rest of such a step, so the seed is only worked out when a draw is made.
+    The draws are exactly those of ``random.Random(seed)``.
+    """
+
+    def __init__(self, seed: int, version: int) -> None:  # no super().__init__: seeding is deferred
+        self._material = f"backroom:{seed}:{version}"
+        self._seeded = False
+        self.gauss_next = None
+
+    def _seed_now(self) -> None:
+        digest = hashlib.sha256(self._material.encode()).digest()
+        super().seed(int.from_bytes(digest[:16], "big"))
+        self._seeded = True
+
+    def random(self) -> float:
+        if not self._seeded:
+            self._seed_now()
+        return super().random()
+
+    def getrandbits(self, k: int, /) -> int:
+        if not self._seeded:
+            self._seed_now()
+        return super().getrandbits(k)
+
+    def getstate(self) -> tuple[Any, ...]:
+        if not self._seeded:
+            self._seed_now()
+        return super().getstate()
+
+    def setstate(self, state: tuple[Any, ...]) -> None:
+        super().setstate(state)
+        self._seeded = True
 
 
 def step_rng(seed: int, version: int) -> random.Random:
     """The generator for the step taken when the stream stands at ``version``."""
-    digest = hashlib.sha256(f"backroom:{seed}:{version}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:16], "big"))
+    return StepRandom(seed, version)

@@ -1,0 +1,42 @@
+"""The match document: one match's metadata and events as JSON.
+
+``manage.py play --out`` writes it, the API serves it and the replay viewer
+reads it, so a locally played match and a stored one look the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from games.engine.types import Event, Outcome
+
+FORMAT = "backroom-match/1"
+
+
+def match_document(
+    *,
+    match_id: str | None,
+    game: str,
+    options: dict[str, Any],
+    seed: int | None,
+    seats: Sequence[str],
+    status: str,
+    outcome: Outcome | None,
+    events: Iterable[Event],
+) -> dict[str, Any]:
+    """Metadata and events (numbered from version 1) in the one format every reader uses."""
+    return {
+        "format": FORMAT,
+        "match": {
+            "id": match_id,
+            "game": game,
+            "options": options,
+            "seed": seed,
+            "seats": list(seats),
+            "status": status,
+            "outcome": dict(outcome) if outcome is not None else None,
+        },
+        "events": [{"version": n, **ev} for n, ev in enumerate(events, start=1)],
+    }

@@ -1,0 +1,101 @@
+"""Real Celery workers, started as subprocesses against the test database and the real broker."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Worker:
+    def __init__(self, process: subprocess.Popen[str], name: str) -> None:
+        self.process, self.name = process, name
+        self.lines: list[str] = []
+        self.ready = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line)
+            if " ready." in line:
+                self.ready.set()
+
+    def kill(self) -> None:
+        """SIGKILL the worker and everything it started, as a crash would."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    @property
+    def log(self) -> str:
+        return "".join(self.lines)
+
+
+def _env(lease_seconds: int) -> dict[str, str]:
+    db = connection.settings_dict
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "platform"),
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "MATCH_LEASE_SECONDS": str(lease_seconds),
+        "MEDIA_ROOT": os.environ.get("MEDIA_ROOT", str(ROOT / "var" / "test-media")),
+    }
+
+
+@pytest.fixture
+def start_worker() -> Iterator[Callable[..., Worker]]:
+    """Start a real worker (solo pool) on the test database; stopped after the test."""
+    from config.celery import app
+
+    app.control.purge()  # messages left by earlier runs point at matches that no longer exist
+    workers: list[Worker] = []
+
+    def start(lease_seconds: int = 60) -> Worker:
+        name = f"e2e-{uuid.uuid4().hex[:6]}@%h"
+        process = subprocess.Popen(
+            [str(ROOT / ".venv/bin/celery"), "-A", "config", "worker", "--pool", "solo",
+             "--queues", "celery,matches", "--loglevel", "INFO", "--hostname", name, "--without-mingle",
+             "--without-gossip"],
+            cwd=ROOT, env=_env(lease_seconds), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, start_new_session=True,
+        )
+        worker = Worker(process, name)
+        workers.append(worker)
+        if not worker.ready.wait(60):
+            worker.kill()
+            pytest.fail(f"worker did not start:\n{worker.log}")
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, what: str, worker: Worker | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    log = f"\nworker log:\n{worker.log[-5000:]}" if worker else ""
+    pytest.fail(f"timed out waiting for {what}{log}")
