@@ -85,3 +85,13 @@ def api_other(client_for: Callable[[Any], APIClient], other: Any) -> APIClient:
 @pytest.fixture
 def api_staff(client_for: Callable[[Any], APIClient], staff: Any) -> APIClient:
     return client_for(staff)
+
+
+def throttle_rates(**rates: str) -> Any:
+    """override_settings with only the throttle rates changed (the throttles read them per request)."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    current = settings.REST_FRAMEWORK
+    merged = {**current, "DEFAULT_THROTTLE_RATES": {**current["DEFAULT_THROTTLE_RATES"], **rates}}
+    return override_settings(REST_FRAMEWORK=merged)

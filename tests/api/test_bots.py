@@ -1,0 +1,134 @@
+"""/api/bots/: create, list (own and public), update, deactivate; other users' private bots are 404."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.factories import BotFactory
+from tournaments.models import Bot
+
+pytestmark = pytest.mark.django_db
+
+
+def test_create_bot(api: APIClient, user: Any) -> None:
+    r = api.post(
+        "/api/bots/", {"game": "brasilis", "name": "lula", "description": "d"}, format="json"
+    )
+    assert r.status_code == 201, r.content
+    bot = Bot.objects.get(pk=r.data["id"])
+    assert (bot.owner, bot.game, bot.name, bot.is_active) == (user, "brasilis", "lula", True)
+    assert r.data["owner"] == user.username
+
+
+def test_anonymous_cannot_create(anon: APIClient) -> None:
+    r = anon.post("/api/bots/", {"game": "brexit", "name": "x"}, format="json")
+    assert r.status_code == 401
+    assert not Bot.objects.exists()
+
+
+def test_unknown_game_is_a_400_on_game(api: APIClient) -> None:
+    r = api.post("/api/bots/", {"game": "chess", "name": "x"}, format="json")
+    assert r.status_code == 400
+    assert "game" in r.data
+
+
+def test_duplicate_name_is_a_400_on_name(api: APIClient, user: Any) -> None:
+    BotFactory(owner=user, name="same")
+    r = api.post("/api/bots/", {"game": "brexit", "name": "same"}, format="json")
+    assert r.status_code == 400
+    assert "already" in r.data["name"][0]
+
+
+def test_list_shows_own_and_public_but_not_others_private(
+    api: APIClient, user: Any, other: Any
+) -> None:
+    mine_private = BotFactory(owner=user, is_public=False)
+    mine_inactive = BotFactory(owner=user, is_active=False)
+    theirs_public = BotFactory(owner=other)
+    theirs_private = BotFactory(owner=other, is_public=False)
+    theirs_inactive = BotFactory(owner=other, is_active=False)
+    ids = {b["id"] for b in api.get("/api/bots/").data["results"]}
+    assert {mine_private.pk, mine_inactive.pk, theirs_public.pk} <= ids
+    assert not {theirs_private.pk, theirs_inactive.pk} & ids
+
+
+def test_list_filters_by_game(api: APIClient, user: Any) -> None:
+    b1 = BotFactory(owner=user, game="brexit")
+    b2 = BotFactory(owner=user, game="brasilis")
+    ids = {b["id"] for b in api.get("/api/bots/?game=brasilis").data["results"]}
+    assert b2.pk in ids and b1.pk not in ids
+
+
+def test_anonymous_lists_public_only(anon: APIClient) -> None:
+    public = BotFactory()
+    private = BotFactory(is_public=False)
+    ids = {b["id"] for b in anon.get("/api/bots/").data["results"]}
+    assert public.pk in ids and private.pk not in ids
+
+
+def test_others_private_bot_is_404(api: APIClient, other: Any) -> None:
+    bot = BotFactory(owner=other, is_public=False)
+    assert api.get(f"/api/bots/{bot.pk}/").status_code == 404
+
+
+def test_staff_sees_private_bots(api_staff: APIClient) -> None:
+    bot = BotFactory(is_public=False)
+    assert api_staff.get(f"/api/bots/{bot.pk}/").status_code == 200
+
+
+def test_update_own_bot(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    r = api.patch(f"/api/bots/{bot.pk}/", {"description": "new", "is_public": False}, format="json")
+    assert r.status_code == 200, r.content
+    bot.refresh_from_db()
+    assert (bot.description, bot.is_public) == ("new", False)
+
+
+def test_bot_game_cannot_change(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user, game="brexit")
+    r = api.patch(f"/api/bots/{bot.pk}/", {"game": "brasilis"}, format="json")
+    assert r.status_code == 400
+    assert "cannot be changed" in r.data["game"][0]
+    bot.refresh_from_db()
+    assert bot.game == "brexit"
+
+
+def test_rename_onto_an_existing_name_is_a_400(api: APIClient, user: Any) -> None:
+    BotFactory(owner=user, name="taken")
+    bot = BotFactory(owner=user, name="free")
+    r = api.patch(f"/api/bots/{bot.pk}/", {"name": "taken"}, format="json")
+    assert r.status_code == 400
+    assert "name" in r.data
+
+
+def test_others_public_bot_cannot_be_changed(api: APIClient, other: Any) -> None:
+    bot = BotFactory(owner=other, description="orig")
+    assert api.patch(f"/api/bots/{bot.pk}/", {"description": "x"}, format="json").status_code == 404
+    assert api.delete(f"/api/bots/{bot.pk}/").status_code == 404
+    bot.refresh_from_db()
+    assert (bot.description, bot.is_active) == ("orig", True)
+
+
+def test_anonymous_cannot_change(anon: APIClient) -> None:
+    bot = BotFactory()
+    assert anon.patch(f"/api/bots/{bot.pk}/", {"name": "x"}, format="json").status_code == 401
+    assert anon.delete(f"/api/bots/{bot.pk}/").status_code == 401
+
+
+def test_deactivate_with_delete_keeps_the_row(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    assert api.delete(f"/api/bots/{bot.pk}/").status_code == 204
+    bot.refresh_from_db()
+    assert bot.is_active is False
+
+
+def test_deactivate_action(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    r = api.post(f"/api/bots/{bot.pk}/deactivate/")
+    assert r.status_code == 200
+    assert r.data["is_active"] is False
+    bot.refresh_from_db()
+    assert bot.is_active is False

@@ -1,0 +1,241 @@
+"""/api/matches/: challenges (and each of their 400s), filters, detail with seats and results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from tests.api.conftest import Enqueued, throttle_rates
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
+from tournaments.models import Match, Seat
+
+pytestmark = pytest.mark.django_db
+
+
+def challenge(api: APIClient, **body: Any) -> Any:
+    body.setdefault("game", "brexit")
+    return api.post("/api/matches/", body, format="json")
+
+
+def test_challenge_creates_an_unrated_queued_match(
+    api: APIClient,
+    user: Any,
+    other: Any,
+    enqueued: Enqueued,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    mine = BotVersionFactory(bot__owner=user)
+    theirs = BotVersionFactory(bot__owner=other)
+    seats = [{"bot_version": mine.pk}, {"builtin": "greedy"}, {"bot_version": theirs.pk}]
+    with django_capture_on_commit_callbacks(execute=True):
+        r = challenge(api, seats=seats, seed=42)
+    assert r.status_code == 201, r.content
+    match = Match.objects.get(pk=r.data["id"])
+    assert (match.rated, match.created_by, match.status, match.seed) == (False, user, "queued", 42)
+    rows = list(Seat.objects.filter(match=match).order_by("number"))
+    assert [(s.bot_version_id, s.builtin) for s in rows] == [
+        (mine.pk, ""),
+        (None, "greedy"),
+        (theirs.pk, ""),
+    ]
+    assert enqueued.play_match == [str(match.pk)]
+    assert r.data["seed"] is None  # not before the end
+    assert [s["label"] for s in r.data["seats"]] == [str(mine), "builtin:greedy", str(theirs)]
+
+
+def test_seed_is_random_when_omitted(api: APIClient, enqueued: Enqueued) -> None:
+    seeds = set()
+    for _ in range(3):
+        r = challenge(api, seats=[{"builtin": "random"}] * 3)
+        assert r.status_code == 201
+        seeds.add(Match.objects.get(pk=r.data["id"]).seed)
+    assert len(seeds) == 3
+    assert all(0 <= s < 2**63 for s in seeds)
+
+
+def test_options_are_validated_and_stored(api: APIClient, enqueued: Enqueued) -> None:
+    r = challenge(
+        api, game="brasilis", seats=[{"builtin": "random"}] * 3, options={"trading": True}
+    )
+    assert r.status_code == 201, r.content
+    assert Match.objects.get(pk=r.data["id"]).options == {"trading": True}
+
+
+def test_unknown_option_is_a_400_on_options(api: APIClient, enqueued: Enqueued) -> None:
+    r = challenge(api, seats=[{"builtin": "random"}] * 3, options={"no_such_option": 1})
+    assert r.status_code == 400
+    assert "no_such_option" in r.data["options"][0]
+    assert not Match.objects.exists()
+    assert enqueued.play_match == []
+
+
+@pytest.mark.parametrize(
+    ("game", "count"), [("brexit", 6), ("brexit", 1), ("brasilis", 2), ("brasilis", 7)]
+)
+def test_wrong_seat_count_is_a_400_on_seats(api: APIClient, game: str, count: int) -> None:
+    r = challenge(api, game=game, seats=[{"builtin": "random"}] * count)
+    assert r.status_code == 400
+    assert "seats" in r.data
+    assert not Match.objects.exists()
+
+
+def test_bot_of_another_game_is_a_400(api: APIClient, user: Any) -> None:
+    v = BotVersionFactory(bot__owner=user, bot__game="brasilis")
+    r = challenge(api, seats=[{"bot_version": v.pk}, {"builtin": "random"}, {"builtin": "random"}])
+    assert r.status_code == 400
+    assert "not a brexit bot" in r.data["seats"][0]
+
+
+def test_pending_version_is_still_being_validated(api: APIClient, user: Any) -> None:
+    v = BotVersionFactory(bot__owner=user, status="pending")
+    r = challenge(api, seats=[{"bot_version": v.pk}, {"builtin": "random"}, {"builtin": "random"}])
+    assert r.status_code == 400
+    assert "still being validated" in r.data["seats"][0]
+
+
+def test_rejected_version_is_a_400(api: APIClient, user: Any) -> None:
+    v = BotVersionFactory(bot__owner=user, status="rejected")
+    r = challenge(api, seats=[{"bot_version": v.pk}, {"builtin": "random"}, {"builtin": "random"}])
+    assert r.status_code == 400
+    assert "rejected" in r.data["seats"][0]
+
+
+@pytest.mark.parametrize("kind", ["others-private", "missing"])
+def test_invisible_version_is_an_unknown_bot_version(api: APIClient, other: Any, kind: str) -> None:
+    vid = (
+        BotVersionFactory(bot__owner=other, bot__is_public=False).pk
+        if kind != "missing"
+        else 999999
+    )
+    r = challenge(api, seats=[{"bot_version": vid}, {"builtin": "random"}, {"builtin": "random"}])
+    assert r.status_code == 400
+    assert "unknown bot version" in r.data["seats"][0]
+
+
+def test_unknown_builtin_is_a_400(api: APIClient) -> None:
+    r = challenge(api, seats=[{"builtin": "alphago"}, {"builtin": "random"}, {"builtin": "random"}])
+    assert r.status_code == 400
+    assert "builtin" in r.data["seats"][0]
+
+
+def test_seat_with_both_or_neither_is_a_400(api: APIClient, user: Any) -> None:
+    v = BotVersionFactory(bot__owner=user)
+    r = challenge(
+        api, seats=[{"bot_version": v.pk, "builtin": "random"}, {}, {"builtin": "random"}]
+    )
+    assert r.status_code == 400
+    assert "exactly one" in r.data["seats"][0]
+    assert "exactly one" in r.data["seats"][1]
+
+
+def test_unknown_game_is_a_400(api: APIClient) -> None:
+    r = challenge(api, game="monopoly", seats=[{"builtin": "random"}] * 3)
+    assert r.status_code == 400
+    assert "game" in r.data
+
+
+def test_anonymous_challenge_is_401(anon: APIClient) -> None:
+    assert challenge(anon, seats=[{"builtin": "random"}] * 3).status_code == 401
+
+
+def test_challenges_are_rate_limited_with_retry_after(api: APIClient, enqueued: Enqueued) -> None:
+    with throttle_rates(challenges="1/minute"):
+        assert challenge(api, seats=[{"builtin": "random"}] * 3).status_code == 201
+        assert api.get("/api/matches/").status_code == 200
+        r = challenge(api, seats=[{"builtin": "random"}] * 3)
+    assert r.status_code == 429
+    assert 0 < int(r["Retry-After"]) <= 60
+    assert Match.objects.count() == 1
+
+
+def test_rate_limit_is_per_user(api: APIClient, api_other: APIClient, enqueued: Enqueued) -> None:
+    with throttle_rates(challenges="1/minute"):
+        assert challenge(api, seats=[{"builtin": "random"}] * 3).status_code == 201
+        assert challenge(api_other, seats=[{"builtin": "random"}] * 3).status_code == 201
+
+
+def test_list_filters(anon: APIClient) -> None:
+    v = BotVersionFactory()
+    with_bot = MatchFactory(status="finished")
+    SeatFactory(match=with_bot, number=0, bot_version=v)
+    brasilis = MatchFactory(game="brasilis")
+    running = MatchFactory(status="running")
+
+    def ids(query: str) -> set[str]:
+        r = anon.get(f"/api/matches/{query}")
+        assert r.status_code == 200, r.content
+        return {m["id"] for m in r.data["results"]}
+
+    assert ids("") == {str(with_bot.pk), str(brasilis.pk), str(running.pk)}
+    assert ids("?game=brasilis") == {str(brasilis.pk)}
+    assert ids(f"?bot={v.bot_id}") == {str(with_bot.pk)}
+    assert ids("?status=running") == {str(running.pk)}
+    assert ids("?status=running&game=brasilis") == set()
+
+
+def test_list_filters_by_season_and_ladder(anon: APIClient) -> None:
+    from tournaments.models import Ladder, Season
+
+    season = Season.objects.create(name="S1", game="brexit")
+    ladder = Ladder.objects.create(name="L1", game="brexit")
+    in_season = MatchFactory(season=season)
+    on_ladder = MatchFactory(ladder=ladder)
+    MatchFactory()
+    assert [m["id"] for m in anon.get(f"/api/matches/?season={season.pk}").data["results"]] == [
+        str(in_season.pk)
+    ]
+    assert [m["id"] for m in anon.get(f"/api/matches/?ladder={ladder.pk}").data["results"]] == [
+        str(on_ladder.pk)
+    ]
+
+
+@pytest.mark.parametrize("query", ["?bot=abc", "?status=bogus", "?game=chess", "?season=-1"])
+def test_bad_filters_are_a_400(anon: APIClient, query: str) -> None:
+    assert anon.get(f"/api/matches/{query}").status_code == 400
+
+
+def test_detail_of_a_finished_match_has_results_and_seed(anon: APIClient) -> None:
+    v = BotVersionFactory()
+    m = MatchFactory(
+        status="finished",
+        seed=1234,
+        options={"start_seat": 1},
+        started_at=timezone.now(),
+        finished_at=timezone.now(),
+        outcome={"scores": [3, 1], "ranks": [1, 2], "detail": {}},
+    )
+    SeatFactory(match=m, number=0, bot_version=v, rank=1, score=3, verdicts={"ok": 10})
+    SeatFactory(
+        match=m, number=1, bot_version=None, builtin="random", rank=2, score=1, disqualified=True
+    )
+    r = anon.get(f"/api/matches/{m.pk}/")
+    assert r.status_code == 200
+    d = r.data
+    assert (d["status"], d["seed"], d["options"]) == ("finished", 1234, {"start_seat": 1})
+    assert d["outcome"]["ranks"] == [1, 2]
+    assert d["finished_at"] is not None
+    s0, s1 = d["seats"]
+    assert (s0["label"], s0["owner"], s0["rank"], s0["score"], s0["verdicts"]) == (
+        f"{v.bot.name} v{v.number}",
+        v.bot.owner.username,
+        1,
+        3,
+        {"ok": 10},
+    )
+    assert (s1["label"], s1["owner"], s1["disqualified"]) == ("builtin:random", None, True)
+    assert b"def act" not in r.content  # never the source
+
+
+def test_detail_hides_seed_and_options_until_finished(anon: APIClient) -> None:
+    m = MatchFactory(status="running", seed=99, options={"hands": [["secret"]]})
+    d = anon.get(f"/api/matches/{m.pk}/").data
+    assert d["seed"] is None and d["options"] is None
+    assert b"secret" not in anon.get(f"/api/matches/{m.pk}/").content
+
+
+def test_unknown_match_is_404(anon: APIClient) -> None:
+    assert anon.get("/api/matches/00000000-0000-0000-0000-000000000000/").status_code == 404
+    assert anon.get("/api/matches/not-a-uuid/").status_code == 404

@@ -1,0 +1,200 @@
+"""/api/bots/{id}/versions/: uploads (JSON or multipart), their 400s, numbering, and owner-only source."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import zipfile
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from games.sandbox.upload import MAX_PY_BYTES
+from tests.api.conftest import Enqueued, throttle_rates
+from tests.factories import BotFactory, BotVersionFactory
+from tournaments.models import BotVersion
+
+pytestmark = pytest.mark.django_db
+
+SOURCE = "def act(observation):\n    return None  # £ non-ASCII on purpose\n"
+
+
+def zipped(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+def test_json_upload_stores_bytes_and_queues_validation(
+    api: APIClient, user: Any, enqueued: Enqueued, django_capture_on_commit_callbacks: Any
+) -> None:
+    bot = BotFactory(owner=user)
+    with django_capture_on_commit_callbacks(execute=True):
+        r = api.post(
+            f"/api/bots/{bot.pk}/versions/", {"filename": "bot.py", "source": SOURCE}, format="json"
+        )
+    assert r.status_code == 201, r.content
+    v = BotVersion.objects.get(pk=r.data["id"])
+    data = SOURCE.encode()
+    assert bytes(v.upload) == data
+    assert (v.number, v.size, v.sha256, v.status) == (
+        1,
+        len(data),
+        hashlib.sha256(data).hexdigest(),
+        "pending",
+    )
+    assert enqueued.validate_bot_version == [v.pk]
+
+
+def test_versions_are_numbered_per_bot(api: APIClient, user: Any, enqueued: Enqueued) -> None:
+    bot = BotFactory(owner=user)
+    BotVersionFactory(bot=bot)
+    BotVersionFactory()  # another bot's versions do not count
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"source": SOURCE}, format="json")
+    assert r.status_code == 201
+    assert r.data["number"] == 2
+    assert r.data["filename"] == "bot.py"
+
+
+def test_multipart_py_upload(api: APIClient, user: Any, enqueued: Enqueued) -> None:
+    bot = BotFactory(owner=user)
+    f = SimpleUploadedFile("bot.py", SOURCE.encode(), content_type="text/x-python")
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
+    assert r.status_code == 201, r.content
+    assert bytes(BotVersion.objects.get(pk=r.data["id"]).upload) == SOURCE.encode()
+
+
+def test_multipart_zip_upload(api: APIClient, user: Any, enqueued: Enqueued) -> None:
+    bot = BotFactory(owner=user)
+    data = zipped({"bot.py": SOURCE.encode(), "lib/helper.py": b"X = 1\n"})
+    f = SimpleUploadedFile("mybot.zip", data, content_type="application/zip")
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
+    assert r.status_code == 201, r.content
+    v = BotVersion.objects.get(pk=r.data["id"])
+    assert (v.filename, bytes(v.upload)) == ("mybot.zip", data)
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "needle"),
+    [
+        ("bot.py", b"x = 1\n" + b"#" * MAX_PY_BYTES, "at most"),
+        ("bot.py", b"x = '\xff\xfe'\n", "not UTF-8"),
+        ("bot.zip", b"this is not a zip at all", "not a valid zip"),
+        ("bot.zip", zipped({"other.py": b"x=1\n"}), "no bot.py"),
+        ("bot.exe", b"MZ", ".py file or a .zip"),
+    ],
+    ids=["too-large", "not-utf8", "not-a-zip", "zip-without-bot", "wrong-extension"],
+)
+def test_bad_files_are_a_400_on_file(
+    api: APIClient, user: Any, enqueued: Enqueued, filename: str, data: bytes, needle: str
+) -> None:
+    bot = BotFactory(owner=user)
+    f = SimpleUploadedFile(filename, data)
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
+    assert r.status_code == 400, r.content
+    assert needle in r.data["file"][0]
+    assert not BotVersion.objects.filter(bot=bot).exists()
+    assert enqueued.validate_bot_version == []
+
+
+def test_huge_multipart_file_is_refused_unread(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    f = SimpleUploadedFile("bot.zip", b"\0" * (5 * 1024 * 1024))
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
+    assert r.status_code == 400
+    assert "at most" in r.data["file"][0]
+
+
+def test_json_source_too_large_is_a_400(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    r = api.post(
+        f"/api/bots/{bot.pk}/versions/", {"source": "#" * (MAX_PY_BYTES + 10)}, format="json"
+    )
+    assert r.status_code == 400
+    assert "source" in r.data or "file" in r.data
+
+
+def test_json_source_with_a_lone_surrogate_is_a_400(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    body = '{"filename": "bot.py", "source": "x = \'\\ud800\'"}'
+    r = api.post(f"/api/bots/{bot.pk}/versions/", body, content_type="application/json")
+    assert r.status_code == 400
+    assert "source" in r.data
+
+
+def test_neither_file_nor_source_is_a_400(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"filename": "bot.py"}, format="json")
+    assert r.status_code == 400
+    assert "file" in r.data
+
+
+def test_upload_to_an_inactive_bot_is_404(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user, is_active=False)
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"source": SOURCE}, format="json")
+    assert r.status_code == 404
+    assert not BotVersion.objects.exists()
+
+
+def test_upload_to_another_users_bot_is_404(api: APIClient, other: Any) -> None:
+    bot = BotFactory(owner=other)
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"source": SOURCE}, format="json")
+    assert r.status_code == 404
+    assert not BotVersion.objects.exists()
+
+
+def test_anonymous_upload_is_401(anon: APIClient) -> None:
+    bot = BotFactory()
+    assert (
+        anon.post(f"/api/bots/{bot.pk}/versions/", {"source": SOURCE}, format="json").status_code
+        == 401
+    )
+
+
+def test_list_versions_of_a_public_bot_without_source(api: APIClient, other: Any) -> None:
+    v1 = BotVersionFactory(bot__owner=other)
+    v2 = BotVersionFactory(bot=v1.bot)
+    r = api.get(f"/api/bots/{v1.bot_id}/versions/")
+    assert r.status_code == 200
+    assert [v["number"] for v in r.data["results"]] == [v2.number, v1.number]
+    assert all("upload" not in v and "source" not in v for v in r.data["results"])
+    assert api.get(f"/api/bots/{v1.bot_id}/versions/1/").data["sha256"] == v1.sha256
+
+
+def test_versions_of_another_users_private_bot_are_404(api: APIClient, other: Any) -> None:
+    v = BotVersionFactory(bot__owner=other, bot__is_public=False)
+    assert api.get(f"/api/bots/{v.bot_id}/versions/").status_code == 404
+    assert api.get(f"/api/bots/{v.bot_id}/versions/1/").status_code == 404
+    assert api.get(f"/api/bots/{v.bot_id}/versions/1/source/").status_code == 404
+
+
+def test_source_is_for_the_owner_and_staff_only(
+    api: APIClient, api_other: APIClient, api_staff: APIClient, anon: APIClient, user: Any
+) -> None:
+    v = BotVersionFactory(bot__owner=user, upload=b"print('secret')\n")
+    url = f"/api/bots/{v.bot_id}/versions/{v.number}/source/"
+    r = api.get(url)
+    assert r.status_code == 200
+    assert r.content == b"print('secret')\n"
+    assert api_staff.get(url).content == b"print('secret')\n"
+    assert api_other.get(url).status_code == 404
+    assert anon.get(url).status_code == 404
+
+
+def test_uploads_are_rate_limited_with_retry_after(
+    api: APIClient, user: Any, enqueued: Enqueued
+) -> None:
+    bot = BotFactory(owner=user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    with throttle_rates(uploads="2/hour"):
+        assert api.post(url, {"source": SOURCE}, format="json").status_code == 201
+        assert api.post(url, {"source": SOURCE}, format="json").status_code == 201
+        assert api.get(url).status_code == 200  # reads do not count
+        r = api.post(url, {"source": SOURCE}, format="json")
+    assert r.status_code == 429
+    assert int(r["Retry-After"]) > 0
+    assert BotVersion.objects.filter(bot=bot).count() == 2
