@@ -1,0 +1,126 @@
+"""Staff tools: bots, versions, matches and their seats; re-queue or abort matches."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from tournaments.models import Bot, BotLog, BotVersion, Ladder, Match, Season, Seat
+
+
+@admin.register(Ladder)
+class LadderAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ["name", "game", "created_at"]
+
+
+@admin.register(Season)
+class SeasonAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ["name", "game", "created_at"]
+
+
+class BotVersionInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = BotVersion
+    fields = ["number", "filename", "size", "sha256", "status", "validation_error", "created_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ["name", "game", "owner", "is_active", "is_public", "created_at"]
+    list_filter = ["game", "is_active", "is_public"]
+    search_fields = ["name", "owner__username"]
+    inlines = [BotVersionInline]
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ["__str__", "status", "size", "created_at", "validated_at"]
+    list_filter = ["status", "bot__game"]
+    exclude = ["upload"]
+    readonly_fields = ["bot", "number", "filename", "sha256", "size", "created_at", "validated_at"]
+
+    @admin.action(description="Validate again")
+    def revalidate(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
+        from tournaments.tasks import validate_bot_version
+
+        ids = list(queryset.values_list("id", flat=True))
+        queryset.update(status=BotVersion.Status.PENDING, validation_error="")
+        for version_id in ids:
+            transaction.on_commit(lambda v=version_id: validate_bot_version.delay(v))
+        messages.info(request, f"{len(ids)} versions queued for validation")
+
+    actions = ["revalidate"]
+
+
+class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Seat
+    fields = [
+        "number",
+        "bot_version",
+        "builtin",
+        "rank",
+        "score",
+        "verdicts",
+        "strikes",
+        "disqualified",
+        "time_used_ms",
+    ]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = [
+        "id",
+        "game",
+        "status",
+        "rated",
+        "season",
+        "ladder",
+        "attempts",
+        "created_at",
+        "finished_at",
+    ]
+    list_filter = ["game", "status", "rated", "season", "ladder"]
+    readonly_fields = [
+        "id",
+        "seed",
+        "lease_owner",
+        "lease_expires_at",
+        "attempts",
+        "last_version",
+        "outcome",
+        "error",
+        "started_at",
+        "finished_at",
+        "created_at",
+    ]
+    inlines = [SeatInline]
+    actions = ["requeue"]
+
+    @admin.action(description="Re-queue (matches that are queued or whose lease expired)")
+    def requeue(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        from tournaments.tasks import play_match
+
+        ids = [
+            str(m)
+            for m in queryset.exclude(
+                status__in=[Match.Status.FINISHED, Match.Status.ABORTED]
+            ).values_list("id", flat=True)
+        ]
+        for match_id in ids:
+            transaction.on_commit(lambda m=match_id: play_match.delay(m))
+        messages.info(request, f"{len(ids)} matches sent to the workers")
+
+
+@admin.register(BotLog)
+class BotLogAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    list_display = ["match", "seat", "version"]
+    search_fields = ["match__id"]
