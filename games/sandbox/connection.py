@@ -92,6 +92,9 @@ class BotConnection:
         began = time.monotonic()
         try:
             self._spawn()
+        except isolation.SandboxUnavailable:
+            self.close()  # e.g. every pool uid busy: the host's problem, not the bot's
+            raise
         except OSError as exc:  # the platform's fault, but reported as this start's failure
             self.close()
             return Exchange(None, Verdict.CRASH, f"could not start the bot: {exc}", "", 0.0)

@@ -80,6 +80,7 @@ class SeatController:
         """
         if self.disqualified or (self._conn is not None and self._conn.alive):
             return
+        self.close()  # a dead predecessor still holds its uid lease and staged files
         self.restarts += 1
         conn = BotConnection(self.bot_dir, self.limits, mode=self.mode)
         self._conn = conn

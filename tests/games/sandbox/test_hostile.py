@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from games.sandbox import SeatController, Verdict
 from games.sandbox.limits import Limits
 
-from .conftest import FAST, FakeGame, play
+from .conftest import FAST, HOSTILE, FakeGame, play
 
 Seat = Callable[..., SeatController]
 REPO = Path(__file__).resolve().parents[3]
@@ -112,6 +113,10 @@ def test_busy_loop_times_out_and_is_killed(seat: Seat) -> None:
     assert decisions[1].elapsed < FAST.move_seconds + 0.5
     assert controller.time_bank == 0.0 and controller.disqualified
     assert controller.restarts == 2  # a killed bot is started afresh for its next decision
+    # Every killed process's staged copy (and its uid lease) was released.
+    source = (HOSTILE / "busy_loop.py").read_bytes()
+    staged = Path(tempfile.gettempdir()) / "backroom-sandbox"
+    assert not [p for p in staged.glob("*/bot/bot.py") if p.read_bytes() == source]
 
 
 def test_sleeping_past_the_deadline_uses_the_bank_then_times_out(seat: Seat) -> None:
