@@ -41,6 +41,8 @@ def test_schema_lists_every_endpoint(anon: APIClient) -> None:
     assert {"application/json", "multipart/form-data"} <= set(upload)
     params = {p["name"] for p in schema["paths"]["/api/matches/"]["get"]["parameters"]}
     assert {"game", "bot", "status", "season", "ladder"} <= params
+    bot_params = {p["name"] for p in schema["paths"]["/api/bots/"]["get"]["parameters"]}
+    assert "game" in bot_params
 
 
 def test_spectacular_validates_without_warnings(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import AuthenticationFailed
@@ -21,6 +21,7 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from games.engine.events import view as event_view
+from games.engine.registry import GAMES
 from replays import store
 from tournaments import selectors, services
 from tournaments.api import serializers as s
@@ -80,7 +81,12 @@ class MeView(APIView):
 
 
 @extend_schema_view(
-    list=extend_schema(summary="Bots: your own, and everyone's public active ones"),
+    list=extend_schema(
+        summary="Bots: your own, and everyone's public active ones",
+        parameters=[
+            OpenApiParameter("game", str, enum=sorted(GAMES), description="Only this game.")
+        ],
+    ),
     create=extend_schema(summary="Create a bot for one game"),
     retrieve=extend_schema(summary="One bot"),
     update=extend_schema(summary="Change your bot's name, description or visibility"),
