@@ -133,7 +133,7 @@ def best_of(
     visits = [0] * k
     total = [0.0] * k
     for it in range(iterations):
-        if deadline is not None and it >= k and time.perf_counter() >= deadline:
+        if deadline is not None and it >= k and time.process_time() >= deadline:
             break
         if it < k:
             arm = it
@@ -151,7 +151,11 @@ def best_of(
 
 
 def make(*, budget_ms: float | None = None, seed: int = 0, iterations: int | None = None) -> Player:
-    """A search player. ``iterations`` alone makes it deterministic (no clock is read)."""
+    """A search player. ``iterations`` alone makes it deterministic (no clock is read).
+
+    ``budget_ms`` is CPU time of this process (``time.process_time``), so that
+    a loaded machine slows the bot down rather than weakening it.
+    """
     if budget_ms is None and iterations is None:
         budget_ms = DEFAULT_BUDGET_MS
     cap = iterations if iterations is not None else MAX_ITERATIONS
@@ -163,7 +167,7 @@ def make(*, budget_ms: float | None = None, seed: int = 0, iterations: int | Non
         local = random.Random(rng.getrandbits(64) ^ seed)
         if len(options) == 1:
             return options[0]
-        deadline = None if budget_ms is None else time.perf_counter() + budget_ms / 1000
+        deadline = None if budget_ms is None else time.process_time() + budget_ms / 1000
         return best_of(state, seat, options, local, deadline, cap)
 
     return act
