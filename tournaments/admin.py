@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import QuerySet
@@ -22,7 +24,7 @@ class SeasonAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 class BotVersionInline(admin.TabularInline):  # type: ignore[type-arg]
     model = BotVersion
-    fields = ["number", "filename", "size", "sha256", "status", "validation_error", "created_at"]
+    fields = ("number", "filename", "size", "sha256", "status", "validation_error", "created_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -51,7 +53,7 @@ class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         ids = list(queryset.values_list("id", flat=True))
         queryset.update(status=BotVersion.Status.PENDING, validation_error="")
         for version_id in ids:
-            transaction.on_commit(lambda v=version_id: validate_bot_version.delay(v))
+            transaction.on_commit(partial(validate_bot_version.delay, version_id))
         messages.info(request, f"{len(ids)} versions queued for validation")
 
     actions = ["revalidate"]
@@ -59,7 +61,7 @@ class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Seat
-    fields = [
+    fields = (
         "number",
         "bot_version",
         "builtin",
@@ -69,7 +71,7 @@ class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
         "strikes",
         "disqualified",
         "time_used_ms",
-    ]
+    )
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -116,7 +118,7 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             ).values_list("id", flat=True)
         ]
         for match_id in ids:
-            transaction.on_commit(lambda m=match_id: play_match.delay(m))
+            transaction.on_commit(partial(play_match.delay, match_id))
         messages.info(request, f"{len(ids)} matches sent to the workers")
 
 

@@ -61,7 +61,17 @@ def _raw_copy(matches: list[Match], batch: int = 256) -> tuple[float, int]:
     for match in matches:
         stream = uuid.uuid4()
         for ev in store.read(match.id):
-            rows.append((uuid.uuid4(), stream, ev.version, ev.type, 1, _dumps(ev.payload), _dumps(ev.metadata)))
+            rows.append(
+                (
+                    uuid.uuid4(),
+                    stream,
+                    ev.version,
+                    ev.type,
+                    1,
+                    _dumps(ev.payload),
+                    _dumps(ev.metadata),
+                )
+            )
     connection.ensure_connection()
     raw = connection.connection
     assert raw is not None
@@ -89,7 +99,9 @@ def bench_match(game: str = "brexit", seconds: float = 3.0) -> dict[str, Any]:
     seeds = [random.getrandbits(62) for _ in range(count)]
     memory_s, memory_events = _in_memory(game, seeds)
     persisted_s, matches = _persisted(game, seeds)
-    persisted_events = sum(m.last_version for m in Match.objects.filter(id__in=[m.id for m in matches]))
+    persisted_events = sum(
+        m.last_version for m in Match.objects.filter(id__in=[m.id for m in matches])
+    )
     copy_s, copied = _raw_copy(matches)
     persisted_rate, copy_rate = persisted_events / persisted_s, copied / copy_s
     return {

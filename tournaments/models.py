@@ -41,12 +41,16 @@ class Season(models.Model):
 
 
 class Bot(models.Model):
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots"
+    )
     game = models.CharField(max_length=20, choices=GAME_CHOICES)
     name = models.CharField(max_length=60)
     description = models.TextField(blank=True)
     is_active = models.BooleanField(default=True, help_text="Inactive bots are not matched.")
-    is_public = models.BooleanField(default=True, help_text="Listed for everyone; source stays private.")
+    is_public = models.BooleanField(
+        default=True, help_text="Listed for everyone; source stays private."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -91,17 +95,25 @@ class Match(models.Model):
         FINISHED = "finished"
         ABORTED = "aborted"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, help_text="Also the event stream id.")
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, help_text="Also the event stream id."
+    )
     game = models.CharField(max_length=20, choices=GAME_CHOICES)
     options = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField(help_text="Hidden from everyone until the match is over.")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
     rated = models.BooleanField(default=False, help_text="Challenges are unrated.")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.PROTECT, related_name="matches")
-    ladder = models.ForeignKey(Ladder, null=True, blank=True, on_delete=models.PROTECT, related_name="matches")
+    season = models.ForeignKey(
+        Season, null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
+    )
+    ladder = models.ForeignKey(
+        Ladder, null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -128,7 +140,9 @@ class Seat(models.Model):
     bot_version = models.ForeignKey(
         BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
     )
-    builtin = models.CharField(max_length=20, blank=True, help_text="A built-in bot's name instead.")
+    builtin = models.CharField(
+        max_length=20, blank=True, help_text="A built-in bot's name instead."
+    )
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
     verdicts = models.JSONField(default=dict, blank=True, help_text="Count per verdict.")
@@ -141,19 +155,22 @@ class Seat(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["match", "number"], name="seat_number_per_match"),
             models.CheckConstraint(
-                condition=(models.Q(bot_version__isnull=False, builtin="") | models.Q(bot_version__isnull=True) & ~models.Q(builtin="")),
+                condition=(
+                    models.Q(bot_version__isnull=False, builtin="")
+                    | models.Q(bot_version__isnull=True) & ~models.Q(builtin="")
+                ),
                 name="seat_is_a_version_or_a_builtin",
             ),
         ]
+
+    def __str__(self) -> str:
+        return f"seat {self.number}: {self.label}"
 
     @property
     def label(self) -> str:
         if self.bot_version_id is None:
             return f"builtin:{self.builtin}"
         return str(self.bot_version)
-
-    def __str__(self) -> str:
-        return f"seat {self.number}: {self.label}"
 
 
 class BotLog(models.Model):

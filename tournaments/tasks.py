@@ -7,9 +7,26 @@ duplicated message harmless (a match is never played twice).
 
 from __future__ import annotations
 
+import logging
 import uuid
+from typing import Any
 
 from celery import Task, shared_task
+from celery.signals import worker_ready
+
+log = logging.getLogger(__name__)
+
+
+@worker_ready.connect
+def report_sandbox(**kwargs: object) -> None:
+    """Say at every start whether this worker can run uploaded bots, and why not."""
+    from games.sandbox.isolation import isolation_status
+
+    ok, reason = isolation_status()
+    if ok:
+        log.info("sandbox: %s", reason)
+    else:
+        log.error("sandbox unavailable, uploaded bots will not be started here: %s", reason)
 
 
 @shared_task(
@@ -19,21 +36,22 @@ from celery import Task, shared_task
     reject_on_worker_lost=True,
     max_retries=None,
 )
-def play_match(self: Task, match_id: str) -> str:
+def play_match(self: Task[Any, Any], match_id: str) -> str:
     from tournaments import runner
 
     result = runner.run_match(uuid.UUID(match_id))
     if result is runner.RunResult.BUSY:
         # Held by a worker that may have died: look again once its lease can have expired.
         raise self.retry(countdown=runner.lease_seconds() + 1)
-    return result.value
+    return str(result.value)
 
 
 @shared_task(name="tournaments.validate_bot_version", acks_late=True, reject_on_worker_lost=True)
 def validate_bot_version(version_id: int) -> str:
     from tournaments import validation
 
-    return validation.validate(version_id)
+    status: str = validation.validate(version_id)
+    return status
 
 
 @shared_task(name="tournaments.reap_matches")

@@ -12,7 +12,6 @@ the same random draws (the generator is derived from the seed and the version).
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field

@@ -92,6 +92,6 @@ def throttle_rates(**rates: str) -> Any:
     from django.conf import settings
     from django.test import override_settings
 
-    current = settings.REST_FRAMEWORK
+    current: dict[str, Any] = settings.REST_FRAMEWORK
     merged = {**current, "DEFAULT_THROTTLE_RATES": {**current["DEFAULT_THROTTLE_RATES"], **rates}}
     return override_settings(REST_FRAMEWORK=merged)

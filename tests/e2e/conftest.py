@@ -73,11 +73,28 @@ def start_worker() -> Iterator[Callable[..., Worker]]:
     def start(lease_seconds: int = 60) -> Worker:
         name = f"e2e-{uuid.uuid4().hex[:6]}@%h"
         process = subprocess.Popen(
-            [str(ROOT / ".venv/bin/celery"), "-A", "config", "worker", "--pool", "solo",
-             "--queues", "celery,matches", "--loglevel", "INFO", "--hostname", name, "--without-mingle",
-             "--without-gossip"],
-            cwd=ROOT, env=_env(lease_seconds), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            text=True, start_new_session=True,
+            [
+                str(ROOT / ".venv/bin/celery"),
+                "-A",
+                "config",
+                "worker",
+                "--pool",
+                "solo",
+                "--queues",
+                "test-celery,test-matches",
+                "--loglevel",
+                "INFO",
+                "--hostname",
+                name,
+                "--without-mingle",
+                "--without-gossip",
+            ],
+            cwd=ROOT,
+            env=_env(lease_seconds),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
         )
         worker = Worker(process, name)
         workers.append(worker)
@@ -91,7 +108,9 @@ def start_worker() -> Iterator[Callable[..., Worker]]:
         worker.stop()
 
 
-def wait_until(condition: Callable[[], bool], timeout: float, what: str, worker: Worker | None = None) -> None:
+def wait_until(
+    condition: Callable[[], bool], timeout: float, what: str, worker: Worker | None = None
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():

@@ -18,7 +18,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 SLOW_BOT = (Path(__file__).parent / "bots" / "slow_bot.py").read_bytes()
 
 
-def test_a_killed_worker_s_match_is_resumed_and_finishes_once(start_worker: Callable[..., Worker]) -> None:
+def test_a_killed_worker_s_match_is_resumed_and_finishes_once(
+    start_worker: Callable[..., Worker],
+) -> None:
     match = MatchFactory(game="brexit", seed=11)
     slow = BotVersionFactory(bot__game="brexit", upload=SLOW_BOT)
     SeatFactory(match=match, number=0, bot_version=slow)
@@ -27,14 +29,19 @@ def test_a_killed_worker_s_match_is_resumed_and_finishes_once(start_worker: Call
 
     first = start_worker(lease_seconds=3)
     play_match.delay(str(match.id))
-    wait_until(lambda: Match.objects.get(id=match.id).last_version > 30, 60, "the first events", first)
+    wait_until(
+        lambda: Match.objects.get(id=match.id).last_version > 30, 60, "the first events", first
+    )
     first.kill()
     killed_at = Match.objects.get(id=match.id)
     assert killed_at.status == Match.Status.RUNNING  # mid-match
 
     second = start_worker(lease_seconds=3)
     wait_until(
-        lambda: Match.objects.get(id=match.id).status == Match.Status.FINISHED, 120, "the resumed match", second
+        lambda: Match.objects.get(id=match.id).status == Match.Status.FINISHED,
+        120,
+        "the resumed match",
+        second,
     )
 
     match.refresh_from_db()

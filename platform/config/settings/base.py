@@ -83,7 +83,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
-CELERY_TASK_ROUTES = {"tournaments.play_match": {"queue": "matches"}}
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_DEFAULT_QUEUE", default="celery")
+MATCH_QUEUE = env.str("MATCH_QUEUE", default="matches")
+CELERY_TASK_ROUTES = {"tournaments.play_match": {"queue": MATCH_QUEUE}}
 CELERY_BEAT_SCHEDULE = {
     # Re-queue matches whose worker died (its lease stopped being renewed).
     "reap-matches": {"task": "tournaments.reap_matches", "schedule": 30.0},

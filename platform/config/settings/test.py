@@ -4,6 +4,10 @@ from config.settings.base import *  # noqa: F403
 from config.settings.base import CACHES, env
 
 DEBUG = False
+# The suite's tasks go to their own queues, so a running `make up` worker never takes them.
+CELERY_TASK_DEFAULT_QUEUE = "test-celery"
+MATCH_QUEUE = "test-matches"
+CELERY_TASK_ROUTES = {"tournaments.play_match": {"queue": MATCH_QUEUE}}
 DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.MD5PasswordHasher"
