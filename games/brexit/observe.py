@@ -14,29 +14,30 @@ from games.brexit.state import EFFECT, PLACEMENT, State
 
 
 def _slots(state: State, seat: int | None) -> list[dict[str, Any]]:
-    n = state.seats
     countries = state.slots
-    per: list[list[list[str]]] = [[[] for _ in range(n)] for _ in countries]
-    for p in range(n):
-        cards = state.placed_cards[p]
-        if cards:
-            for card, slot in zip(cards, state.placed_slots[p], strict=True):
-                per[slot][p].append(card)
-    flipped = state.flipped
+    if not countries:
+        return []
+    placed_cards, placed_slots = state.placed_cards, state.placed_slots
     blocked = state.blocked
-    return [
-        {
-            "slot": i,
-            "country": country,
-            "blocked": blocked[i],
-            "counts": [len(c) for c in per[i]],
+    out = []
+    for i, country in enumerate(countries):
+        counts = [slots.count(i) for slots in placed_slots]
+        if state.flipped:
+            cards: list[list[str] | None] = [
+                [c for c, s in zip(pc, ps, strict=True) if s == i]
+                for pc, ps in zip(placed_cards, placed_slots, strict=True)
+            ]
+        else:
             # Face down until the flip (B-6): a seat sees only its own cards.
-            "cards": per[i]
-            if flipped
-            else [c if p == seat else None for p, c in enumerate(per[i])],
-        }
-        for i, country in enumerate(countries)
-    ]
+            cards = [None] * len(counts)
+            if seat is not None:
+                cards[seat] = [
+                    c for c, s in zip(placed_cards[seat], placed_slots[seat], strict=True) if s == i
+                ]
+        out.append(
+            {"slot": i, "country": country, "blocked": blocked[i], "counts": counts, "cards": cards}
+        )
+    return out
 
 
 def observe(state: State, seat: int | None) -> dict[str, Any]:
