@@ -10,6 +10,7 @@ from pathlib import Path
 from django.conf import settings
 
 from games.engine.driver import InProcess, SeatPlayer
+from games.sandbox.limits import Limits
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
 from games.sandbox.upload import unpack
@@ -53,6 +54,11 @@ def bot_dir(version: BotVersion) -> Path:
     return target
 
 
+def bot_limits() -> Limits:
+    """Per-move deadline and time bank from the settings (the rest are the sandbox's defaults)."""
+    return Limits(move_seconds=settings.BOT_MOVE_SECONDS, bank_seconds=settings.BOT_BANK_SECONDS)
+
+
 def player_for(match: Match, seat: Seat) -> SeatPlayer:
     if seat.bot_version is None:
         return builtin_player(match.game, seat.builtin, seed=match.seed + seat.number)
@@ -62,5 +68,6 @@ def player_for(match: Match, seat: Seat) -> SeatPlayer:
         seat=seat.number,
         seats=match.seats.count(),
         options=match.options,
+        limits=bot_limits(),
     )
     return Sandboxed(controller)

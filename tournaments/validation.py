@@ -12,7 +12,7 @@ from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
 from games.sandbox.upload import UploadError, compile_check, unpack
 from tournaments.models import BotVersion
-from tournaments.players import bot_dir, builtin_player
+from tournaments.players import bot_dir, bot_limits, builtin_player
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,9 @@ def smoke_error(version: BotVersion) -> str:
         return str(exc)
     info = get(version.bot.game)
     seats = max(info.min_seats, min(3, info.max_seats))
-    controller = SeatController(bot_dir(version), game=info.name, seat=0, seats=seats, options={})
+    controller = SeatController(
+        bot_dir(version), game=info.name, seat=0, seats=seats, options={}, limits=bot_limits()
+    )
     players: list[SeatPlayer] = [Sandboxed(controller)]
     players += [builtin_player(info.name, "random", seed=SMOKE_SEED + s) for s in range(1, seats)]
     sink = MemorySink()

@@ -91,6 +91,8 @@ CELERY_BEAT_SCHEDULE = {
     "reap-matches": {"task": "tournaments.reap_matches", "schedule": 30.0},
 }
 MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", default=60)
+BOT_MOVE_SECONDS = env.float("BOT_MOVE_SECONDS", default=1.0)  # per decision, wall clock
+BOT_BANK_SECONDS = env.float("BOT_BANK_SECONDS", default=10.0)  # per match, spent by overruns
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -9,6 +9,8 @@ CELERY_TASK_DEFAULT_QUEUE = "test-celery"
 MATCH_QUEUE = "test-matches"
 CELERY_TASK_ROUTES = {"tournaments.play_match": {"queue": MATCH_QUEUE}}
 DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
+BOT_MOVE_SECONDS = 0.5  # hostile bots that sleep or spin cost the suite less
+BOT_BANK_SECONDS = 1.0
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.MD5PasswordHasher"
 ]  # speed only; never in production
