@@ -74,9 +74,16 @@ def _swap_hidden(state: State, viewer: int, rng: random.Random) -> State:
         for i in range(min(len(hand), len(deck))):
             j = rng.randrange(len(deck))
             hand[i], deck[j] = deck[j], hand[i]
-        if other.agenda_deck:
+        agenda = other.agendas[p]
+        if other.agenda_deck and agenda is not None:
             k = rng.randrange(len(other.agenda_deck))
-            other.agendas[p], other.agenda_deck[k] = other.agenda_deck[k], other.agendas[p]
+            other.agendas[p], other.agenda_deck[k] = other.agenda_deck[k], agenda
+        if not other.flipped and deck:
+            # Face-down cards are hidden too (B-6) until the flip.
+            placed = other.placed_cards[p]
+            for i in range(len(placed)):
+                j = rng.randrange(len(deck))
+                placed[i], deck[j] = deck[j], placed[i]
     rng.shuffle(other.negotiation_deck)
     # The unknown part of the country deck may be in any order.
     known = other.known_top

@@ -285,7 +285,9 @@ def test_b10_take_may_target_a_deal_gained_by_switch_this_phase() -> None:
     place_all(m, {2: [("SWITCH_ANOTHER_3", 0)], 0: [("TAKE_1", 1)]})
     m.play(2, {"effect": "switch_another", "target": 1, "deal": "C02"})
     assert m.state.deals[1] == ["C03"]
-    assert {"effect": "take", "target": 1, "deal": "C03"} in RULES.legal(m.state, 0)["actions"]
+    assert {"effect": "take", "target": 1, "deal": "C03"} in (
+        RULES.legal(m.state, 0)["actions"] or []
+    )
     m.play(0, {"effect": "take", "target": 1, "deal": "C03"})
     assert m.state.slots == ["C03", "C02"] or m.state.round == 3
 
