@@ -149,7 +149,7 @@ def test_e_s5_at_least_two_five_players():
         m.play(seat, {"pass": True})
     with pytest.raises(IllegalAction, match="S-11"):
         m.play(3, {"pass": True})
-    assert {"pass": True} not in RULES.legal(m.state, 3)["actions"]
+    assert {"pass": True} not in (RULES.legal(m.state, 3)["actions"] or [])
     play(m, 3, "1", 3)
     with pytest.raises(IllegalAction, match="S-11"):
         m.play(4, {"pass": True})
@@ -244,7 +244,7 @@ def test_e_s9_palanque():
     play(m, 2, "1", 2)
     play(m, 3, "1", 3)
     play(m, 0, "4", 0)
-    assert {"aid": "palanque", "neighbour": 0} in RULES.legal(m.state, 1)["actions"]
+    assert {"aid": "palanque", "neighbour": 0} in (RULES.legal(m.state, 1)["actions"] or [])
     m.play(1, {"aid": "palanque", "neighbour": 0})
     assert stack_values(m, 1) == [1, 4]  # the copy is worth 4
     for kind in ("x0", "x2", "eliminate"):

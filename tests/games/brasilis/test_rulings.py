@@ -377,7 +377,7 @@ def test_s28_black_news_values_hidden_until_everyone_passed():
         reveal_in_order=True,
     )
     ev = play(m, 0, "5", 0)
-    assert ev[0]["visible_to"] == [0] and "value" not in ev[0]["redacted"]
+    assert ev[0]["visible_to"] == [0] and "value" not in (ev[0]["redacted"] or {})
     assert RULES.observe(m.state, 1)["stacks"][0][0]["value"] is None
     assert RULES.observe(m.state, 0)["stacks"][0][0]["value"] == 5
     play(m, 1, "2", 1)
