@@ -69,3 +69,10 @@ NEGOTIATION_CARDS: Final[list[str]] = list(KIND)
 """Every negotiation-type card (15 country-specific + 30 effect + 39 negotiating), B-1/B-3."""
 DECK_CARDS: Final[list[str]] = [c for c in NEGOTIATION_CARDS if KIND[c] != COUNTRY_SPECIFIC]
 """B-4: what can ever be in the negotiation deck (country-specific cards never are)."""
+COUNTRY_SPECIFIC_CARDS: Final[list[str]] = [
+    c for c in NEGOTIATION_CARDS if KIND[c] == COUNTRY_SPECIFIC
+]
+ACTIVATING: Final[frozenset[str]] = frozenset(
+    c for c in NEGOTIATION_CARDS if KIND[c] not in (NEGOTIATING, COUNTRY_SPECIFIC)
+)
+"""Cards that activate after the flip (B-7, B-8): the Blocks and the optional effects."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from games.brexit.cards import COUNTRY_SPECIFIC, KIND, NATIONS, NEGOTIATION_CARDS, STARTING_CARDS
+from games.brexit.cards import ACTIVATING, COUNTRY_SPECIFIC_CARDS, NATIONS, STARTING_CARDS
 from games.brexit.state import EFFECT, OVER, PLACEMENT, Activation, State
 from games.engine.types import Event
 
@@ -28,9 +28,7 @@ def _game_started(state: State, p: Payload) -> None:
         else [list(STARTING_CARDS[n]) for n in nations]
     )
     in_hand = {c for h in state.hands for c in h}
-    state.unused = [
-        c for c in NEGOTIATION_CARDS if KIND[c] == COUNTRY_SPECIFIC and c not in in_hand
-    ]
+    state.unused = [c for c in COUNTRY_SPECIFIC_CARDS if c not in in_hand]
     state.agendas = [None] * seats
     state.deals = [[] for _ in range(seats)]
     state.placed_cards = [[] for _ in range(seats)]
@@ -112,9 +110,12 @@ def _cards_flipped(state: State, p: Payload) -> None:
     queue: list[Activation] = []
     for i in range(n):
         seat = (state.start_seat + i) % n
-        for card, slot in zip(state.placed_cards[seat], state.placed_slots[seat], strict=True):
-            if KIND[card] != "negotiating" and KIND[card] != COUNTRY_SPECIFIC:
-                queue.append({"seat": seat, "card": card, "slot": slot})
+        cards = state.placed_cards[seat]
+        if cards:
+            slots = state.placed_slots[seat]
+            for j, card in enumerate(cards):
+                if card in ACTIVATING:
+                    queue.append({"seat": seat, "card": card, "slot": slots[j]})
     state.activations = queue
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import random
 
-from games.brexit.cards import BLOCK, KIND
+from games.brexit.cards import BLOCK, KIND, TAKE
 from games.brexit.effects import NONE, targets
 from games.brexit.state import PLACEMENT, State
 from games.engine.types import Action
 
 PLACE_CHANCE = 0.3
 """Each card is placed with this chance: most stay in hand, so bids stay small."""
-BLOCK_CHANCE = 0.05
-"""Blocks are rarely placed: a Block kills its slot, and freely placed Blocks make games ~15% longer."""
+RARE_CHANCE = 0.05
+"""Blocks and Takes are rarely placed: they undo progress (a Block kills its slot, a Take removes a
+deal), and placed as freely as the rest they make games about 25% longer."""
+RARE = frozenset({BLOCK, TAKE})
 
 
 def act(state: State, seat: int, rng: random.Random) -> Action:
@@ -26,7 +28,7 @@ def act(state: State, seat: int, rng: random.Random) -> Action:
             "place": [
                 {"card": c, "slot": int(rand() * n)}
                 for c in state.hands[seat]
-                if rand() < (BLOCK_CHANCE if KIND[c] == BLOCK else PLACE_CHANCE)
+                if rand() < (RARE_CHANCE if KIND[c] in RARE else PLACE_CHANCE)
             ]
         }
     # Uniform over the enumerated effect actions, "none" included.
