@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -289,7 +290,8 @@ def test_b10_take_may_target_a_deal_gained_by_switch_this_phase() -> None:
         RULES.legal(m.state, 0)["actions"] or []
     )
     m.play(0, {"effect": "take", "target": 1, "deal": "C03"})
-    assert m.state.slots == ["C03", "C02"] or m.state.round == 3
+    assert m.state.round == 3 and m.state.slots == ["C03", "C05"]  # the taken deal comes back first
+    assert m.state.deals == [["C01"], [], ["C02"]]  # C02 sat in slot 0, won by the Switch's 1
 
 
 def test_b11_switch_your_trade_deal() -> None:
@@ -573,3 +575,19 @@ def test_b30_no_trading_action_exists() -> None:
     m = table(hands=hands3())
     with pytest.raises(IllegalAction, match="a placement is awaited"):
         m.play(0, {"trade": {"seat": 1, "card": "NEG_01"}})
+
+
+def test_b29_hands_and_decks_are_hidden() -> None:
+    m = LocalMatch(RULES, 4, seed=21)
+    s = m.state
+    for viewer in (None, 0, 1, 2, 3):
+        text = json.dumps(RULES.observe(s, viewer))
+        for seat in range(4):
+            if seat != viewer:
+                # Starting nation cards are known anyway; the two drawn cards are not.
+                for card in s.hands[seat][4:]:
+                    assert f'"{card}"' not in text or (
+                        viewer is not None and card in s.hands[viewer]
+                    )
+        for card in s.negotiation_deck[-5:]:
+            assert f'"{card}"' not in text
