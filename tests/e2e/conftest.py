@@ -58,6 +58,8 @@ def _env(lease_seconds: int) -> dict[str, str]:
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "MATCH_LEASE_SECONDS": str(lease_seconds),
+        "CELERY_DEFAULT_QUEUE": "test-celery",
+        "MATCH_QUEUE": "test-matches",
         "MEDIA_ROOT": os.environ.get("MEDIA_ROOT", str(ROOT / "var" / "test-media")),
     }
 

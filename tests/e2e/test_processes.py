@@ -1,0 +1,75 @@
+"""The Procfile that `make up` runs: web serves the admin and the schema, the worker and beat connect."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from tests.e2e.conftest import ROOT, _env
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return int(response.status)
+    except Exception:
+        return 0
+
+
+def test_web_worker_and_beat_start_and_connect() -> None:
+    port = free_port()
+    env = {**_env(lease_seconds=60), "WEB_PORT": str(port)}
+    honcho = subprocess.Popen(
+        [
+            str(ROOT / ".venv/bin/honcho"),
+            "--procfile",
+            "deploy/Procfile",
+            "--app-root",
+            ".",
+            "start",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+    threading.Thread(target=lambda: lines.extend(honcho.stdout or []), daemon=True).start()
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        wanted = {
+            "admin": lambda: status(f"{base}/admin/login/") == 200,
+            "schema": lambda: status(f"{base}/api/schema/") == 200,
+            "worker": lambda: any("worker" in line and " ready." in line for line in lines),
+            "beat": lambda: any("beat" in line and "beat: Starting" in line for line in lines),
+        }
+        while wanted and time.monotonic() < deadline:
+            wanted = {name: check for name, check in wanted.items() if not check()}
+            time.sleep(0.5)
+        assert not wanted, f"not up: {sorted(wanted)}\n{''.join(lines)[-4000:]}"
+        with urllib.request.urlopen(f"{base}/api/schema/", timeout=5) as response:
+            assert b"openapi: 3" in response.read()
+    finally:
+        os.killpg(honcho.pid, signal.SIGTERM)
+        try:
+            honcho.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(honcho.pid, signal.SIGKILL)

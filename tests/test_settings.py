@@ -1,0 +1,63 @@
+"""Settings come from the environment; production settings pass Django's deployment checks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DJANGO_SETTINGS_MODULE", "SECRET_KEY", "DEBUG"}
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_production_settings_pass_check_deploy() -> None:
+    result = run_manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        SECRET_KEY="x" * 20 + "a-long-random-production-secret-value-0123456789",
+        ALLOWED_HOSTS="backroom.example",
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key() -> None:
+    result = run_manage(
+        "check", DJANGO_SETTINGS_MODULE="config.settings.production", ALLOWED_HOSTS="x"
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+def test_urls_come_from_the_environment() -> None:
+    code = "from django.conf import settings as s; print(s.DATABASES['default']['NAME'], s.CELERY_BROKER_URL, s.CACHES['default']['LOCATION'])"
+    result = run_manage(
+        "shell",
+        "-c",
+        code,
+        DATABASE_URL="postgres://u@db.example:5433/elsewhere",
+        CELERY_BROKER_URL="amqp://x:y@mq.example:5673//",
+        REDIS_URL="redis://cache.example:6380/2",
+    )
+    assert result.stdout.strip().splitlines()[-1].split() == [
+        "elsewhere",
+        "amqp://x:y@mq.example:5673//",
+        "redis://cache.example:6380/2",
+    ], result.stderr

@@ -1,0 +1,64 @@
+"""An uploaded version becomes ready only if it compiles and finishes a sandboxed smoke match."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.factories import BotVersionFactory
+from tournaments.models import BotVersion
+from tournaments.validation import validate
+
+pytestmark = pytest.mark.django_db
+
+GOOD = b"""
+import random
+def act(observation, legal):
+    if legal["actions"]:
+        return random.choice(legal["actions"])
+    if "bid" in (legal["space"] or {}):
+        return {"bid": 0}
+    return {"place": []}
+"""
+
+
+def pending(source: bytes, game: str = "brexit") -> BotVersion:
+    return BotVersionFactory(bot__game=game, upload=source, status=BotVersion.Status.PENDING)
+
+
+@pytest.mark.parametrize("game", ["brexit", "brasilis"])
+def test_a_legal_bot_becomes_ready(game: str) -> None:
+    version = pending(GOOD, game)
+    assert validate(version.id) == "ready"
+    version.refresh_from_db()
+    assert (version.status, version.validation_error) == ("ready", "")
+    assert version.validated_at is not None
+
+
+def test_a_syntax_error_is_rejected_with_its_line() -> None:
+    version = pending(b"def act(observation, legal):\n    return {\n")
+    assert validate(version.id) == "rejected"
+    version.refresh_from_db()
+    assert "bot.py" in version.validation_error and "line 2" in version.validation_error
+
+
+def test_a_crash_is_rejected_with_its_trace() -> None:
+    version = pending(b"def act(observation, legal):\n    raise RuntimeError('boom at move one')\n")
+    assert validate(version.id) == "rejected"
+    version.refresh_from_db()
+    assert "crash" in version.validation_error and "boom at move one" in version.validation_error
+
+
+def test_a_timeout_is_rejected() -> None:
+    version = pending(b"import time\ndef act(observation, legal):\n    time.sleep(60)\n")
+    assert validate(version.id) == "rejected"
+    version.refresh_from_db()
+    assert "timeout" in version.validation_error
+
+
+def test_validation_happens_once() -> None:
+    version = pending(b"def act(observation, legal):\n    raise RuntimeError\n")
+    validate(version.id)
+    BotVersion.objects.filter(id=version.id).update(
+        upload=GOOD
+    )  # even if it were changed behind our back
+    assert validate(version.id) == "rejected"
