@@ -6,6 +6,7 @@ Everything random (shuffle orders, draws) is already in the payload.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,11 @@ Payload = dict[str, Any]
 def _game_started(state: State, p: Payload) -> None:
     seats = p["seats"]
     state.seats = seats
-    state.options = p["options"]
+    # Copied (two levels deep is all options have) so the state never shares lists with the event.
+    state.options = {
+        k: [list(x) if isinstance(x, list) else x for x in v] if isinstance(v, list) else v
+        for k, v in p["options"].items()
+    }
     state.nations = nations = NATIONS[:seats]
     fixed = p["options"]["hands"]
     state.hands = (
@@ -166,7 +171,7 @@ def _round_scored(state: State, p: Payload) -> None:
 
 def _game_ended(state: State, p: Payload) -> None:
     state.phase = OVER
-    state.result = p
+    state.result = copy.deepcopy(p)  # the state must not share objects with the stored event
 
 
 FOLDS: dict[str, Callable[[State, Payload], None]] = {

@@ -7,6 +7,7 @@ It is built once per decision by the platform, so it avoids per-card work.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from games.brexit.scoring import deal_points
@@ -60,7 +61,7 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         score = deal_points(state.deals[seat], agenda)
     return {
         "seat": seat,
-        "nations": state.nations,
+        "nations": list(state.nations),
         "round": state.round,
         "start_seat": state.start_seat,
         "phase": phase,
@@ -81,5 +82,6 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         "country_discard": list(state.country_discard),
         "negotiation_discard": list(state.negotiation_discard),
         "removed": list(state.removed),
-        "result": state.result,
+        # Copied so that a bot editing its observation cannot reach into the state.
+        "result": copy.deepcopy(state.result) if state.result is not None else None,
     }
