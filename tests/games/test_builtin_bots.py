@@ -12,6 +12,7 @@ import json
 import math
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -28,7 +29,10 @@ from games.engine.match import LocalMatch, Player
 from games.engine.registry import get
 
 GAMES = ["brexit", "brasilis"]
-DETERMINIZE = {"brexit": brexit_search.determinize, "brasilis": brasilis_search.determinize}
+DETERMINIZE: dict[str, Callable[[Any, int, random.Random], Any]] = {
+    "brexit": brexit_search.determinize,
+    "brasilis": brasilis_search.determinize,
+}
 
 
 def _players(game: str, seed: int) -> dict[str, Player]:
@@ -62,7 +66,7 @@ def _walk(game: str, seed: int, seats: int, every: int = 1) -> list[tuple[Any, i
 
 
 @pytest.mark.parametrize("game", GAMES)
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), seats=st.sampled_from([3, 4, 5]))
 def test_bots_only_play_legal_actions(game: str, seed: int, seats: int) -> None:
     # Every action any bot chose was checked inside _walk; the game also reached its end.
@@ -71,7 +75,7 @@ def test_bots_only_play_legal_actions(game: str, seed: int, seats: int) -> None:
 
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("name", ["greedy", "search"])
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_bots_are_legal_in_states_they_did_not_steer(game: str, name: str, seed: int) -> None:
     rules = get(game).rules
@@ -142,7 +146,7 @@ def _cards(game: str, state: Any) -> Counter[str]:
 def test_greedy_acts_on_its_observation_only(game: str) -> None:
     # Two states this seat cannot tell apart must get the same greedy action.
     rules = get(game).rules
-    act = brexit_greedy.act if game == "brexit" else brasilis_greedy.act
+    act: Player = brexit_greedy.act if game == "brexit" else brasilis_greedy.act
     rng = random.Random(3)
     for state, seat in _walk(game, 21, 4, every=3):
         other = DETERMINIZE[game](state, seat, rng)
