@@ -94,24 +94,32 @@ def _deck(name: str, cards: list[str], top: list[str] | None, rng: random.Random
     )
 
 
+def _game_started(seats: int, opts: dict[str, Any]) -> Event:
+    """The opening event; a stacked scenario's cards are seen by nobody until the end."""
+    payload = {
+        "seats": seats,
+        "options": opts,
+        "engine_version": ENGINE_VERSION,
+        "nations": NATIONS[:seats],
+    }
+    scenario = sorted(k for k in SCENARIO_OPTIONS if opts[k] is not None)
+    if not scenario:
+        return event("game_started", payload)
+    public = {k: v for k, v in opts.items() if k not in SCENARIO_OPTIONS}
+    return private_event(
+        "game_started",
+        payload,
+        to=[],
+        redacted={**payload, "options": public, "scenario": scenario},
+    )
+
+
 def setup(seats: int, seed: int, options: Mapping[str, Any] | None = None) -> list[Event]:
     opts = validate(seats, options)
     rng = step_rng(seed, 0)
     state = State()
     out: list[Event] = []
-    emit(
-        state,
-        out,
-        event(
-            "game_started",
-            {
-                "seats": seats,
-                "options": opts,
-                "engine_version": ENGINE_VERSION,
-                "nations": NATIONS[:seats],
-            },
-        ),
-    )
+    emit(state, out, _game_started(seats, opts))
     # B-22: the "youngest player" is a seeded pick, logged.
     start = opts["start_seat"] if opts["start_seat"] is not None else rng.randrange(seats)
     emit(state, out, event("start_seat_chosen", {"seat": start}))

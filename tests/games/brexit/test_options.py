@@ -19,10 +19,21 @@ def test_defaults_are_filled_and_recorded_in_game_started() -> None:
         "agendas": None,
         "start_seat": None,
     }
-    first = RULES.setup(4, 1, {"start_seat": 2})[0]
+    first = RULES.setup(4, 1, None)[0]
     assert first["type"] == "game_started" and first["visible_to"] is None
-    assert first["payload"]["options"] == {**opts, "start_seat": 2}
+    assert first["payload"]["options"] == opts
     assert first["payload"]["engine_version"] == RULES.engine_version
+
+
+def test_a_stacked_scenario_is_recorded_but_seen_by_nobody_until_the_end() -> None:
+    first = RULES.setup(
+        4, 1, {"start_seat": 2, "agendas": ["AG_EU", "AG_ASIA", "AG_VIKING", "AG_MONEY"]}
+    )[0]
+    assert first["type"] == "game_started" and first["visible_to"] == []
+    assert first["payload"]["options"]["start_seat"] == 2
+    assert first["redacted"] is not None
+    assert first["redacted"]["scenario"] == ["agendas", "start_seat"]
+    assert "AG_EU" not in str(first["redacted"])
     assert first["payload"]["seats"] == 4
 
 
