@@ -35,7 +35,7 @@ def _awaited(state: State) -> tuple[int, str]:
 def legal(state: State, seat: int) -> Legal:
     p = pending(state)
     if not p or p[0]["seat"] != seat:
-        return {"kind": "wait", "actions": [], "space": None}
+        return {"kind": "none", "actions": [], "space": None}
     kind = p[0]["kind"]
     if kind == PLACEMENT:
         return {

@@ -60,7 +60,10 @@ class Rules(Protocol[StateT]):
         ...
 
     def legal(self, state: StateT, seat: Seat) -> Legal:
-        """The legal actions of ``seat`` now (enumerated, or a described space)."""
+        """The legal actions of ``seat`` now (enumerated, or a described space).
+
+        A seat that is not pending gets ``{"kind": "none", "actions": [], "space": None}``.
+        """
         ...
 
     def check(self, state: StateT, seat: Seat, action: Action) -> None:

@@ -205,7 +205,7 @@ def test_legal_actions_accepted_and_illegal_rejected_unchanged(seed: int, seats:
             else:
                 raise AssertionError(f"accepted illegal {action} from seat {who}")
             assert RULES.dump(state) == before
-        assert RULES.legal(state, wrong_seat)["kind"] == "wait"
+        assert RULES.legal(state, wrong_seat)["kind"] == "none"
 
 
 @GAME
