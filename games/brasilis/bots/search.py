@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from games.brasilis.bots import greedy
-from games.brasilis.cards import INFLUENCE_VALUE, NEWS, is_news, pile_votes
+from games.brasilis.cards import INFLUENCE_VALUE, MONEY_UNIT, NEWS, is_news, pile_votes
 from games.brasilis.rules import RULES
 from games.brasilis.state import State
 from games.engine.match import Player
@@ -79,6 +79,10 @@ def determinize(state: State, seat: int, rng: random.Random) -> State:
         s.offered = [rest.pop() for _ in s.offered]
     s.pool = [rest.pop() for _ in s.pool]
     s.news_deck = rest
+    # Sealed bids (S-21): who has bid is public, the amounts are not.
+    for p in others:
+        if s.bids and s.bids[p] is not None:
+            s.bids[p] = rng.randrange(s.money[p] // MONEY_UNIT + 1) * MONEY_UNIT
     return s
 
 
