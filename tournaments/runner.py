@@ -114,11 +114,8 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     saves a commit per match.
     """
     owner = owner or worker_name()
-    seats = list(
-        Seat.objects.filter(match_id=match_id)
-        .select_related("match", "bot_version__bot")
-        .order_by("number")
-    )
+    # Bot versions (and their uploads) are loaded only for sandboxed seats, by player_for.
+    seats = list(Seat.objects.filter(match_id=match_id).select_related("match").order_by("number"))
     if not seats or seats[0].match.status in (Match.Status.FINISHED, Match.Status.ABORTED):
         return RunResult.ALREADY_FINISHED
     match = seats[0].match

@@ -99,6 +99,8 @@ class Flush:
 Sink = Callable[[Flush], None]
 
 MATCH_LOG_CAP = 256 * 1024
+FLUSH_EVERY = 256
+"""Events buffered at most, when no sandboxed bot forces an earlier flush."""
 
 
 class MatchDriver:
@@ -114,7 +116,7 @@ class MatchDriver:
         players: Sequence[SeatPlayer],
         stored: Sequence[Event] = (),
         sink: Sink,
-        flush_every: int = 256,
+        flush_every: int = FLUSH_EVERY,
     ) -> None:
         self.rules, self.seed, self.players, self.sink = rules, seed, players, sink
         self.flush_every = flush_every
