@@ -13,12 +13,11 @@ import time
 import uuid
 from typing import Any
 
-from django.db import connection
-
 from games.engine.driver import FLUSH_EVERY, MatchDriver, MemorySink
 from games.engine.registry import get
-from replays.bench import SCRATCH
-from replays.store import _dumps
+from replays import store
+from replays.bench import copy_rows, encoded_rows, scratch_table
+from replays.store import NewEvent
 from tournaments import runner
 from tournaments.models import Match, Seat
 from tournaments.players import builtin_player
@@ -61,32 +60,19 @@ def _raw_copy(matches: list[Match], flush_every: int) -> tuple[float, int]:
     is what any writer of these matches must do at the least; bigger batches
     would compare the runner with a writer that waits for several matches.
     """
-    from replays import store
-
     batches = []
     for match in matches:
-        stream = uuid.uuid4()
-        rows = [
-            (uuid.uuid4(), stream, ev.version, ev.type, 1, _dumps(ev.payload), _dumps(ev.metadata))
+        events = [
+            NewEvent(type=ev.type, payload=ev.payload, metadata=ev.metadata)
             for ev in store.read(match.id)
         ]
+        rows = encoded_rows(uuid.uuid4(), events)
         batches += [rows[i : i + flush_every] for i in range(0, len(rows), flush_every)]
-    connection.ensure_connection()
-    raw = connection.connection
-    assert raw is not None
-    with raw.cursor() as cur:
-        cur.execute(f"DROP TABLE IF EXISTS {SCRATCH}")
-        cur.execute(f"CREATE TABLE {SCRATCH} (LIKE replays_event INCLUDING ALL)")
+    with scratch_table() as cur:
         start = time.perf_counter()
         for batch in batches:
-            with cur.copy(
-                f"COPY {SCRATCH} (event_id, stream_id, version, event_type, schema_version, payload, metadata)"
-                " FROM STDIN"
-            ) as copy:
-                for row in batch:
-                    copy.write_row(row)
+            copy_rows(cur, batch)
         elapsed = time.perf_counter() - start
-        cur.execute(f"DROP TABLE IF EXISTS {SCRATCH}")
     return elapsed, sum(len(b) for b in batches)
 
 
