@@ -21,6 +21,7 @@ import orjson
 import psycopg
 from django.db import connection, transaction
 from psycopg.types.json import JsonbLoader
+from uuid_utils.compat import uuid7
 
 from replays.upcasting import upcast
 
@@ -53,7 +54,8 @@ class NewEvent:
     payload: Payload
     metadata: Payload = field(default_factory=dict)
     schema_version: int = 1
-    event_id: uuid.UUID = field(default_factory=uuid.uuid4)
+    event_id: uuid.UUID = field(default_factory=uuid7)
+    """Time-ordered (UUIDv7), so that the unique index grows at its end like the positions."""
 
     @classmethod
     def from_engine(cls, ev: EngineEvent, *, engine_version: str, **metadata: Any) -> NewEvent:

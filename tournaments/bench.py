@@ -21,6 +21,7 @@ from replays.store import NewEvent
 from tournaments import runner
 from tournaments.models import Match, Seat
 from tournaments.players import builtin_player
+from tournaments.runtime import tune_gc
 
 SEATS = 4
 
@@ -77,6 +78,7 @@ def _raw_copy(matches: list[Match], flush_every: int) -> tuple[float, int]:
 
 
 def bench_match(game: str = "brexit", seconds: float = 3.0) -> dict[str, Any]:
+    tune_gc()  # as a worker process does at start (tournaments/tasks.py)
     # Size the run from a quick in-memory probe so each side takes about `seconds`.
     probe_time, _ = _in_memory(game, [1, 2, 3])
     per_match = probe_time / 3

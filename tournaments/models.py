@@ -7,10 +7,9 @@ written once in the same transaction as the match's final event.
 
 from __future__ import annotations
 
-import uuid
-
 from django.conf import settings
 from django.db import models
+from uuid_utils.compat import uuid7
 
 from games.engine.registry import GAMES
 
@@ -95,9 +94,8 @@ class Match(models.Model):
         FINISHED = "finished"
         ABORTED = "aborted"
 
-    id = models.UUIDField(
-        primary_key=True, default=uuid.uuid4, help_text="Also the event stream id."
-    )
+    # Time-ordered ids keep the events' (stream, version) index growing at its end.
+    id = models.UUIDField(primary_key=True, default=uuid7, help_text="Also the event stream id.")
     game = models.CharField(max_length=20, choices=GAME_CHOICES)
     options = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField(help_text="Hidden from everyone until the match is over.")

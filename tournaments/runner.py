@@ -26,6 +26,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
+import psycopg
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F, Q
@@ -64,22 +65,37 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-# The hot path of every flush, in one statement: the ORM's version cost more than the
-# COPY of the events. "claiming" is a built-in-only match's first write (see run_match).
+# The hot path of every flush, in one statement (the ORM's version cost more than the COPY
+# of the events): renew the lease, or take it on a built-in-only match's first write
+# ("claiming", see run_match); record progress; on the last flush, the result, and the
+# seats' results, which are only written if the match row was (the join on "renewed").
 _HEARTBEAT = """
-UPDATE tournaments_match SET
-    last_version = %(version)s,
-    status = CASE WHEN %(final)s THEN 'finished' ELSE 'running' END,
-    lease_owner = CASE WHEN %(final)s THEN '' ELSE %(owner)s END,
-    lease_expires_at = CASE WHEN %(final)s THEN NULL ELSE now() + make_interval(secs => %(lease)s) END,
-    finished_at = CASE WHEN %(final)s THEN now() ELSE finished_at END,
-    outcome = CASE WHEN %(final)s THEN %(outcome)s::jsonb ELSE outcome END,
-    attempts = attempts + CASE WHEN %(claiming)s THEN 1 ELSE 0 END,
-    started_at = coalesce(started_at, now())
-WHERE id = %(id)s AND CASE
-    WHEN %(claiming)s THEN status = 'queued' OR (status = 'running' AND lease_expires_at < now())
-    ELSE status = 'running' AND lease_owner = %(owner)s
-END
+WITH renewed AS (
+    UPDATE tournaments_match SET
+        last_version = %(version)s,
+        status = CASE WHEN %(final)s THEN 'finished' ELSE 'running' END,
+        lease_owner = CASE WHEN %(final)s THEN '' ELSE %(owner)s END,
+        lease_expires_at = CASE WHEN %(final)s THEN NULL ELSE now() + make_interval(secs => %(lease)s) END,
+        finished_at = CASE WHEN %(final)s THEN now() ELSE finished_at END,
+        outcome = CASE WHEN %(final)s THEN %(outcome)s::jsonb ELSE outcome END,
+        attempts = attempts + CASE WHEN %(claiming)s THEN 1 ELSE 0 END,
+        started_at = coalesce(started_at, now())
+    WHERE id = %(id)s AND CASE
+        WHEN %(claiming)s THEN status = 'queued' OR (status = 'running' AND lease_expires_at < now())
+        ELSE status = 'running' AND lease_owner = %(owner)s
+    END
+    RETURNING id
+), seats AS (
+    UPDATE tournaments_seat AS s SET
+        verdicts = v.verdicts::jsonb, strikes = v.strikes, time_used_ms = v.time_used_ms,
+        disqualified = v.disqualified, rank = v.rank, score = v.score
+    FROM renewed, unnest(
+        %(seat_ids)s::bigint[], %(verdicts)s::text[], %(strikes)s::int[], %(time_used_ms)s::int[],
+        %(disqualified)s::bool[], %(ranks)s::int[], %(scores)s::float8[]
+    ) AS v(id, verdicts, strikes, time_used_ms, disqualified, rank, score)
+    WHERE s.id = v.id AND s.match_id = renewed.id
+)
+SELECT count(*) FROM renewed
 """
 
 
@@ -185,13 +201,15 @@ class DatabaseSink:
                     BotLog(match=self.match, seat=seat, version=version, text=text)
                     for seat, version, text in flush.logs
                 )
-            self._save_seats(flush)
         self.claimed = True
 
     def _heartbeat(self, flush: Flush) -> None:
-        """Renew the lease (or take it, on a first write) and record progress; the last flush ends it."""
+        """Renew the lease (or take it, on a first write), record progress and seat results."""
         final = flush.outcome is not None
-        with connection.cursor() as cur:
+        seats = self._changed_seats(flush)
+        connection.ensure_connection()
+        # A server-side prepared statement: planning this statement cost more than running it.
+        with psycopg.Cursor(connection.connection) as cur:
             cur.execute(
                 _HEARTBEAT,
                 {
@@ -202,12 +220,22 @@ class DatabaseSink:
                     "lease": lease_seconds(),
                     "version": flush.expected_version + len(flush.events),
                     "outcome": json.dumps(flush.outcome) if final else None,
+                    "seat_ids": [seat.pk for seat in seats],
+                    "verdicts": [json.dumps(seat.verdicts) for seat in seats],
+                    "strikes": [seat.strikes for seat in seats],
+                    "time_used_ms": [seat.time_used_ms for seat in seats],
+                    "disqualified": [seat.disqualified for seat in seats],
+                    "ranks": [seat.rank for seat in seats],
+                    "scores": [seat.score for seat in seats],
                 },
+                prepare=True,
             )
-            if cur.rowcount != 1:
-                raise LeaseLost(str(self.match.id))
+            row = cur.fetchone()
+        if not row or row[0] != 1:
+            raise LeaseLost(str(self.match.id))
 
-    def _save_seats(self, flush: Flush) -> None:
+    def _changed_seats(self, flush: Flush) -> list[Seat]:
+        """The seats whose statistics (or, at the end, results) this flush records."""
         outcome = flush.outcome
         changed = []
         for seat in self.seats:
@@ -220,28 +248,7 @@ class DatabaseSink:
                     seat.rank = outcome["ranks"][seat.number]
                     seat.score = outcome["scores"][seat.number]
                 changed.append(seat)
-        if changed:
-            _update_seats(changed)
-
-
-def _update_seats(seats: list[Seat]) -> None:
-    """One UPDATE for all seats (Django's bulk_update builds a CASE per field, ~20x slower here)."""
-    with connection.cursor() as cur:
-        cur.execute(
-            "UPDATE tournaments_seat AS s SET verdicts = v.verdicts::jsonb, strikes = v.strikes,"
-            " time_used_ms = v.time_used_ms, disqualified = v.disqualified, rank = v.rank, score = v.score"
-            " FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::int[], %s::bool[], %s::int[], %s::float8[])"
-            " AS v(id, verdicts, strikes, time_used_ms, disqualified, rank, score) WHERE s.id = v.id",
-            [
-                [seat.pk for seat in seats],
-                [json.dumps(seat.verdicts) for seat in seats],
-                [seat.strikes for seat in seats],
-                [seat.time_used_ms for seat in seats],
-                [seat.disqualified for seat in seats],
-                [seat.rank for seat in seats],
-                [seat.score for seat in seats],
-            ],
-        )
+        return changed
 
 
 def _abort(match: Match, owner: str, reason: str) -> None:

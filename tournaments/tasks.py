@@ -12,9 +12,16 @@ import uuid
 from typing import Any
 
 from celery import Task, shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_process_init, worker_ready
 
 log = logging.getLogger(__name__)
+
+
+@worker_process_init.connect
+def tune_worker_process(**kwargs: object) -> None:
+    from tournaments.runtime import tune_gc
+
+    tune_gc()
 
 
 @worker_ready.connect

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from games.engine.match import Player
@@ -24,11 +25,11 @@ class GameInfo:
     rules_module: str
     random_player_module: str
 
-    @property
+    @cached_property
     def rules(self) -> Rules[Any]:
         return importlib.import_module(self.rules_module).RULES  # type: ignore[no-any-return]
 
-    @property
+    @cached_property
     def random_player(self) -> Player:
         return importlib.import_module(self.random_player_module).act  # type: ignore[no-any-return]
 

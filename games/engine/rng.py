@@ -18,7 +18,9 @@ class StepRandom(random.Random):
 
     Most steps draw nothing (a card played, a pass), and seeding costs more than
     the rest of such a step, so the seed is only worked out when a draw is made.
-    The draws are exactly those of ``random.Random(seed)``.
+    Once seeded, the object becomes a plain ``random.Random`` (its class is
+    swapped), so later draws run at C speed instead of through these Python
+    overrides. The draws are exactly those of ``random.Random(seed)``.
     """
 
     def __init__(self, seed: int, version: int) -> None:  # no super().__init__: seeding is deferred
@@ -28,26 +30,27 @@ class StepRandom(random.Random):
 
     def _seed_now(self) -> None:
         digest = hashlib.sha256(self._material.encode()).digest()
-        super().seed(int.from_bytes(digest[:16], "big"))
+        random.Random.seed(self, int.from_bytes(digest[:16], "big"))
         self._seeded = True
+        self.__class__ = random.Random  # type: ignore[assignment]
 
     def random(self) -> float:
         if not self._seeded:
             self._seed_now()
-        return super().random()
+        return random.Random.random(self)
 
     def getrandbits(self, k: int, /) -> int:
         if not self._seeded:
             self._seed_now()
-        return super().getrandbits(k)
+        return random.Random.getrandbits(self, k)
 
     def getstate(self) -> tuple[Any, ...]:
         if not self._seeded:
             self._seed_now()
-        return super().getstate()
+        return random.Random.getstate(self)
 
     def setstate(self, state: tuple[Any, ...]) -> None:
-        super().setstate(state)
+        random.Random.setstate(self, state)
         self._seeded = True
 
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games.engine.driver import Flush, MatchDriver
+from games.engine.driver import Flush, MatchDriver, SeatStats
 from games.engine.match import replay
 from games.engine.platform_events import MATCH_FINISHED, game_events
 from games.engine.registry import get
@@ -97,7 +97,7 @@ def test_an_expired_lease_can_be_claimed_and_the_old_worker_writes_nothing(
                 ],
                 expected_version=0,
                 logs=[],
-                stats=[],
+                stats=[SeatStats() for _ in range(3)],
                 outcome=None,
             )
         )
