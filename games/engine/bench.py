@@ -27,7 +27,9 @@ class Stopwatch:
         self.cpu = time.process_time() - self.cpu
 
 
-def _play_games(info: GameInfo, seats: int, seconds: float, player: Player) -> tuple[int, Stopwatch]:
+def _play_games(
+    info: GameInfo, seats: int, seconds: float, player: Player
+) -> tuple[int, Stopwatch]:
     rules = info.rules
     players = [player] * seats
     rng = random.Random(1)

@@ -12,7 +12,6 @@ is overwritten before it is used.
 from __future__ import annotations
 
 import json
-import math
 import random
 import time
 from collections.abc import Callable
@@ -24,6 +23,7 @@ from games.brexit.observe import observe
 from games.brexit.rules import RULES
 from games.brexit.state import PLACEMENT, State
 from games.engine.match import Player
+from games.engine.search import ucb1
 from games.engine.types import Action
 
 DEFAULT_BUDGET_MS = 30.0
@@ -129,25 +129,11 @@ def best_of(
     simulate: Callable[[State, int, Action, random.Random], float] = rollout,
 ) -> Action:
     """UCB1 over ``options``: each pull is one determinization and one rollout."""
-    k = len(options)
-    visits = [0] * k
-    total = [0.0] * k
-    for it in range(iterations):
-        if deadline is not None and it >= k and time.process_time() >= deadline:
-            break
-        if it < k:
-            arm = it
-        else:
-            log_n = math.log(it)
-            arm = max(
-                range(k),
-                key=lambda i: total[i] / visits[i] + UCB_C * math.sqrt(log_n / visits[i]),
-            )
-        total[arm] += simulate(determinize(state, seat, rng), seat, options[arm], rng)
-        visits[arm] += 1
-    # The most-visited arm is the robust choice; the mean breaks equal visit counts.
-    best = max(range(k), key=lambda i: (visits[i], total[i] / visits[i] if visits[i] else 0.0))
-    return options[best]
+
+    def pull(action: Action) -> float:
+        return simulate(determinize(state, seat, rng), seat, action, rng)
+
+    return ucb1(options, pull, iterations=iterations, deadline=deadline, exploration=UCB_C)
 
 
 def make(*, budget_ms: float | None = None, seed: int = 0, iterations: int | None = None) -> Player:
