@@ -77,31 +77,47 @@ def _raw_copy(matches: list[Match], flush_every: int) -> tuple[float, int]:
     return elapsed, sum(len(b) for b in batches)
 
 
-def bench_match(game: str = "brexit", seconds: float = 3.0) -> dict[str, Any]:
-    tune_gc()  # as a worker process does at start (tournaments/tasks.py)
-    # Size the run from a quick in-memory probe so each side takes about `seconds`.
+def _one_game(game: str, seconds: float, rounds: int) -> dict[str, Any]:
+    # Size the run from a quick in-memory probe so that the persisted side takes about `seconds`.
     probe_time, _ = _in_memory(game, [1, 2, 3])
-    per_match = probe_time / 3
-    count = max(10, int(seconds / max(per_match * 3, 1e-4)))
-    seeds = [random.getrandbits(62) for _ in range(count)]
-    memory_s, memory_events = _in_memory(game, seeds)
-    persisted_s, matches = _persisted(game, seeds)
-    persisted_events = sum(
-        m.last_version for m in Match.objects.filter(id__in=[m.id for m in matches])
-    )
-    copy_s, copied = _raw_copy(matches, FLUSH_EVERY)
+    per_round = max(4, int(seconds / rounds / max(probe_time / 3 * 8, 1e-4)))
+    memory_s = persisted_s = copy_s = 0.0
+    memory_events = persisted_events = copied = matches = 0
+    # Rounds alternate the three measurements so that they share the machine's moods.
+    for _ in range(rounds):
+        seeds = [random.getrandbits(62) for _ in range(per_round)]
+        t, n = _in_memory(game, seeds)
+        memory_s, memory_events = memory_s + t, memory_events + n
+        t, played = _persisted(game, seeds)
+        persisted_s += t
+        persisted_events += sum(
+            Match.objects.filter(id__in=[m.id for m in played]).values_list(
+                "last_version", flat=True
+            )
+        )
+        t, n = _raw_copy(played, FLUSH_EVERY)
+        copy_s, copied = copy_s + t, copied + n
+        matches += per_round
     persisted_rate, copy_rate = persisted_events / persisted_s, copied / copy_s
     return {
-        "bench": "match",
-        "game": game,
-        "seats": SEATS,
-        "matches": count,
-        "persisted_matches_per_s": round(count / persisted_s, 1),
-        "in_memory_matches_per_s": round(count / memory_s, 1),
+        "matches": matches,
+        "persisted_matches_per_s": round(matches / persisted_s, 1),
+        "in_memory_matches_per_s": round(matches / memory_s, 1),
         "persisted_events_per_s": round(persisted_rate),
         "raw_copy_events_per_s": round(copy_rate),
         "persisted_to_copy_ratio": round(persisted_rate / copy_rate, 3),
-        "events_per_match": round(memory_events / count, 1),
+        "events_per_match": round(memory_events / matches, 1),
+    }
+
+
+def bench_match(games: list[str], seconds: float = 3.0, rounds: int = 5) -> dict[str, Any]:
+    """The figures per game; the target applies to each."""
+    tune_gc()  # as a worker process does at start (tournaments/tasks.py)
+    return {
+        "bench": "match",
+        "seats": SEATS,
+        "bots": "builtin:random in every seat",
         "copy_batches": "one COPY and commit per runner flush (a match, or 256 events)",
         "target_ratio": 0.4,
+        "games": {game: _one_game(game, seconds, rounds) for game in games},
     }

@@ -40,6 +40,7 @@ from replays import store
 from replays.store import NewEvent
 from tournaments.models import BotLog, Match, Seat
 from tournaments.players import player_for
+from tournaments.selectors import match_to_play
 
 log = logging.getLogger(__name__)
 
@@ -131,12 +132,10 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     """
     owner = owner or worker_name()
     # Bot versions (and their uploads) are loaded only for sandboxed seats, by player_for.
-    seats = list(Seat.objects.filter(match_id=match_id).select_related("match").order_by("number"))
-    if not seats or seats[0].match.status in (Match.Status.FINISHED, Match.Status.ABORTED):
+    found = match_to_play(match_id)
+    if found is None or found[0].status in (Match.Status.FINISHED, Match.Status.ABORTED):
         return RunResult.ALREADY_FINISHED
-    match = seats[0].match
-    for seat in seats:
-        seat.match = match  # one instance, so the sink's writes are seen by all
+    match, seats = found
     sandboxed = any(seat.bot_version_id is not None for seat in seats)
     if sandboxed or match.status == Match.Status.RUNNING:
         if not claim(match_id, owner):

@@ -6,9 +6,11 @@ answers 404 for another user's private bot exactly as for one that never existed
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
+from django.db import connection
 from django.db.models import Q, QuerySet
 
 from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
@@ -95,3 +97,37 @@ def logs_for(user: Any, match: Match) -> QuerySet[BotLog]:
     if _is_staff(user):
         return qs
     return qs.filter(seat__in=seats_owned_by(user, match))
+
+
+_MATCH_FIELDS = ["id", "game", "options", "seed", "status", "last_version"]
+_SEAT_FIELDS = ["id", "match_id", "number", "bot_version_id", "builtin"]
+_MATCH_TO_PLAY = (
+    f"SELECT {', '.join('m.' + f for f in _MATCH_FIELDS)}, {', '.join('s.' + f for f in _SEAT_FIELDS)}"
+    " FROM tournaments_seat s JOIN tournaments_match m ON m.id = s.match_id"
+    " WHERE s.match_id = %s ORDER BY s.number"
+)
+
+
+def match_to_play(match_id: uuid.UUID) -> tuple[Match, list[Seat]] | None:
+    """The match and its seats, with only what the runner needs, in one query.
+
+    The runner calls this once per match; the ORM's version of the same join
+    cost about a millisecond, as much as writing a short match's events.
+    Other fields load on access, as with ``only()``.
+    """
+    with connection.cursor() as cur:
+        cur.execute(_MATCH_TO_PLAY, [match_id])
+        rows = cur.fetchall()
+    if not rows:
+        return None
+    split = len(_MATCH_FIELDS)
+    options = rows[0][2]
+    match_values = list(rows[0][:split])
+    match_values[2] = json.loads(options) if isinstance(options, str) else options
+    match = Match.from_db("default", _MATCH_FIELDS, match_values)
+    seats = []
+    for row in rows:
+        seat = Seat.from_db("default", _SEAT_FIELDS, row[split:])
+        seat.match = match
+        seats.append(seat)
+    return match, seats

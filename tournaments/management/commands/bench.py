@@ -19,7 +19,9 @@ def _engine(options: dict[str, Any]) -> dict[str, Any]:
     from games.engine.bench import bench_engine
     from games.engine.registry import get
 
-    return bench_engine(get(options["game"]), seats=options["seats"], seconds=options["seconds"])
+    return bench_engine(
+        get(options["game"] or "brexit"), seats=options["seats"], seconds=options["seconds"]
+    )
 
 
 def _sandbox(options: dict[str, Any]) -> dict[str, Any]:
@@ -29,9 +31,11 @@ def _sandbox(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _match(options: dict[str, Any]) -> dict[str, Any]:
+    from games.engine.registry import GAMES
     from tournaments.bench import bench_match
 
-    return bench_match(game=options["game"], seconds=options["seconds"])
+    games = [options["game"]] if options["game"] else sorted(GAMES)
+    return bench_match(games, seconds=options["seconds"])
 
 
 BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -47,7 +51,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", choices=sorted(BENCHES))
-        parser.add_argument("--game", default="brexit", help="engine/match: which game")
+        parser.add_argument(
+            "--game", default=None, help="engine: which game (brexit); match: one game (all)"
+        )
         parser.add_argument("--seats", type=int, default=4, help="engine: players per game")
         parser.add_argument(
             "--seconds", type=float, default=3.0, help="engine/match: time per measurement"
