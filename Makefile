@@ -32,6 +32,7 @@ admin: migrate
 	$(BIN)/python manage.py ensure_demo_admin
 
 up: install services sandbox migrate admin
+	$(BIN)/python manage.py seed_demo
 	$(BIN)/python manage.py collectstatic --no-input --verbosity 0
 	$(BIN)/honcho --procfile deploy/Procfile --app-root . start
 
