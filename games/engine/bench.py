@@ -7,11 +7,11 @@ second is the steadier measure of the engine itself.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from typing import Any
 
+from games.engine.encoding import json_line
 from games.engine.match import LocalMatch, Player, replay
 from games.engine.registry import GameInfo
 from games.engine.types import Action, Event, Seat
@@ -43,11 +43,11 @@ def _play_games(
 
 
 def _observing(info: GameInfo) -> Player:
-    """The random player, but building and encoding the JSON a remote bot would get."""
+    """The random player, but building and encoding the JSON a sandboxed bot would get."""
     rules, act = info.rules, info.random_player
 
     def player(state: Any, seat: Seat, rng: random.Random) -> Action:
-        json.dumps({"observation": rules.observe(state, seat), "legal": rules.legal(state, seat)})
+        json_line({"observation": rules.observe(state, seat), "legal": rules.legal(state, seat)})
         return act(state, seat, rng)
 
     return player

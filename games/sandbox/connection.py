@@ -22,6 +22,7 @@ from typing import Any
 from games.engine.types import JSON
 from games.sandbox import isolation
 from games.sandbox.limits import Limits
+from games.sandbox.protocol import encode
 from games.sandbox.verdicts import Verdict
 
 _CHUNK = 65536
@@ -176,7 +177,7 @@ class BotConnection:
         proc = self.proc
         assert proc is not None and proc.stdin and proc.stdout and proc.stderr
         self._out.clear()  # anything unsolicited before this message is dropped
-        pending = memoryview((json.dumps(msg, separators=(",", ":")) + "\n").encode())
+        pending = memoryview(encode(msg))
         deadline = began + timeout
         sel = selectors.DefaultSelector()
         out_fd, err_fd, in_fd = proc.stdout.fileno(), proc.stderr.fileno(), proc.stdin.fileno()

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.engine.encoding import json_line
 from games.engine.types import JSON, Legal, Outcome, Seat
 from games.sandbox.limits import Limits
 
 PROTOCOL_VERSION = 1
+
+
+def encode(msg: JSON) -> bytes:
+    """One message as its line on the wire."""
+    return json_line(msg)
 
 
 def start_message(
