@@ -18,7 +18,8 @@ fi
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 # libseccomp is loaded by the bot runner through ctypes, inside the sandbox.
-ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2 ' || missing+=(libseccomp2)
+# grep reads everything (no -q): an early exit would SIGPIPE ldconfig and, with pipefail, look like a miss.
+ldconfig -p 2>/dev/null | grep 'libseccomp\.so\.2 ' >/dev/null || missing+=(libseccomp2)
 [ -x /usr/bin/python3 ] || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
