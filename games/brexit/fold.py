@@ -6,7 +6,6 @@ Everything random (shuffle orders, draws) is already in the payload.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -171,7 +170,12 @@ def _round_scored(state: State, p: Payload) -> None:
 
 def _game_ended(state: State, p: Payload) -> None:
     state.phase = OVER
-    state.result = copy.deepcopy(p)  # the state must not share objects with the stored event
+    # The state must not share lists with the stored event; the payload is two levels deep.
+    state.result = {
+        "scores": list(p["scores"]),
+        "ranks": list(p["ranks"]),
+        "detail": {k: list(v) for k, v in p["detail"].items()},
+    }
 
 
 FOLDS: dict[str, Callable[[State, Payload], None]] = {
