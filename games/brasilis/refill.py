@@ -30,16 +30,7 @@ def draw(state: State, out: list[Event], rng: random.Random, seat: int, count: i
                 ),
             )
         cards = state.power_deck[:count]
-        emit(
-            state,
-            out,
-            private_event(
-                "dealt",
-                {"seat": seat, "cards": cards},
-                to=[seat],
-                redacted={"seat": seat, "count": len(cards)},
-            ),
-        )
+        emit(state, out, dealt(seat, cards))
         count -= len(cards)
 
 
@@ -61,3 +52,13 @@ def check(state: State, out: list[Event], rng: random.Random) -> None:
             draw(state, out, rng, seat, missing)
         if image in (top, -top):
             emit(state, out, event("image", {"seat": seat, "value": 0, "reason": "refill"}))
+
+
+def dealt(seat: int, cards: list[str]) -> Event:
+    """Power cards dealt to ``seat``: which ones only that seat sees."""
+    return private_event(
+        "dealt",
+        {"seat": seat, "cards": cards},
+        to=[seat],
+        redacted={"seat": seat, "count": len(cards)},
+    )

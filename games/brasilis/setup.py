@@ -29,6 +29,7 @@ from games.brasilis.cards import (
 )
 from games.brasilis.fold import emit
 from games.brasilis.money import transfer
+from games.brasilis.refill import dealt
 from games.brasilis.state import State
 from games.engine.errors import BadOptions
 from games.engine.events import event, private_event
@@ -331,13 +332,4 @@ def _shuffled_seats(rng: random.Random, seats: int) -> list[int]:
 def _deal_random(state: State, out: list[Event], seat: int) -> None:
     """Deal from the top of the deck; fixed hands were already taken out of it."""
     cards = state.power_deck[: state.hand_size]
-    emit(
-        state,
-        out,
-        private_event(
-            "dealt",
-            {"seat": seat, "cards": cards},
-            to=[seat],
-            redacted={"seat": seat, "count": len(cards)},
-        ),
-    )
+    emit(state, out, dealt(seat, cards))
