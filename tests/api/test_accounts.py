@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from tests.api.conftest import throttle_rates
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -74,3 +75,19 @@ def test_session_authentication_works(user: Any) -> None:
 
 def test_me_needs_authentication(anon: APIClient) -> None:
     assert anon.get("/api/accounts/me/").status_code == 401
+
+
+def test_sign_ups_are_rate_limited_per_address(anon: APIClient) -> None:
+    with throttle_rates(signups="2/hour"):
+        for n in range(2):
+            r = anon.post(
+                "/api/accounts/",
+                {"username": f"s{n}", "password": "a-long-pass-phrase-9"},
+                format="json",
+            )
+            assert r.status_code == 201, r.content
+        r = anon.post(
+            "/api/accounts/", {"username": "s2", "password": "a-long-pass-phrase-9"}, format="json"
+        )
+    assert r.status_code == 429
+    assert int(r["Retry-After"]) > 0

@@ -1,4 +1,4 @@
-"""Per-user rate limits on the two expensive writes: challenges (a match on the workers) and uploads.
+"""Rate limits on the expensive writes: challenges (a match on the workers), uploads, and sign-ups.
 
 The rate is looked up when a request arrives, not when the class is defined, so
 settings overrides (and tests) take effect; DRF answers 429 with Retry-After.
@@ -36,3 +36,9 @@ class ChallengeThrottle(_WriteThrottle):
 
 class UploadThrottle(_WriteThrottle):
     scope = "uploads"
+
+
+class SignupThrottle(_WriteThrottle):
+    """Per client address, since whoever signs up has no account yet."""
+
+    scope = "signups"

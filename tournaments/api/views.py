@@ -26,7 +26,7 @@ from replays import store
 from tournaments import selectors, services
 from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
-from tournaments.api.throttles import ChallengeThrottle, UploadThrottle
+from tournaments.api.throttles import ChallengeThrottle, SignupThrottle, UploadThrottle
 from tournaments.models import Bot, BotLog, BotVersion, Match
 
 # Accounts
@@ -34,6 +34,7 @@ from tournaments.models import Bot, BotLog, BotVersion, Match
 
 class AccountCreateView(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [SignupThrottle]
 
     @extend_schema(
         request=s.AccountCreateSerializer,

@@ -123,7 +123,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_THROTTLE_RATES": {"challenges": "30/hour", "uploads": "60/hour"},
+    "DEFAULT_THROTTLE_RATES": {"challenges": "30/hour", "uploads": "60/hour", "signups": "20/hour"},
     # Service refusals (tournaments.services.Invalid) become 400s with a message per field.
     "EXCEPTION_HANDLER": "tournaments.api.exceptions.exception_handler",
 }
