@@ -37,7 +37,7 @@ from games.engine.driver import Flush, MatchDriver, SeatPlayer
 from games.engine.platform_events import aborted_event
 from games.engine.registry import get
 from replays import store
-from replays.store import NewEvent
+from replays.store import ConcurrencyError, NewEvent
 from tournaments.models import BotLog, Match, Seat
 from tournaments.players import player_for
 from tournaments.selectors import match_to_play
@@ -66,34 +66,24 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
-# The hot path of every flush, in one statement (the ORM's version cost more than the COPY
-# of the events): renew the lease, or take it on a built-in-only match's first write
-# ("claiming", see run_match); record progress; on the last flush, the result, and the
-# seats' results, which are only written if the match row was (the join on "renewed").
+# A sandboxed match's flush renews its lease and records the seats' statistics in one
+# prepared statement (the ORM's version cost more than the COPY of the events); the seat
+# updates happen only if the lease was still ours (the join on "renewed"). The result
+# itself is written by the events' trigger (migration tournaments/0003).
 _HEARTBEAT = """
 WITH renewed AS (
-    UPDATE tournaments_match SET
-        last_version = %(version)s,
-        status = CASE WHEN %(final)s THEN 'finished' ELSE 'running' END,
-        lease_owner = CASE WHEN %(final)s THEN '' ELSE %(owner)s END,
-        lease_expires_at = CASE WHEN %(final)s THEN NULL ELSE now() + make_interval(secs => %(lease)s) END,
-        finished_at = CASE WHEN %(final)s THEN now() ELSE finished_at END,
-        outcome = CASE WHEN %(final)s THEN %(outcome)s::jsonb ELSE outcome END,
-        attempts = attempts + CASE WHEN %(claiming)s THEN 1 ELSE 0 END,
-        started_at = coalesce(started_at, now())
-    WHERE id = %(id)s AND CASE
-        WHEN %(claiming)s THEN status = 'queued' OR (status = 'running' AND lease_expires_at < now())
-        ELSE status = 'running' AND lease_owner = %(owner)s
-    END
+    UPDATE tournaments_match
+    SET lease_expires_at = now() + make_interval(secs => %(lease)s)
+    WHERE id = %(id)s AND status = 'running' AND lease_owner = %(owner)s
     RETURNING id
 ), seats AS (
     UPDATE tournaments_seat AS s SET
         verdicts = v.verdicts::jsonb, strikes = v.strikes, time_used_ms = v.time_used_ms,
-        disqualified = v.disqualified, rank = v.rank, score = v.score
+        disqualified = v.disqualified
     FROM renewed, unnest(
         %(seat_ids)s::bigint[], %(verdicts)s::text[], %(strikes)s::int[], %(time_used_ms)s::int[],
-        %(disqualified)s::bool[], %(ranks)s::int[], %(scores)s::float8[]
-    ) AS v(id, verdicts, strikes, time_used_ms, disqualified, rank, score)
+        %(disqualified)s::bool[]
+    ) AS v(id, verdicts, strikes, time_used_ms, disqualified)
     WHERE s.id = v.id AND s.match_id = renewed.id
 )
 SELECT count(*) FROM renewed
@@ -126,9 +116,9 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
 
     A match with a sandboxed bot is claimed before it starts: its bots' time is
     expensive, so two workers must never run it at once. A match of built-in bots
-    only is claimed by its first write instead: it is cheap and deterministic, so
-    the rare worker that loses the race merely discards work, and the common case
-    saves a commit per match.
+    only takes no lease: it is cheap and deterministic, its events are its only
+    writes, and the expected version of each append is what keeps a second worker
+    (a redelivered message) from writing it twice; that worker merely discards work.
     """
     owner = owner or worker_name()
     # Bot versions (and their uploads) are loaded only for sandboxed seats, by player_for.
@@ -137,15 +127,12 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
         return RunResult.ALREADY_FINISHED
     match, seats = found
     sandboxed = any(seat.bot_version_id is not None for seat in seats)
-    if sandboxed or match.status == Match.Status.RUNNING:
-        if not claim(match_id, owner):
-            status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()
-            return RunResult.BUSY if status == Match.Status.RUNNING else RunResult.ALREADY_FINISHED
-        claimed = True
-    else:
-        claimed = False
+    leased = sandboxed or match.status == Match.Status.RUNNING
+    if leased and not claim(match_id, owner):
+        status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()
+        return RunResult.BUSY if status == Match.Status.RUNNING else RunResult.ALREADY_FINISHED
     try:
-        _play(match, seats, DatabaseSink(match, owner, seats, claimed=claimed))
+        _play(match, seats, DatabaseSink(match, owner, seats, leased=leased))
     except LeaseLost:
         log.warning("match %s: another worker has it; stopping without writing", match_id)
         return RunResult.LEASE_LOST
@@ -174,37 +161,35 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
 
 
 class DatabaseSink:
-    """Writes each flush in one transaction, together with a lease heartbeat (or the claim)."""
+    """Makes each flush durable: one transaction with a lease heartbeat, or (no lease) one COPY."""
 
-    def __init__(
-        self, match: Match, owner: str, seats: list[Seat], *, claimed: bool = True
-    ) -> None:
+    def __init__(self, match: Match, owner: str, seats: list[Seat], *, leased: bool = True) -> None:
         self.match, self.owner, self.seats = match, owner, seats
-        self.claimed = claimed
+        self.leased = leased
         self.engine_version = get(match.game).rules.engine_version
 
     def __call__(self, flush: Flush) -> None:
+        events = [
+            NewEvent.from_engine(ev, engine_version=self.engine_version) for ev in flush.events
+        ]
+        if not self.leased:
+            try:  # autocommitted: the COPY, its triggers and so the result are one transaction
+                store.append(self.match.id, events, flush.expected_version)
+            except ConcurrencyError as exc:
+                raise LeaseLost(str(exc)) from exc
+            return
         with transaction.atomic():
             self._heartbeat(flush)
-            store.append(
-                self.match.id,
-                [
-                    NewEvent.from_engine(ev, engine_version=self.engine_version)
-                    for ev in flush.events
-                ],
-                flush.expected_version,
-                savepoint=False,  # any conflict rolls the whole flush back
-            )
+            # Any conflict rolls the whole flush back, so no savepoint is needed.
+            store.append(self.match.id, events, flush.expected_version, savepoint=False)
             if flush.logs:
                 BotLog.objects.bulk_create(
                     BotLog(match=self.match, seat=seat, version=version, text=text)
                     for seat, version, text in flush.logs
                 )
-        self.claimed = True
 
     def _heartbeat(self, flush: Flush) -> None:
-        """Renew the lease (or take it, on a first write), record progress and seat results."""
-        final = flush.outcome is not None
+        """Renew the lease and record the seats' statistics; LeaseLost if another worker has it."""
         seats = self._changed_seats(flush)
         connection.ensure_connection()
         # A server-side prepared statement: planning this statement cost more than running it.
@@ -214,18 +199,12 @@ class DatabaseSink:
                 {
                     "id": self.match.id,
                     "owner": self.owner,
-                    "claiming": not self.claimed,
-                    "final": final,
                     "lease": lease_seconds(),
-                    "version": flush.expected_version + len(flush.events),
-                    "outcome": json.dumps(flush.outcome) if final else None,
                     "seat_ids": [seat.pk for seat in seats],
                     "verdicts": [json.dumps(seat.verdicts) for seat in seats],
                     "strikes": [seat.strikes for seat in seats],
                     "time_used_ms": [seat.time_used_ms for seat in seats],
                     "disqualified": [seat.disqualified for seat in seats],
-                    "ranks": [seat.rank for seat in seats],
-                    "scores": [seat.score for seat in seats],
                 },
                 prepare=True,
             )
@@ -234,26 +213,27 @@ class DatabaseSink:
             raise LeaseLost(str(self.match.id))
 
     def _changed_seats(self, flush: Flush) -> list[Seat]:
-        """The seats whose statistics (or, at the end, results) this flush records."""
-        outcome = flush.outcome
+        """The seats whose bots' statistics this flush records (the sandboxed ones)."""
         changed = []
         for seat in self.seats:
             stats = flush.stats[seat.number]
-            if stats.verdicts or outcome is not None:
+            if stats.verdicts:
                 seat.verdicts, seat.strikes = stats.verdicts, stats.strikes
                 seat.time_used_ms = stats.time_used_ms
                 seat.disqualified = stats.verdicts.get("disqualified", 0) > 0
-                if outcome is not None:
-                    seat.rank = outcome["ranks"][seat.number]
-                    seat.score = outcome["scores"][seat.number]
                 changed.append(seat)
         return changed
 
 
 def _abort(match: Match, owner: str, reason: str) -> None:
-    """Record why the match could not finish; the stream gets a final event too."""
+    """Record why the match could not finish; the stream gets a final event too.
+
+    A leased match is aborted only by its lease owner; an unleased (built-in) one by anyone
+    while it is still queued.
+    """
+    mine = Q(status=Match.Status.RUNNING, lease_owner=owner) | Q(status=Match.Status.QUEUED)
     with transaction.atomic():
-        updated = Match.objects.filter(id=match.id, lease_owner=owner).update(
+        updated = Match.objects.filter(mine, id=match.id).update(
             status=Match.Status.ABORTED,
             finished_at=Now(),
             error=reason[:2000],
