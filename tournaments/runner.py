@@ -2,17 +2,20 @@
 
 Guarantees, and what gives each one:
 
-* Never played twice at once: a worker must *claim* the match, one UPDATE that
-  succeeds only if the match is queued or its lease has expired (before it
-  starts, or with its first write for built-in-only matches: see run_match).
+* Never played twice at once: a worker must *claim* a match with a sandboxed
+  bot, one UPDATE that succeeds only if the match is queued or its lease has
+  expired. Built-in matches take no lease (see run_match).
 * Never loses or duplicates an event: every flush appends with the expected
-  version, in the same transaction as a lease heartbeat that fails if another
-  worker has taken over, so a worker that lost its lease writes nothing.
-* Result counted once: the final events, the seats' ranks and the match's
-  status are written in one transaction.
+  version (a second writer fails on the unique stream version), and a leased
+  flush also renews its lease in the same transaction, so a worker that lost
+  its lease writes nothing.
+* Result counted once: the match_finished event writes the match's status and
+  outcome and the seats' ranks and scores, by trigger, in the statement that
+  appends it (migration tournaments/0003).
 * Survives a dead worker: the task is acknowledged late, so the broker
-  redelivers it; the reaper re-queues matches whose lease expired. A resumed
-  match folds its stored events and plays on with the same random draws.
+  redelivers it; the reaper re-queues matches whose lease expired and re-sends
+  long-queued ones. A resumed match folds its stored events and plays on with
+  the same random draws.
 """
 
 from __future__ import annotations
