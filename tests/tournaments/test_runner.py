@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -12,11 +13,13 @@ from games.engine.match import replay
 from games.engine.platform_events import MATCH_FINISHED, game_events
 from games.engine.registry import get
 from replays import store
+from replays.store import NewEvent
 from tests.tournaments.conftest import MakeMatch
 from tournaments import runner
 from tournaments.models import Match
 from tournaments.players import builtin_player
 from tournaments.runner import RunResult
+from tournaments.selectors import match_to_play
 
 pytestmark = pytest.mark.django_db
 
@@ -160,3 +163,48 @@ def test_the_reaper_requeues_expired_leases_only(builtin_match: MakeMatch, setti
     assert runner.reap_expired_leases() == 1
     assert Match.objects.get(id=dead.id).status == Match.Status.QUEUED
     assert Match.objects.get(id=live.id).status == Match.Status.RUNNING
+
+
+def test_the_final_event_writes_the_result_by_trigger(builtin_match: MakeMatch) -> None:
+    match = builtin_match()
+    outcome = {"scores": [3.0, 1.0, 2.0], "ranks": [1, 3, 2], "detail": {}}
+    finished = {
+        "type": "match_finished",
+        "actor": None,
+        "payload": {"outcome": outcome, "seed": 1},
+        "visible_to": None,
+        "redacted": None,
+    }
+    store.append(match.id, [NewEvent.from_engine(finished, engine_version="test")], 0)  # type: ignore[arg-type]
+    match.refresh_from_db()
+    assert (match.status, match.outcome, match.last_version) == ("finished", outcome, 1)
+    assert match.finished_at is not None
+    assert [(s.rank, s.score) for s in match.seats.order_by("number")] == [
+        (1, 3.0),
+        (3, 1.0),
+        (2, 2.0),
+    ]
+
+
+def test_events_of_other_streams_touch_no_match(builtin_match: MakeMatch) -> None:
+    match = builtin_match()
+    store.append(uuid.uuid4(), [NewEvent(type="x", payload={})], 0)
+    match.refresh_from_db()
+    assert (match.status, match.last_version) == ("queued", 0)
+
+
+def test_a_second_worker_on_a_builtin_match_writes_nothing(builtin_match: MakeMatch) -> None:
+    """A redelivered message: the built-in match has no lease, the expected version stops the copy."""
+    match = builtin_match(seed=5)
+    match_row, seats = match_to_play(match.id)  # type: ignore[misc]
+    late_sink = runner.DatabaseSink(match_row, "late-worker", seats, leased=False)
+    assert runner.run_match(match.id) is RunResult.FINISHED
+    written = store.current_version(match.id)
+    opening = get("brexit").rules.setup(3, 5, {})
+    with pytest.raises(runner.LeaseLost):
+        late_sink(
+            Flush(
+                events=opening, expected_version=0, logs=[], stats=[SeatStats()] * 3, outcome=None
+            )
+        )
+    assert store.current_version(match.id) == written
