@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 
-YOUNG_THRESHOLD = 20_000
+YOUNG_THRESHOLD = 100_000
 
 
 def tune_gc() -> None:
