@@ -39,6 +39,7 @@ from django.utils import timezone
 from games.engine.driver import Flush, MatchDriver, SeatPlayer
 from games.engine.platform_events import aborted_event
 from games.engine.registry import get
+from games.sandbox.isolation import isolation_status
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
 from tournaments.models import BotLog, Match, Seat
@@ -55,6 +56,8 @@ class RunResult(enum.Enum):
     """Another worker holds a live lease."""
     LEASE_LOST = "lease_lost"
     ABORTED = "aborted"
+    REFUSED = "refused"
+    """This worker cannot isolate uploaded bots; the match is left for one that can."""
 
 
 class LeaseLost(Exception):
@@ -130,6 +133,13 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
         return RunResult.ALREADY_FINISHED
     match, seats = found
     sandboxed = any(seat.bot_version_id is not None for seat in seats)
+    if sandboxed:
+        isolated, why = isolation_status()
+        if not isolated:
+            log.error(
+                "match %s left queued: this worker cannot run uploaded bots: %s", match_id, why
+            )
+            return RunResult.REFUSED
     leased = sandboxed or match.status == Match.Status.RUNNING
     if leased and not claim(match_id, owner):
         status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from games.engine.driver import MatchDriver, MemorySink, SeatPlayer
 from games.engine.registry import get
+from games.sandbox.isolation import isolation_status
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
 from games.sandbox.upload import UploadError, compile_check, unpack
@@ -47,6 +48,12 @@ def validate(version_id: int) -> str:
     """Set the version's status to ready or rejected (with the exact error); returns it."""
     version = BotVersion.objects.select_related("bot").get(id=version_id)
     if version.status != BotVersion.Status.PENDING:
+        return version.status
+    isolated, why = isolation_status()
+    if not isolated:  # a host problem, not the author's: leave it pending for a worker that can
+        log.error(
+            "bot version %s left pending: this worker cannot run uploaded bots: %s", version_id, why
+        )
         return version.status
     error = smoke_error(version)
     version.status = BotVersion.Status.REJECTED if error else BotVersion.Status.READY

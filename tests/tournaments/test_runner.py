@@ -14,6 +14,7 @@ from games.engine.platform_events import MATCH_FINISHED, game_events
 from games.engine.registry import get
 from replays import store
 from replays.store import NewEvent
+from tests.factories import MatchFactory, SeatFactory
 from tests.tournaments.conftest import MakeMatch
 from tournaments import runner
 from tournaments.models import Match
@@ -208,3 +209,15 @@ def test_a_second_worker_on_a_builtin_match_writes_nothing(builtin_match: MakeMa
             )
         )
     assert store.current_version(match.id) == written
+
+
+def test_a_worker_that_cannot_isolate_bots_leaves_their_matches_queued(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    match = MatchFactory(game="brexit")
+    SeatFactory(match=match, number=0)  # an uploaded bot
+    SeatFactory(match=match, number=1, bot_version=None, builtin="random")
+    monkeypatch.setenv("BACKROOM_SANDBOX", "no-such-mode")
+    assert runner.run_match(match.id) is RunResult.REFUSED
+    match.refresh_from_db()
+    assert (match.status, match.attempts, store.current_version(match.id)) == ("queued", 0, 0)

@@ -62,3 +62,13 @@ def test_validation_happens_once() -> None:
         upload=GOOD
     )  # even if it were changed behind our back
     assert validate(version.id) == "rejected"
+
+
+def test_a_worker_that_cannot_isolate_bots_leaves_versions_pending(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    version = pending(GOOD)
+    monkeypatch.setenv("BACKROOM_SANDBOX", "no-such-mode")
+    assert validate(version.id) == "pending"
+    version.refresh_from_db()
+    assert (version.status, version.validation_error) == ("pending", "")
