@@ -13,8 +13,6 @@ one-step questions that the greedy rule answers.
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
 from typing import Any
 
 from games.brasilis.bots import greedy
@@ -22,7 +20,7 @@ from games.brasilis.cards import INFLUENCE_VALUE, MONEY_UNIT, NEWS, is_news, pil
 from games.brasilis.rules import RULES
 from games.brasilis.state import State
 from games.engine.match import Player
-from games.engine.search import ucb1
+from games.engine.search import Budget, search
 from games.engine.types import Action
 
 DEFAULT_BUDGET_MS = 40.0
@@ -112,23 +110,6 @@ def rollout(state: State, seat: int, action: Action, rng: random.Random) -> floa
     return delta[seat] - sum(rivals) / len(rivals)
 
 
-def best_of(
-    state: State,
-    seat: int,
-    options: list[Action],
-    rng: random.Random,
-    deadline: float | None,
-    iterations: int,
-    simulate: Callable[[State, int, Action, random.Random], float] = rollout,
-) -> Action:
-    """UCB1 over ``options``: each pull is one determinization and one rollout."""
-
-    def pull(action: Action) -> float:
-        return simulate(determinize(state, seat, rng), seat, action, rng)
-
-    return ucb1(options, pull, iterations=iterations, deadline=deadline, exploration=UCB_C)
-
-
 def candidates(obs: dict[str, Any], actions: list[Action]) -> list[Action]:
     """The greedy choice, the best-scored others and passing (when legal)."""
     greedy.with_kinds(obs)
@@ -145,14 +126,10 @@ def candidates(obs: dict[str, Any], actions: list[Action]) -> list[Action]:
 
 
 def make(*, budget_ms: float | None = None, seed: int = 0, iterations: int | None = None) -> Player:
-    """A search player. ``iterations`` alone makes it deterministic (no clock is read).
-
-    ``budget_ms`` is CPU time of this process (``time.process_time``), so that
-    a loaded machine slows the bot down rather than weakening it.
-    """
-    if budget_ms is None and iterations is None:
-        budget_ms = DEFAULT_BUDGET_MS
-    cap = iterations if iterations is not None else MAX_ITERATIONS
+    """A search player within ``budget_ms`` of CPU time per decision and/or ``iterations`` pulls."""
+    budget = Budget.of(
+        budget_ms, iterations, default_ms=DEFAULT_BUDGET_MS, max_iterations=MAX_ITERATIONS
+    )
 
     def act(state: State, seat: int, rng: random.Random) -> Action:
         legal = RULES.legal(state, seat)
@@ -164,8 +141,11 @@ def make(*, budget_ms: float | None = None, seed: int = 0, iterations: int | Non
         options = candidates(obs, legal["actions"])
         if len(options) == 1:
             return options[0]
-        deadline = None if budget_ms is None else time.process_time() + budget_ms / 1000
-        return best_of(state, seat, options, local, deadline, cap)
+
+        def pull(action: Action) -> float:
+            return rollout(determinize(state, seat, local), seat, action, local)
+
+        return search(options, pull, budget=budget, exploration=UCB_C)
 
     return act
 
