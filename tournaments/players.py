@@ -59,14 +59,14 @@ def bot_limits() -> Limits:
     return Limits(move_seconds=settings.BOT_MOVE_SECONDS, bank_seconds=settings.BOT_BANK_SECONDS)
 
 
-def player_for(match: Match, seat: Seat) -> SeatPlayer:
+def player_for(match: Match, seat: Seat, seats: int) -> SeatPlayer:
     if seat.bot_version is None:
         return builtin_player(match.game, seat.builtin, seed=match.seed + seat.number)
     controller = SeatController(
         bot_dir(seat.bot_version),
         game=match.game,
         seat=seat.number,
-        seats=match.seats.count(),
+        seats=seats,
         options=match.options,
         limits=bot_limits(),
     )

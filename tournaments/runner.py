@@ -160,7 +160,7 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
     # A match never started has no events: skip the read (the append would catch a stray one).
     fresh = match.status == Match.Status.QUEUED and match.last_version == 0
     stored = [] if fresh else [ev.as_engine_event() for ev in store.read(match.id)]
-    players: list[SeatPlayer] = [player_for(match, seat) for seat in seats]
+    players: list[SeatPlayer] = [player_for(match, seat, len(seats)) for seat in seats]
     driver = MatchDriver(
         get(match.game).rules,
         seats=len(seats),

@@ -31,23 +31,15 @@ def bot_file(tmp_path: Path) -> Path:
     return path
 
 
+def play_against_random(bot_file: Path, seed: int, *extra: str) -> None:
+    """Play ``bot_file`` against two built-in random bots in a Brexit match."""
+    seats = ["--seat", str(bot_file), "--seat", "builtin:random", "--seat", "builtin:random"]
+    call_command("play", "--game", "brexit", *seats, "--seed", str(seed), *extra)
+
+
 def test_play_writes_the_match_document(bot_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "match.json"
-    call_command(
-        "play",
-        "--game",
-        "brexit",
-        "--seat",
-        str(bot_file),
-        "--seat",
-        "builtin:random",
-        "--seat",
-        "builtin:random",
-        "--seed",
-        "7",
-        "--out",
-        str(out),
-    )
+    play_against_random(bot_file, 7, "--out", str(out))
     doc = json.loads(out.read_text())
     assert doc["format"] == "backroom-match/1"
     assert doc["match"]["seed"] == 7 and doc["match"]["status"] == "finished"
@@ -80,20 +72,7 @@ def test_the_same_seed_plays_the_same_match(tmp_path: Path) -> None:
 
 @pytest.mark.django_db
 def test_persist_stores_a_finished_match(bot_file: Path) -> None:
-    call_command(
-        "play",
-        "--game",
-        "brexit",
-        "--seat",
-        str(bot_file),
-        "--seat",
-        "builtin:random",
-        "--seat",
-        "builtin:random",
-        "--seed",
-        "9",
-        "--persist",
-    )
+    play_against_random(bot_file, 9, "--persist")
     match = Match.objects.get()
     assert match.status == "finished" and match.seed == 9
     assert store.current_version(match.id) == match.last_version > 0
