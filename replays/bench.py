@@ -1,8 +1,10 @@
 """``manage.py bench eventstore``: append() against raw COPY of the same rows, side by side.
 
-The appended streams stay in the store (it is append-only); they are tagged
-``{"bench": true}`` in their metadata. The raw COPY goes into a scratch copy of
-the table, created with the same columns, defaults and indexes and dropped after.
+The database benches run in a throwaway database (``bench_database``): the
+events table is append-only, so whatever a bench wrote into the real one would
+stay there for good, and a table that grows with every run would make runs
+incomparable. The raw COPY goes into a scratch copy of the table, created with
+the same columns, defaults and indexes and dropped after.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import connection
+from django.db import connection, connections
 
 from replays import store
-from replays.store import NewEvent, _dumps
+from replays.store import NewEvent, copy_row, copy_stream
 
 SCRATCH = "replays_event_bench_scratch"
 
@@ -39,23 +41,31 @@ def _sample_batch(size: int) -> list[NewEvent]:
     ]
 
 
-Row = tuple[Any, ...]
-
-
-def encoded_rows(stream: uuid.UUID, events: list[NewEvent], first_version: int = 1) -> list[Row]:
+def encoded_rows(stream: uuid.UUID, events: list[NewEvent], first_version: int = 1) -> list[bytes]:
     """The rows append() would write, encoded beforehand so that raw COPY times only the COPY."""
-    return [
-        (
-            uuid.uuid4(),
-            stream,
-            version,
-            ev.type,
-            ev.schema_version,
-            _dumps(ev.payload),
-            _dumps(ev.metadata),
-        )
-        for version, ev in enumerate(events, start=first_version)
-    ]
+    encoded = copy_stream(stream)
+    return [copy_row(encoded, v, ev) for v, ev in enumerate(events, start=first_version)]
+
+
+@contextmanager
+def bench_database(alias: str = "default") -> Iterator[str]:
+    """Run the block in a new database migrated like the real one, dropped after.
+
+    Django's own test-database machinery does the work: it creates
+    ``<name>_bench``, migrates it and points the connection at it, and puts
+    the connection back afterwards.
+    """
+    conn = connections[alias]
+    real_name = conn.settings_dict["NAME"]
+    conn.settings_dict["TEST"] = {
+        **conn.settings_dict.get("TEST", {}),
+        "NAME": f"{real_name}_bench",
+    }
+    name = conn.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    try:
+        yield name
+    finally:
+        conn.creation.destroy_test_db(real_name, verbosity=0)
 
 
 @contextmanager
@@ -73,14 +83,13 @@ def scratch_table() -> Iterator[Any]:
             cur.execute(f"DROP TABLE IF EXISTS {SCRATCH}")
 
 
-def copy_rows(cur: Any, rows: list[Row]) -> None:
+def copy_rows(cur: Any, rows: list[bytes]) -> None:
     """One raw COPY of ``rows`` into the scratch table (autocommitted: one transaction)."""
     with cur.copy(
         f"COPY {SCRATCH} (event_id, stream_id, version, event_type, schema_version, payload, metadata)"
         " FROM STDIN"
     ) as copy:
-        for row in rows:
-            copy.write_row(row)
+        copy.write(b"".join(rows))
 
 
 def bench_eventstore(batches: int = 300, batch_size: int = 100, rounds: int = 5) -> dict[str, Any]:

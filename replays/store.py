@@ -6,21 +6,26 @@ an outer transaction (the match runner writes a match's result in the same
 transaction as its final event) it joins that transaction. Conflicts are
 detected by the database, never by a read-then-write check: a stale writer
 hits the unique (stream, version) constraint, and a writer ahead of the stream
-hits the gap trigger (see migrations/0002_append_only.py).
+hits the gap trigger (see migrations/0002_append_only.py). An ``Appender`` is
+the same append spread over time: its rows go down an open COPY while the
+writer (the match runner) is still producing them.
 """
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 import psycopg
 from django.db import connection, transaction
 from psycopg.types.json import JsonbLoader
+from uuid_utils import uuid7 as fast_uuid7
 from uuid_utils.compat import uuid7
 
 from replays.upcasting import upcast
@@ -100,9 +105,60 @@ class StoredEvent:
         }
 
 
-def _dumps(value: Mapping[str, Any]) -> str:
-    # orjson: encoding the payloads cost as much as the COPY itself with the json module.
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+def _copy_json(value: Mapping[str, Any]) -> bytes:
+    # orjson escapes every control character inside strings, so a backslash is the only
+    # byte of its output that COPY's text format needs escaped.
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).replace(b"\\", b"\\\\")
+
+
+_TEXT_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+@functools.lru_cache(maxsize=1024)
+def _copy_text(value: str) -> bytes:
+    # Cached: the values are event types, a few dozen per game.
+    return value.translate(_TEXT_ESCAPES).encode()
+
+
+def copy_stream(stream_id: uuid.UUID) -> bytes:
+    """The stream id as ``copy_row`` wants it, encoded once per append."""
+    return stream_id.hex.encode()
+
+
+def copy_row(stream: bytes, version: int, ev: NewEvent) -> bytes:
+    """One event as a line of COPY's text format, in the column order of ``_COPY``."""
+    return b"%s\t%s\t%d\t%s\t%d\t%s\t%s\n" % (
+        ev.event_id.hex.encode(),
+        stream,
+        version,
+        _copy_text(ev.type),
+        ev.schema_version,
+        _copy_json(ev.payload),
+        _copy_json(ev.metadata),
+    )
+
+
+def engine_copy_row(stream: bytes, version: int, ev: EngineEvent, engine_version: str) -> bytes:
+    """``copy_row`` of ``NewEvent.from_engine(ev, engine_version=...)``, without the NewEvent.
+
+    The match runner encodes every event of every match: building the frozen
+    NewEvent and its stdlib UUID cost more than the encoding itself.
+    """
+    metadata = {
+        "actor": ev["actor"],
+        "visible_to": ev["visible_to"],
+        "redacted": ev["redacted"],
+        "engine": engine_version,
+    }
+    return b"%s\t%s\t%d\t%s\t%d\t%s\t%s\n" % (
+        fast_uuid7().hex.encode(),
+        stream,
+        version,
+        _copy_text(ev["type"]),
+        ev.get("schema_version", 1),
+        _copy_json(ev["payload"]),
+        _copy_json(metadata),
+    )
 
 
 def append(
@@ -142,31 +198,158 @@ def append(
             stream_id, expected_version, "another writer got there first"
         ) from None
     except psycopg.errors.RaiseException as exc:
-        if exc.diag.message_hint != "backroom:gap":
-            raise
-        raise ConcurrencyError(
-            stream_id, expected_version, f"the stream is at {current_version(stream_id)}"
-        ) from None
+        _raise_gap(stream_id, expected_version, exc)
     return expected_version + len(events)
+
+
+def _raise_gap(stream_id: uuid.UUID, expected_version: int, exc: psycopg.Error) -> NoReturn:
+    if exc.diag.message_hint != "backroom:gap":
+        raise exc
+    raise ConcurrencyError(
+        stream_id, expected_version, f"the stream is at {current_version(stream_id)}"
+    ) from None
 
 
 def _copy(stream_id: uuid.UUID, events: Sequence[NewEvent], expected_version: int) -> None:
     connection.ensure_connection()
     raw = connection.connection
     assert raw is not None
+    stream = copy_stream(stream_id)
+    rows = b"".join(
+        copy_row(stream, version, ev)
+        for version, ev in enumerate(events, start=expected_version + 1)
+    )
     with raw.cursor() as cur, cur.copy(_COPY) as copy:
-        for offset, ev in enumerate(events, start=1):
-            copy.write_row(
-                (
-                    ev.event_id,
-                    stream_id,
-                    expected_version + offset,
-                    ev.type,
-                    ev.schema_version,
-                    _dumps(ev.payload),
-                    _dumps(ev.metadata),
-                )
-            )
+        copy.write(rows)
+
+
+SEND_AT = 8192
+"""Bytes of rows an Appender gathers before it sends them down its COPY."""
+
+
+class Appender:
+    """One append whose events reach the database while the writer is still producing them.
+
+    ``add`` sends events down an open COPY as they come, so Postgres parses and
+    checks them while the match runner computes the next ones; ``commit`` ends the
+    COPY, which then commits (or, inside an outer transaction, releases its
+    savepoint), and returns the stream's new version. Nothing is durable before
+    ``commit``, and ``abort`` (or a crash) writes nothing. Conflicts are those of
+    ``append`` and surface at ``commit`` as ConcurrencyError; an idempotent retry is
+    ``append``'s business only.
+
+    While the COPY is open its connection belongs to it: any other query on the
+    same connection would wait for the COPY forever, so the owner commits or
+    aborts before it touches the database again.
+    """
+
+    def __init__(self, stream_id: uuid.UUID, expected_version: int) -> None:
+        self.stream_id, self._stream = stream_id, copy_stream(stream_id)
+        self.expected_version = self.version = expected_version
+        self._open: _OpenCopy | None = None
+        self._buffer = bytearray()
+        self._savepoint: str | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._open is not None
+
+    def add(self, events: Sequence[NewEvent]) -> None:
+        rows = b"".join(
+            copy_row(self._stream, version, ev)
+            for version, ev in enumerate(events, start=self.version + 1)
+        )
+        self._send(rows, len(events))
+
+    def add_engine_events(self, events: Sequence[EngineEvent], engine_version: str) -> None:
+        """``add`` of the engine's events, as NewEvent.from_engine would wrap them."""
+        rows = b"".join(
+            engine_copy_row(self._stream, version, ev, engine_version)
+            for version, ev in enumerate(events, start=self.version + 1)
+        )
+        self._send(rows, len(events))
+
+    def _send(self, rows: bytes, count: int) -> None:
+        self._buffer += rows
+        self.version += count
+        # A write per decision cost more than the COPY saved; libpq sends 8 kB at a time anyway.
+        if len(self._buffer) >= SEND_AT:
+            self._write()
+
+    def _write(self) -> None:
+        if self._open is None:
+            self._start()
+        assert self._open is not None
+        rows, self._buffer = self._buffer, bytearray()
+        try:
+            self._open.copy.write(rows)
+        except psycopg.Error:
+            self.commit()  # ends the COPY, raising the server's reason (a conflict as such)
+            raise
+
+    def commit(self) -> int:
+        if self._buffer:
+            self._write()
+        if self._open is None:
+            return self.version
+        open_copy, self._open = self._open, None
+        try:
+            open_copy.close(None)
+        except (psycopg.errors.UniqueViolation, psycopg.errors.RaiseException) as exc:
+            self._end_savepoint(commit=False)
+            if isinstance(exc, psycopg.errors.RaiseException):
+                _raise_gap(self.stream_id, self.expected_version, exc)
+            raise ConcurrencyError(
+                self.stream_id, self.expected_version, "another writer got there first"
+            ) from None
+        self._end_savepoint(commit=True)
+        return self.version
+
+    def abort(self) -> None:
+        """Cancel the open COPY, if any: nothing of it is written."""
+        self._buffer = bytearray()
+        if self._open is None:
+            return
+        open_copy, self._open = self._open, None
+        open_copy.close(_Aborted("append aborted by its writer"))
+        self._end_savepoint(commit=False)
+
+    def _start(self) -> None:
+        connection.ensure_connection()
+        if connection.in_atomic_block:
+            self._savepoint = transaction.savepoint()
+        raw = connection.connection
+        assert raw is not None
+        self._open = _OpenCopy(raw.cursor())
+
+    def _end_savepoint(self, *, commit: bool) -> None:
+        if self._savepoint is None:
+            return
+        sid, self._savepoint = self._savepoint, None
+        if commit:
+            transaction.savepoint_commit(sid)
+        else:
+            transaction.savepoint_rollback(sid)
+
+
+class _OpenCopy:
+    """A COPY left open between calls (psycopg offers it as a with-block)."""
+
+    def __init__(self, cursor: psycopg.Cursor[Any]) -> None:
+        self.cursor = cursor
+        self.context: AbstractContextManager[psycopg.Copy] = cursor.copy(_COPY)
+        self.copy = self.context.__enter__()
+
+    def close(self, error: BaseException | None) -> None:
+        """End the COPY: sent whole if ``error`` is None, else cancelled with it as the reason."""
+        try:
+            self.context.__exit__(type(error) if error else None, error, None)
+        finally:
+            self.cursor.close()
+
+
+class _Aborted(Exception):
+    """Sent to the server as the reason of a cancelled COPY."""
 
 
 def _already_written(

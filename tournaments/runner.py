@@ -26,6 +26,7 @@ import logging
 import os
 import socket
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -39,6 +40,7 @@ from django.utils import timezone
 from games.engine.driver import Flush, MatchDriver, SeatPlayer
 from games.engine.platform_events import aborted_event
 from games.engine.registry import get
+from games.engine.types import Event as EngineEvent
 from games.sandbox.isolation import isolation_status
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
@@ -170,27 +172,39 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
         stored=stored,
         sink=sink,
     )
-    driver.run()
+    driver.run()  # which aborts the sink if it fails (see replays.store.Appender)
 
 
 class DatabaseSink:
-    """Makes each flush durable: one transaction with a lease heartbeat, or (no lease) one COPY."""
+    """Makes each flush durable: one transaction with a lease heartbeat, or (no lease) one COPY.
+
+    Without a lease the events stream into an open COPY as the engine records
+    them (``stage``), and the flush only ends it: Postgres has parsed and indexed
+    most rows by then, while the engine was busy with the next ones.
+    """
 
     def __init__(self, match: Match, owner: str, seats: list[Seat], *, leased: bool = True) -> None:
         self.match, self.owner, self.seats = match, owner, seats
         self.leased = leased
         self.engine_version = get(match.game).rules.engine_version
+        self._appender: store.Appender | None = None
+
+    def stage(self, events: Sequence[EngineEvent], after_version: int) -> None:
+        if self.leased:
+            return  # a leased flush is one transaction with the heartbeat, written at the flush
+        if self._appender is None:
+            self._appender = store.Appender(self.match.id, after_version)
+        try:
+            self._appender.add_engine_events(events, self.engine_version)
+        except ConcurrencyError as exc:
+            self._appender = None
+            raise LeaseLost(str(exc)) from exc
 
     def __call__(self, flush: Flush) -> None:
-        events = [
-            NewEvent.from_engine(ev, engine_version=self.engine_version) for ev in flush.events
-        ]
         if not self.leased:
-            try:  # autocommitted: the COPY, its triggers and so the result are one transaction
-                store.append(self.match.id, events, flush.expected_version)
-            except ConcurrencyError as exc:
-                raise LeaseLost(str(exc)) from exc
+            self._commit(flush)
             return
+        events = self._new_events(flush.events)
         with transaction.atomic():
             self._heartbeat(flush)
             # Any conflict rolls the whole flush back, so no savepoint is needed.
@@ -200,6 +214,34 @@ class DatabaseSink:
                     BotLog(match=self.match, seat=seat, version=version, text=text)
                     for seat, version, text in flush.logs
                 )
+
+    def _commit(self, flush: Flush) -> None:
+        """End the streamed COPY: autocommitted, it is one transaction with its triggers' result."""
+        appender, self._appender = self._appender, None
+        if appender is None:  # nothing staged: a sink used without a driver
+            appender = store.Appender(self.match.id, flush.expected_version)
+            appender.add_engine_events(flush.events, self.engine_version)
+        staged = appender.version - appender.expected_version
+        if (appender.expected_version, staged) != (flush.expected_version, len(flush.events)):
+            appender.abort()
+            raise RuntimeError(
+                f"flush of {len(flush.events)} events after {flush.expected_version} does not"
+                f" match the {staged} staged after {appender.expected_version}"
+            )
+        try:
+            appender.commit()
+        except ConcurrencyError as exc:
+            raise LeaseLost(str(exc)) from exc
+
+    def abort(self) -> None:
+        """Drop what was staged and not flushed; a resumed match plays those steps again."""
+        appender, self._appender = self._appender, None
+        if appender is not None:
+            appender.abort()
+
+    def _new_events(self, events: Sequence[EngineEvent]) -> list[NewEvent]:
+        version = self.engine_version
+        return [NewEvent.from_engine(ev, engine_version=version) for ev in events]
 
     def _heartbeat(self, flush: Flush) -> None:
         """Renew the lease and record the seats' statistics; LeaseLost if another worker has it."""

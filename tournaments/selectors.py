@@ -10,6 +10,7 @@ import json
 import uuid
 from typing import Any
 
+import psycopg
 from django.db import connection
 from django.db.models import Q, QuerySet
 
@@ -115,8 +116,10 @@ def match_to_play(match_id: uuid.UUID) -> tuple[Match, list[Seat]] | None:
     cost about a millisecond, as much as writing a short match's events.
     Other fields load on access, as with ``only()``.
     """
-    with connection.cursor() as cur:
-        cur.execute(_MATCH_TO_PLAY, [match_id])
+    connection.ensure_connection()
+    # A server-side prepared statement on the bare connection: a worker runs it for every match.
+    with psycopg.Cursor(connection.connection) as cur:
+        cur.execute(_MATCH_TO_PLAY, [match_id], prepare=True)
         rows = cur.fetchall()
     if not rows:
         return None

@@ -96,7 +96,25 @@ class Flush:
     """Set on the last flush, whose final event is the match's result."""
 
 
-Sink = Callable[[Flush], None]
+class Sink(Protocol):
+    """Where a match's events go; the driver says when they must be durable."""
+
+    def stage(self, events: Sequence[Event], after_version: int) -> None:
+        """Events just recorded after ``after_version``, not durable yet.
+
+        A sink may start writing them (Postgres parses a COPY as it arrives, while
+        the engine computes the next events) but they count only once flushed.
+        """
+        ...
+
+    def __call__(self, flush: Flush) -> None:
+        """Make ``flush.events`` (the events staged since the last flush) durable, all or none."""
+        ...
+
+    def abort(self) -> None:
+        """The match stopped before its next flush: drop what was staged since the last one."""
+        ...
+
 
 MATCH_LOG_CAP = 256 * 1024
 FLUSH_EVERY = 256
@@ -123,6 +141,8 @@ class MatchDriver:
         self.version = len(stored)
         self.flushed_version = self.version
         self.pending_events: list[Event] = []
+        self.staged = 0
+        """How many of pending_events the sink has been given."""
         self.logs: list[tuple[Seat, int, str]] = []
         self.stats = [SeatStats() for _ in range(seats)]
         if stored:
@@ -136,6 +156,7 @@ class MatchDriver:
         rules = self.rules
         try:
             for _ in range(max_steps):
+                self._stage()
                 pending = rules.pending(self.state)
                 if not pending:
                     return self._finish()
@@ -143,6 +164,9 @@ class MatchDriver:
                 if external or len(self.pending_events) >= self.flush_every:
                     self._flush(None)
             raise RuntimeError(f"match did not end within {max_steps} steps")
+        except BaseException:
+            self.sink.abort()
+            raise
         finally:
             outcome = rules.outcome(self.state)
             for player in self.players:
@@ -216,9 +240,17 @@ class MatchDriver:
         self._flush(outcome)
         return outcome
 
+    def _stage(self) -> None:
+        """Hand the sink the events recorded since the last call (a decision's worth)."""
+        new = self.pending_events[self.staged :]
+        if new:
+            self.sink.stage(new, self.version - len(new))
+            self.staged = len(self.pending_events)
+
     def _flush(self, outcome: Outcome | None) -> None:
         if not self.pending_events and outcome is None:
             return
+        self._stage()
         self.sink(
             Flush(
                 events=self.pending_events,
@@ -229,7 +261,7 @@ class MatchDriver:
             )
         )
         self.flushed_version = self.version
-        self.pending_events, self.logs = [], []
+        self.pending_events, self.logs, self.staged = [], [], 0
 
 
 class MemorySink:
@@ -239,6 +271,12 @@ class MemorySink:
         self.events: list[Event] = []
         self.logs: list[tuple[Seat, int, str]] = []
         self.flushes = 0
+
+    def stage(self, events: Sequence[Event], after_version: int) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
 
     def __call__(self, flush: Flush) -> None:
         if flush.expected_version != len(self.events):

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
 
-from games.engine.driver import Flush, MatchDriver, SeatStats
+from games.engine.driver import Flush, InProcess, MatchDriver, SeatStats
 from games.engine.match import replay
 from games.engine.platform_events import MATCH_FINISHED, game_events
 from games.engine.registry import get
+from games.engine.types import Event
 from replays import store
 from replays.store import NewEvent
 from tests.factories import MatchFactory, SeatFactory
@@ -123,14 +126,21 @@ def test_a_match_interrupted_after_some_flushes_resumes_to_the_same_end(
     owner = "crashing-worker"
     assert runner.claim(match.id, owner)
     sink = runner.DatabaseSink(match, owner, list(match.seats.order_by("number")))
-    flushes = 0
 
-    def crash_after_two(flush: Flush) -> None:
-        nonlocal flushes
-        if flushes == 2:
-            raise Crash
-        flushes += 1
-        sink(flush)
+    class CrashAfterTwo:
+        flushes = 0
+
+        def stage(self, events: Sequence[Event], after_version: int) -> None:
+            sink.stage(events, after_version)
+
+        def abort(self) -> None:
+            sink.abort()
+
+        def __call__(self, flush: Flush) -> None:
+            if self.flushes == 2:
+                raise Crash
+            self.flushes += 1
+            sink(flush)
 
     info = get(match.game)
     driver = MatchDriver(
@@ -139,7 +149,7 @@ def test_a_match_interrupted_after_some_flushes_resumes_to_the_same_end(
         seed=7,
         options={},
         players=[builtin_player(match.game, "random", seed=7 + s) for s in range(3)],
-        sink=crash_after_two,
+        sink=CrashAfterTwo(),
         flush_every=20,
     )
     with pytest.raises(Crash):
@@ -153,6 +163,54 @@ def test_a_match_interrupted_after_some_flushes_resumes_to_the_same_end(
     assert strip(stream_of(match)) == strip(stream_of(reference))
     match.refresh_from_db()
     assert match.attempts == 2
+
+
+def test_a_builtin_match_that_crashes_mid_copy_writes_only_whole_flushes(
+    builtin_match: MakeMatch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built-in matches stream their events into an open COPY: a crash writes none of it."""
+    monkeypatch.setattr(store, "SEND_AT", 1)  # every decision's events go down the COPY at once
+    reference = builtin_match(seed=11)
+    runner.run_match(reference.id)
+
+    match = builtin_match(seed=11)
+    match_row, seats = match_to_play(match.id)  # type: ignore[misc]
+    sink = runner.DatabaseSink(match_row, "crashing-worker", seats, leased=False)
+    crash_at = 30
+    players = [builtin_player(match.game, "random", seed=11 + s) for s in range(3)]
+    moves = 0
+
+    def crash_later(state: Any, seat: int, rng: Any) -> Any:
+        nonlocal moves
+        moves += 1
+        mid_copy = sink._appender is not None and sink._appender.is_open
+        if moves >= crash_at and mid_copy:
+            raise Crash
+        return players[0].act(state, seat, rng)
+
+    driver = MatchDriver(
+        get(match.game).rules,
+        seats=3,
+        seed=11,
+        options={},
+        players=[InProcess(crash_later)] * 3,
+        sink=sink,
+        flush_every=32,
+    )
+    with pytest.raises(Crash):
+        driver.run()
+    written = store.current_version(
+        match.id
+    )  # the connection is free again: the COPY was cancelled
+    assert written == driver.flushed_version > 0
+    assert written < driver.version
+
+    assert runner.run_match(match.id) is RunResult.FINISHED
+    strip = lambda evs: [(e["type"], e["payload"]) for e in evs]  # noqa: E731
+    assert strip(stream_of(match))[:written] == strip(stream_of(reference))[:written]
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert match.last_version == len(stream_of(match))
 
 
 def test_the_reaper_requeues_expired_leases_only(builtin_match: MakeMatch, settings) -> None:  # type: ignore[no-untyped-def]

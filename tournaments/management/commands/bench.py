@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -12,7 +13,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 def _eventstore(options: dict[str, Any]) -> dict[str, Any]:
     from replays.bench import bench_eventstore
 
-    return bench_eventstore(batches=options["batches"])
+    with _database(options):
+        return bench_eventstore(batches=options["batches"])
 
 
 def _engine(options: dict[str, Any]) -> dict[str, Any]:
@@ -35,7 +37,15 @@ def _match(options: dict[str, Any]) -> dict[str, Any]:
     from tournaments.bench import bench_match
 
     games = [options["game"]] if options["game"] else sorted(GAMES)
-    return bench_match(games, seconds=options["seconds"])
+    with _database(options):
+        return bench_match(games, seconds=options["seconds"])
+
+
+def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
+    """A throwaway database unless --in-place (the test suite's database is throwaway already)."""
+    from replays.bench import bench_database
+
+    return nullcontext() if options["in_place"] else bench_database()
 
 
 BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -60,6 +70,12 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--batches", type=int, default=300, help="eventstore: batches of 100 events"
+        )
+        parser.add_argument(
+            "--in-place",
+            action="store_true",
+            help="eventstore/match: write into the configured database instead of a throwaway"
+            " <name>_bench one (what it writes there stays: events are append-only)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
