@@ -1,0 +1,94 @@
+"""manage.py bench for the database benches: the figures it prints, and where it writes.
+
+No figure is checked against a target here (timings in tests only measure the CI machine's
+mood); these tests check that the benches run, report what they promise and leave no trace.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from tournaments.models import Match
+
+ROOT = Path(__file__).resolve().parents[2]
+MATCH_FIGURES = {
+    "matches",
+    "persisted_matches_per_s",
+    "in_memory_matches_per_s",
+    "persisted_events_per_s",
+    "raw_copy_events_per_s",
+    "persisted_to_copy_ratio",
+    "events_per_match",
+}
+
+
+@pytest.mark.django_db
+def test_bench_match_prints_every_figure_for_each_game() -> None:
+    out = io.StringIO()
+    call_command("bench", "match", "--in-place", "--seconds", "0.2", stdout=out)
+    figures = json.loads(out.getvalue())
+    assert set(figures["games"]) == {"brexit", "brasilis"}
+    for game in figures["games"].values():
+        assert set(game) == MATCH_FIGURES
+        assert game["matches"] > 0 and game["persisted_to_copy_ratio"] > 0
+    # The persisted matches were really played to their end by the runner.
+    assert Match.objects.filter(status=Match.Status.FINISHED).count() == sum(
+        g["matches"] for g in figures["games"].values()
+    )
+
+
+def _server(dbname: str) -> psycopg.Connection:
+    db = connection.settings_dict
+    return psycopg.connect(host=db["HOST"], port=db["PORT"], user=db["USER"], dbname=dbname)
+
+
+@pytest.mark.django_db
+def test_the_database_benches_run_in_a_throwaway_database() -> None:
+    """Without --in-place nothing lands in the configured database, and the bench's own is dropped."""
+    name = f"benchcheck_{uuid.uuid4().hex[:8]}"
+    db = connection.settings_dict
+    with _server("postgres") as server:
+        server.autocommit = True
+        server.execute(f"CREATE DATABASE {name}")
+    try:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.local",
+            "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{name}",
+        }
+        done = subprocess.run(
+            [sys.executable, "manage.py", "bench", "eventstore", "--batches", "5"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["append_to_copy_ratio"] > 0
+        with _server("postgres") as server:
+            left = server.execute(
+                "SELECT datname FROM pg_database WHERE datname LIKE %s", [f"{name}%"]
+            ).fetchall()
+        assert left == [(name,)]  # the configured one only: <name>_bench is gone
+        with _server(name) as configured:
+            tables = configured.execute(
+                "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+            )
+            assert tables.fetchone() == (0,)  # never migrated, never written
+    finally:
+        with _server("postgres") as server:
+            server.autocommit = True
+            server.execute(f"DROP DATABASE IF EXISTS {name}")
+            server.execute(f"DROP DATABASE IF EXISTS {name}_bench")
