@@ -102,8 +102,8 @@ class Sink(Protocol):
     def stage(self, events: Sequence[Event], after_version: int) -> None:
         """Events just recorded after ``after_version``, not durable yet.
 
-        A sink may start writing them (Postgres parses a COPY as it arrives, while
-        the engine computes the next events) but they count only once flushed.
+        A sink may start writing them, so that its store works while the engine
+        computes the next events, but they count only once flushed.
         """
         ...
 
