@@ -263,9 +263,12 @@ class Appender:
 
     def add_engine_events(self, events: Sequence[EngineEvent], engine_version: str) -> None:
         """``add`` of the engine's events, as NewEvent.from_engine would wrap them."""
+        stream = self._stream
         rows = b"".join(
-            engine_copy_row(self._stream, version, ev, engine_version)
-            for version, ev in enumerate(events, start=self.version + 1)
+            [
+                engine_copy_row(stream, version, ev, engine_version)
+                for version, ev in enumerate(events, start=self.version + 1)
+            ]
         )
         self._send(rows, len(events))
 

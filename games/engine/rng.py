@@ -57,3 +57,87 @@ class StepRandom(random.Random):
 def step_rng(seed: int, version: int) -> random.Random:
     """The generator for the step taken when the stream stands at ``version``."""
     return StepRandom(seed, version)
+
+
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _mix64(z: int) -> int:
+    """splitmix64's finaliser: a bijection on 64-bit integers that scatters every input bit."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+class QuickRandom(random.Random):
+    """A per-step generator for callers that usually draw a number or two (a bot's move).
+
+    Seeding a Mersenne Twister costs about 4 µs, several times a random bot's whole
+    move, and a match asks for one generator per decision. This one starts as
+    splitmix64 over a key mixed from (seed, version), a few integer operations per
+    draw, and becomes a Mersenne Twister seeded from its own state (class swapped,
+    as StepRandom does) once its owner has drawn ``FEW`` numbers, so a search bot's
+    rollouts still draw at C speed. Its draws depend on (seed, version) only, on any
+    machine and Python version. They are not those of ``step_rng``: the game's own
+    draws keep that one, which recorded games and tests were made with.
+    """
+
+    FEW = 16
+
+    def __init__(self, seed: int, version: int) -> None:  # no super().__init__: seeding is deferred
+        self._state = _mix64((seed & _MASK) ^ _mix64((version * _GOLDEN) & _MASK))
+        self._draws = 0
+        self._twister = False
+        self.gauss_next = None
+
+    # The checks go through instance attributes, never the class: methods bound before the
+    # class swap (random.shuffle binds getrandbits once) must keep working after it.
+    def _quick(self) -> bool:
+        if self._twister:
+            return False
+        if self._draws < QuickRandom.FEW:
+            return True
+        random.Random.seed(self, self._state)
+        self._twister = True
+        self.__class__ = random.Random  # type: ignore[assignment]
+        return False
+
+    def _next64(self) -> int:
+        self._draws += 1
+        self._state = (self._state + _GOLDEN) & _MASK
+        return _mix64(self._state)
+
+    def random(self) -> float:
+        if QuickRandom._quick(self):
+            return (QuickRandom._next64(self) >> 11) * (1.0 / (1 << 53))
+        return random.Random.random(self)
+
+    def getrandbits(self, k: int, /) -> int:
+        if 0 < k <= 64 and QuickRandom._quick(self):
+            return QuickRandom._next64(self) >> (64 - k)
+        if not self._twister:
+            self._draws = QuickRandom.FEW
+            QuickRandom._quick(self)
+        return random.Random.getrandbits(self, k)
+
+    def getstate(self) -> tuple[Any, ...]:
+        if not self._twister:
+            self._draws = QuickRandom.FEW
+            QuickRandom._quick(self)
+        return random.Random.getstate(self)
+
+    def setstate(self, state: tuple[Any, ...]) -> None:
+        random.Random.setstate(self, state)
+        self._twister = True
+        self.__class__ = random.Random  # type: ignore[assignment]
+
+    def seed(self, a: Any = None, version: int = 2) -> None:
+        random.Random.seed(self, a, version)
+        self._twister = True
+        self.__class__ = random.Random  # type: ignore[assignment]
+
+
+def quick_rng(seed: int, version: int) -> random.Random:
+    """A QuickRandom for the step taken when the stream stands at ``version``."""
+    return QuickRandom(seed, version)

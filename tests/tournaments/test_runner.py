@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from games.engine import driver as driver_module
 from games.engine.driver import Flush, InProcess, MatchDriver, SeatStats
 from games.engine.match import replay
 from games.engine.platform_events import MATCH_FINISHED, game_events
@@ -169,7 +170,9 @@ def test_a_builtin_match_that_crashes_mid_copy_writes_only_whole_flushes(
     builtin_match: MakeMatch, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Built-in matches stream their events into an open COPY: a crash writes none of it."""
-    monkeypatch.setattr(store, "SEND_AT", 1)  # every decision's events go down the COPY at once
+    # Every decision's events go down the COPY at once, so that a crash finds it open.
+    monkeypatch.setattr(store, "SEND_AT", 1)
+    monkeypatch.setattr(driver_module, "STAGE_EVERY", 1)
     reference = builtin_match(seed=11)
     runner.run_match(reference.id)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from games.engine import driver as driver_module
 from games.engine.builtin import make_player
 from games.engine.driver import Flush, InProcess, MatchDriver, MemorySink
 from games.engine.registry import get
@@ -57,21 +58,24 @@ def test_every_event_is_staged_once_before_the_flush_that_makes_it_durable(game:
     assert not sink.aborted
 
 
-def test_a_failing_player_aborts_the_sink_and_keeps_what_was_flushed() -> None:
+def test_a_failing_player_aborts_the_sink_and_keeps_what_was_flushed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     class Boom(Exception):
         pass
 
+    monkeypatch.setattr(driver_module, "STAGE_EVERY", 1)
+    sink = RecordingSink()
     bot = make_player("brexit", "random", seed=1)
     moves = 0
 
     def fail_later(state: Any, seat: Seat, rng: random.Random) -> Any:
         nonlocal moves
         moves += 1
-        if moves == 40:
+        if moves >= 20 and len(sink.staged) > len(sink.events):  # between two flushes
             raise Boom
         return bot(state, seat, rng)
 
-    sink = RecordingSink()
     with pytest.raises(Boom):
         play("brexit", sink, [InProcess(fail_later)] * 4, flush_every=16)
     assert sink.aborted
