@@ -29,6 +29,8 @@ MATCH_FIGURES = {
     "persisted_events_per_s",
     "raw_copy_events_per_s",
     "persisted_to_copy_ratio",
+    "persisted_to_copy_ratio_overall",
+    "round_ratios",
     "events_per_match",
 }
 
@@ -42,6 +44,7 @@ def test_bench_match_prints_every_figure_for_each_game() -> None:
     for game in figures["games"].values():
         assert set(game) == MATCH_FIGURES
         assert game["matches"] > 0 and game["persisted_to_copy_ratio"] > 0
+        assert len(game["round_ratios"]) == 7
     # The persisted matches were really played to their end by the runner.
     assert Match.objects.filter(status=Match.Status.FINISHED).count() == sum(
         g["matches"] for g in figures["games"].values()
