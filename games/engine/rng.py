@@ -91,40 +91,43 @@ class QuickRandom(random.Random):
         self._twister = False
         self.gauss_next = None
 
-    # The checks go through instance attributes, never the class: methods bound before the
-    # class swap (random.shuffle binds getrandbits once) must keep working after it.
-    def _quick(self) -> bool:
-        if self._twister:
-            return False
-        if self._draws < QuickRandom.FEW:
-            return True
-        random.Random.seed(self, self._state)
-        self._twister = True
-        self.__class__ = random.Random  # type: ignore[assignment]
-        return False
+    # Methods bound before the class swap (random.shuffle binds getrandbits once) outlive
+    # it, so the swap is read from an instance attribute, and the class is named explicitly.
+    def _become_twister(self) -> None:
+        if not self._twister:
+            random.Random.seed(self, self._state)
+            self._twister = True
+            self.__class__ = random.Random  # type: ignore[assignment]
 
-    def _next64(self) -> int:
+    def _next64(self) -> int | None:
+        """The next splitmix64 output, or None once the owner has drawn FEW (then: twister)."""
+        if self._twister or self._draws >= QuickRandom.FEW:
+            QuickRandom._become_twister(self)
+            return None
         self._draws += 1
-        self._state = (self._state + _GOLDEN) & _MASK
-        return _mix64(self._state)
+        # splitmix64, inlined: this runs for most of a random bot's draws.
+        z = self._state = (self._state + _GOLDEN) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
 
     def random(self) -> float:
-        if QuickRandom._quick(self):
-            return (QuickRandom._next64(self) >> 11) * (1.0 / (1 << 53))
-        return random.Random.random(self)
+        z = QuickRandom._next64(self)
+        if z is None:
+            return random.Random.random(self)
+        return (z >> 11) * (1.0 / (1 << 53))
 
     def getrandbits(self, k: int, /) -> int:
-        if 0 < k <= 64 and QuickRandom._quick(self):
-            return QuickRandom._next64(self) >> (64 - k)
-        if not self._twister:
-            self._draws = QuickRandom.FEW
-            QuickRandom._quick(self)
-        return random.Random.getrandbits(self, k)
+        if k == 0:
+            return 0
+        z = QuickRandom._next64(self) if 0 < k <= 64 else None
+        if z is None:
+            QuickRandom._become_twister(self)
+            return random.Random.getrandbits(self, k)
+        return z >> (64 - k)
 
     def getstate(self) -> tuple[Any, ...]:
-        if not self._twister:
-            self._draws = QuickRandom.FEW
-            QuickRandom._quick(self)
+        QuickRandom._become_twister(self)
         return random.Random.getstate(self)
 
     def setstate(self, state: tuple[Any, ...]) -> None:
