@@ -99,9 +99,7 @@ class Match(models.Model):
     game = models.CharField(max_length=20, choices=GAME_CHOICES)
     options = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField(help_text="Hidden from everyone until the match is over.")
-    status = models.CharField(
-        max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True
-    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     rated = models.BooleanField(default=False, help_text="Challenges are unrated.")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -127,13 +125,17 @@ class Match(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "matches"
+        # A plain index: db_index on a CharField adds a LIKE index too, which nothing uses
+        # and every status change (a non-HOT update) would have to maintain.
+        indexes = [models.Index(fields=["status"], name="match_status")]
 
     def __str__(self) -> str:
         return f"{self.game} match {self.id} ({self.status})"
 
 
 class Seat(models.Model):
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    # No index of its own: the unique (match, number) index serves lookups by match.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats", db_index=False)
     number = models.PositiveSmallIntegerField()
     bot_version = models.ForeignKey(
         BotVersion, null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
