@@ -9,6 +9,7 @@ the same columns, defaults and indexes and dropped after.
 
 from __future__ import annotations
 
+import statistics
 import time
 import uuid
 from collections.abc import Iterator
@@ -92,22 +93,36 @@ def copy_rows(cur: Any, rows: list[bytes]) -> None:
         copy.write(b"".join(rows))
 
 
-def bench_eventstore(batches: int = 300, batch_size: int = 100, rounds: int = 5) -> dict[str, Any]:
-    """Events/s through append() and through raw COPY, alternating in rounds to share noise."""
+CHUNK = 10
+"""Batches appended, then copied raw, at a time: both sides meet the disk in the same mood."""
+
+
+def bench_eventstore(batches: int = 350, batch_size: int = 100, rounds: int = 7) -> dict[str, Any]:
+    """Events/s through append() and through raw COPY, side by side.
+
+    Small chunks of batches alternate between the two sides, and the figure that
+    the target applies to is the median over rounds of each round's ratio: a slow
+    spell of a shared machine spoils a round, not the run.
+    """
     append_s = copy_s = 0.0
     per_round = max(1, batches // rounds)
+    round_ratios = []
     with scratch_table() as cur:
         for _ in range(rounds):
             work = [(uuid.uuid4(), _sample_batch(batch_size)) for _ in range(per_round)]
-            start = time.perf_counter()
-            for stream, events in work:
-                store.append(stream, events, expected_version=0)
-            append_s += time.perf_counter() - start
             rows = [encoded_rows(stream, events) for stream, events in work]
-            start = time.perf_counter()
-            for batch in rows:
-                copy_rows(cur, batch)
-            copy_s += time.perf_counter() - start
+            round_append = round_copy = 0.0
+            for first in range(0, per_round, CHUNK):
+                start = time.perf_counter()
+                for stream, events in work[first : first + CHUNK]:
+                    store.append(stream, events, expected_version=0)
+                round_append += time.perf_counter() - start
+                start = time.perf_counter()
+                for batch in rows[first : first + CHUNK]:
+                    copy_rows(cur, batch)
+                round_copy += time.perf_counter() - start
+            round_ratios.append(round_copy / round_append)  # same events on both sides
+            append_s, copy_s = append_s + round_append, copy_s + round_copy
     total = per_round * rounds * batch_size
     append_rate, copy_rate = total / append_s, total / copy_s
     return {
@@ -116,6 +131,9 @@ def bench_eventstore(batches: int = 300, batch_size: int = 100, rounds: int = 5)
         "events_each": total,
         "append_events_per_s": round(append_rate),
         "raw_copy_events_per_s": round(copy_rate),
-        "append_to_copy_ratio": round(append_rate / copy_rate, 3),
+        "append_to_copy_ratio": round(statistics.median(round_ratios), 3),
+        "append_to_copy_ratio_overall": round(append_rate / copy_rate, 3),
+        "round_ratios": [round(r, 3) for r in round_ratios],
+        "ratio": "median over rounds of append() events/s over raw COPY events/s",
         "target_ratio": 0.7,
     }
