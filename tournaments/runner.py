@@ -179,7 +179,7 @@ class DatabaseSink:
     """Makes each flush durable: one transaction with a lease heartbeat, or (no lease) one COPY.
 
     Without a lease the events stream into an open COPY as the engine records
-    them (``stage``), and the flush only ends it: Postgres has parsed and indexed
+    them (``stage``), and the flush only ends it: Postgres has received and parsed
     most rows by then, while the engine was busy with the next ones.
     """
 
