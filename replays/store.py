@@ -69,14 +69,18 @@ class NewEvent:
             type=ev["type"],
             payload=ev["payload"],
             schema_version=ev.get("schema_version", 1),
-            metadata={
-                "actor": ev["actor"],
-                "visible_to": ev["visible_to"],
-                "redacted": ev["redacted"],
-                "engine": engine_version,
-                **metadata,
-            },
+            metadata={**engine_metadata(ev, engine_version), **metadata},
         )
+
+
+def engine_metadata(ev: EngineEvent, engine_version: str) -> Payload:
+    """What an engine event keeps in the metadata column: who acted, who may see it, the engine."""
+    return {
+        "actor": ev["actor"],
+        "visible_to": ev["visible_to"],
+        "redacted": ev["redacted"],
+        "engine": engine_version,
+    }
 
 
 @dataclass(frozen=True)
@@ -125,16 +129,31 @@ def copy_stream(stream_id: uuid.UUID) -> bytes:
     return stream_id.hex.encode()
 
 
-def copy_row(stream: bytes, version: int, ev: NewEvent) -> bytes:
-    """One event as a line of COPY's text format, in the column order of ``_COPY``."""
+def _line(
+    event_id: str,
+    stream: bytes,
+    version: int,
+    event_type: str,
+    schema_version: int,
+    payload: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+) -> bytes:
+    """One row of COPY's text format, in the column order of ``_COPY``."""
     return b"%s\t%s\t%d\t%s\t%d\t%s\t%s\n" % (
-        ev.event_id.hex.encode(),
+        event_id.encode(),
         stream,
         version,
-        _copy_text(ev.type),
-        ev.schema_version,
-        _copy_json(ev.payload),
-        _copy_json(ev.metadata),
+        _copy_text(event_type),
+        schema_version,
+        _copy_json(payload),
+        _copy_json(metadata),
+    )
+
+
+def copy_row(stream: bytes, version: int, ev: NewEvent) -> bytes:
+    """One event as a line of COPY's text format."""
+    return _line(
+        ev.event_id.hex, stream, version, ev.type, ev.schema_version, ev.payload, ev.metadata
     )
 
 
@@ -144,20 +163,21 @@ def engine_copy_row(stream: bytes, version: int, ev: EngineEvent, engine_version
     The match runner encodes every event of every match: building the frozen
     NewEvent and its stdlib UUID cost more than the encoding itself.
     """
-    metadata = {
-        "actor": ev["actor"],
-        "visible_to": ev["visible_to"],
-        "redacted": ev["redacted"],
-        "engine": engine_version,
-    }
-    return b"%s\t%s\t%d\t%s\t%d\t%s\t%s\n" % (
-        fast_uuid7().hex.encode(),
+    return _line(
+        fast_uuid7().hex,
         stream,
         version,
-        _copy_text(ev["type"]),
+        ev["type"],
         ev.get("schema_version", 1),
-        _copy_json(ev["payload"]),
-        _copy_json(metadata),
+        ev["payload"],
+        engine_metadata(ev, engine_version),
+    )
+
+
+def _copy_lines(stream_id: uuid.UUID, events: Sequence[NewEvent], after_version: int) -> bytes:
+    stream = copy_stream(stream_id)
+    return b"".join(
+        [copy_row(stream, version, ev) for version, ev in enumerate(events, after_version + 1)]
     )
 
 
@@ -214,11 +234,7 @@ def _copy(stream_id: uuid.UUID, events: Sequence[NewEvent], expected_version: in
     connection.ensure_connection()
     raw = connection.connection
     assert raw is not None
-    stream = copy_stream(stream_id)
-    rows = b"".join(
-        copy_row(stream, version, ev)
-        for version, ev in enumerate(events, start=expected_version + 1)
-    )
+    rows = _copy_lines(stream_id, events, expected_version)
     with raw.cursor() as cur, cur.copy(_COPY) as copy:
         copy.write(rows)
 
@@ -255,11 +271,7 @@ class Appender:
         return self._open is not None
 
     def add(self, events: Sequence[NewEvent]) -> None:
-        rows = b"".join(
-            copy_row(self._stream, version, ev)
-            for version, ev in enumerate(events, start=self.version + 1)
-        )
-        self._send(rows, len(events))
+        self._send(_copy_lines(self.stream_id, events, self.version), len(events))
 
     def add_engine_events(self, events: Sequence[EngineEvent], engine_version: str) -> None:
         """``add`` of the engine's events, as NewEvent.from_engine would wrap them."""
