@@ -13,6 +13,7 @@ import factory
 from django.contrib.auth import get_user_model
 from factory.django import DjangoModelFactory
 
+from replays.store import NewEvent
 from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
 
 DEFAULT_SOURCE = b"def act(observation):\n    return observation['legal']['actions'][0]\n"
@@ -104,3 +105,11 @@ class BotLogFactory(DjangoModelFactory):
     seat = 0
     version = 1
     text = "thinking...\n"
+
+
+def counted_events(n: int, start: int = 0) -> list[NewEvent]:
+    """``n`` small events numbered from ``start``: {"n": start}, {"n": start + 1}, ..."""
+    return [
+        NewEvent(type="counted", payload={"n": start + i}, metadata={"actor": None})
+        for i in range(n)
+    ]

@@ -12,12 +12,9 @@ from hypothesis import strategies as st
 
 from replays import store
 from replays.store import Appender, ConcurrencyError, NewEvent
+from tests.factories import counted_events
 
 pytestmark = pytest.mark.django_db
-
-
-def batch(n: int, start: int = 0) -> list[NewEvent]:
-    return [NewEvent(type="counted", payload={"n": start + i}) for i in range(n)]
 
 
 def payloads(stream: uuid.UUID) -> list[Any]:
@@ -28,7 +25,7 @@ def test_events_added_in_pieces_are_one_append_at_commit() -> None:
     stream = uuid.uuid4()
     appender = Appender(stream, 0)
     for start in range(0, 300, 30):  # more than SEND_AT bytes: the COPY opens on the way
-        appender.add(batch(30, start=start))
+        appender.add(counted_events(30, start=start))
     assert appender.is_open
     assert appender.commit() == 300
     assert payloads(stream) == list(range(300))
@@ -38,7 +35,7 @@ def test_events_added_in_pieces_are_one_append_at_commit() -> None:
 def test_nothing_is_visible_before_commit() -> None:
     stream = uuid.uuid4()
     appender = Appender(stream, 0)
-    appender.add(batch(5))
+    appender.add(counted_events(5))
     assert store.current_version(stream) == 0  # still buffered: no query waits on the COPY
     assert appender.commit() == 5
 
@@ -46,19 +43,21 @@ def test_nothing_is_visible_before_commit() -> None:
 def test_abort_writes_nothing_and_frees_the_connection() -> None:
     stream = uuid.uuid4()
     appender = Appender(stream, 0)
-    appender.add(batch(400))
+    appender.add(counted_events(400))
     assert appender.is_open
     appender.abort()
     assert not appender.is_open
     assert store.current_version(stream) == 0
-    assert store.append(stream, batch(2), 0) == 2  # the connection (and transaction) still work
+    assert (
+        store.append(stream, counted_events(2), 0) == 2
+    )  # the connection (and transaction) still work
 
 
 def test_a_stale_writer_fails_at_commit_and_writes_nothing() -> None:
     stream = uuid.uuid4()
-    store.append(stream, batch(3), 0)
+    store.append(stream, counted_events(3), 0)
     appender = Appender(stream, 1)
-    appender.add(batch(400, start=100))
+    appender.add(counted_events(400, start=100))
     with pytest.raises(ConcurrencyError, match="another writer"):
         appender.commit()
     assert payloads(stream) == [0, 1, 2]
@@ -66,9 +65,9 @@ def test_a_stale_writer_fails_at_commit_and_writes_nothing() -> None:
 
 def test_a_writer_ahead_of_the_stream_hits_the_gap_check() -> None:
     stream = uuid.uuid4()
-    store.append(stream, batch(2), 0)
+    store.append(stream, counted_events(2), 0)
     appender = Appender(stream, 5)
-    appender.add(batch(1))
+    appender.add(counted_events(1))
     with pytest.raises(ConcurrencyError, match="the stream is at 2"):
         appender.commit()
 
@@ -76,12 +75,12 @@ def test_a_writer_ahead_of_the_stream_hits_the_gap_check() -> None:
 def test_a_conflict_inside_an_outer_transaction_leaves_it_usable() -> None:
     stream = uuid.uuid4()
     with transaction.atomic():
-        store.append(stream, batch(2), 0)
+        store.append(stream, counted_events(2), 0)
         appender = Appender(stream, 0)
-        appender.add(batch(1))
+        appender.add(counted_events(1))
         with pytest.raises(ConcurrencyError):
             appender.commit()
-        assert store.append(stream, batch(1, start=2), 2) == 3
+        assert store.append(stream, counted_events(1, start=2), 2) == 3
     assert payloads(stream) == [0, 1, 2]
 
 
@@ -139,7 +138,7 @@ def test_any_json_payload_and_type_survive_the_copy_encoding(
 def test_rows_are_sent_only_in_chunks() -> None:
     # A few small decisions' worth of events must not open the COPY (nor hold the connection).
     appender = Appender(uuid.uuid4(), 0)
-    appender.add(batch(3))
+    appender.add(counted_events(3))
     assert not appender.is_open
     with connection.cursor() as cur:
         cur.execute("SELECT 1")

@@ -10,21 +10,15 @@ from django.db import connection, connections, transaction
 
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
+from tests.factories import counted_events
 
 pytestmark = pytest.mark.django_db
 
 
-def batch(n: int, start: int = 0) -> list[NewEvent]:
-    return [
-        NewEvent(type="counted", payload={"n": start + i}, metadata={"actor": None})
-        for i in range(n)
-    ]
-
-
 def test_batch_append_returns_new_version_and_reads_back_in_order() -> None:
     stream = uuid.uuid4()
-    assert store.append(stream, batch(100), expected_version=0) == 100
-    assert store.append(stream, batch(3, start=100), expected_version=100) == 103
+    assert store.append(stream, counted_events(100), expected_version=0) == 100
+    assert store.append(stream, counted_events(3, start=100), expected_version=100) == 103
     events = store.read(stream)
     assert [e.version for e in events] == list(range(1, 104))
     assert [e.payload["n"] for e in events] == list(range(103))
@@ -33,29 +27,29 @@ def test_batch_append_returns_new_version_and_reads_back_in_order() -> None:
 
 def test_read_between_versions() -> None:
     stream = uuid.uuid4()
-    store.append(stream, batch(10), expected_version=0)
+    store.append(stream, counted_events(10), expected_version=0)
     assert [e.version for e in store.read(stream, from_version=4, to_version=6)] == [4, 5, 6]
 
 
 def test_stale_expected_version_is_a_conflict_and_writes_nothing() -> None:
     stream = uuid.uuid4()
-    store.append(stream, batch(2), expected_version=0)
+    store.append(stream, counted_events(2), expected_version=0)
     with pytest.raises(ConcurrencyError, match="another writer"):
-        store.append(stream, batch(5, start=50), expected_version=1)
+        store.append(stream, counted_events(5, start=50), expected_version=1)
     assert [e.payload["n"] for e in store.read(stream)] == [0, 1]
 
 
 def test_expected_version_ahead_of_the_stream_is_a_conflict() -> None:
     stream = uuid.uuid4()
-    store.append(stream, batch(2), expected_version=0)
+    store.append(stream, counted_events(2), expected_version=0)
     with pytest.raises(ConcurrencyError, match="the stream is at 2"):
-        store.append(stream, batch(1), expected_version=5)
+        store.append(stream, counted_events(1), expected_version=5)
     assert store.current_version(stream) == 2
 
 
 def test_retrying_the_same_batch_is_idempotent() -> None:
     stream = uuid.uuid4()
-    events = batch(4)
+    events = counted_events(4)
     assert store.append(stream, events, expected_version=0) == 4
     assert store.append(stream, events, expected_version=0) == 4
     assert len(store.read(stream)) == 4
@@ -63,7 +57,7 @@ def test_retrying_the_same_batch_is_idempotent() -> None:
 
 def test_reusing_event_ids_at_other_versions_is_a_conflict() -> None:
     stream = uuid.uuid4()
-    events = batch(2)
+    events = counted_events(2)
     store.append(stream, events, expected_version=0)
     with pytest.raises(ConcurrencyError):
         store.append(stream, events, expected_version=2)
@@ -72,18 +66,18 @@ def test_reusing_event_ids_at_other_versions_is_a_conflict() -> None:
 def test_append_joins_an_outer_transaction() -> None:
     stream = uuid.uuid4()
     with pytest.raises(RuntimeError), transaction.atomic():
-        store.append(stream, batch(3), expected_version=0)
+        store.append(stream, counted_events(3), expected_version=0)
         raise RuntimeError("roll back")
     assert store.current_version(stream) == 0
 
 
 def test_conflict_inside_an_outer_transaction_leaves_it_usable() -> None:
     stream = uuid.uuid4()
-    store.append(stream, batch(1), expected_version=0)
+    store.append(stream, counted_events(1), expected_version=0)
     with transaction.atomic():
         with pytest.raises(ConcurrencyError):
-            store.append(stream, batch(1), expected_version=0)
-        store.append(stream, batch(1, start=7), expected_version=1)
+            store.append(stream, counted_events(1), expected_version=0)
+        store.append(stream, counted_events(1, start=7), expected_version=1)
     assert [e.payload["n"] for e in store.read(stream)] == [0, 7]
 
 
@@ -111,7 +105,7 @@ def test_concurrent_writers_with_the_same_expected_version_one_wins() -> None:
     def writer(i: int) -> None:
         try:
             barrier.wait()
-            store.append(stream, batch(50, start=1000 * i), expected_version=0)
+            store.append(stream, counted_events(50, start=1000 * i), expected_version=0)
             results.append("ok")
         except ConcurrencyError:
             results.append("conflict")
@@ -139,7 +133,7 @@ def test_concurrent_writers_with_the_same_expected_version_one_wins() -> None:
 )
 def test_the_database_rejects_changes_to_events(sql: str) -> None:
     stream = uuid.uuid4()
-    store.append(stream, batch(2), expected_version=0)
+    store.append(stream, counted_events(2), expected_version=0)
     with (
         pytest.raises(Exception, match="append-only"),
         transaction.atomic(),
@@ -155,7 +149,7 @@ def test_the_orm_cannot_update_or_delete_events_either() -> None:
     from replays.models import Event
 
     stream = uuid.uuid4()
-    store.append(stream, batch(1), expected_version=0)
+    store.append(stream, counted_events(1), expected_version=0)
     row = Event.objects.get(stream_id=stream)
     row.event_type = "tampered"
     with pytest.raises(Exception, match="append-only"), transaction.atomic():
