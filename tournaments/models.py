@@ -120,7 +120,19 @@ class Match(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     last_version = models.PositiveIntegerField(default=0, help_text="Events stored so far.")
     outcome = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True)
+    error = models.TextField(
+        blank=True, help_text="Why it was aborted; shown to its seats' owners and staff only."
+    )
+    # A version's validation run is kept as a match its owner can read (the error cites its
+    # steps); it is private to the bot's owner and staff (tournaments.selectors).
+    validation_of = models.ForeignKey(
+        "BotVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="smoke_matches",
+        help_text="Set on the smoke match that validated this version.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -178,7 +190,12 @@ class BotLog(models.Model):
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="logs")
     seat = models.PositiveSmallIntegerField()
-    version = models.PositiveIntegerField(help_text="Stream version at the decision.")
+    version = models.PositiveIntegerField(help_text="The step: stream version at the decision.")
+    verdict = models.CharField(
+        max_length=20,
+        blank=True,
+        help_text="The verdict on that decision ('' for lines written outside one).",
+    )
     text = models.TextField()
 
     class Meta:

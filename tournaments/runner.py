@@ -38,7 +38,7 @@ from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
 from games.engine.driver import Flush, MatchDriver, SeatPlayer
-from games.engine.platform_events import aborted_event
+from games.engine.platform_events import BOT_VERDICT, aborted_event
 from games.engine.registry import get
 from games.engine.types import Event as EngineEvent
 from games.sandbox.isolation import isolation_status
@@ -210,8 +210,15 @@ class DatabaseSink:
             # Any conflict rolls the whole flush back, so no savepoint is needed.
             store.append(self.match.id, events, flush.expected_version, savepoint=False)
             if flush.logs:
+                verdicts = step_verdicts(flush.events)
                 BotLog.objects.bulk_create(
-                    BotLog(match=self.match, seat=seat, version=version, text=text)
+                    BotLog(
+                        match=self.match,
+                        seat=seat,
+                        version=version,
+                        verdict=verdicts.get((seat, version), ""),
+                        text=text,
+                    )
                     for seat, version, text in flush.logs
                 )
 
@@ -278,6 +285,15 @@ class DatabaseSink:
                 seat.disqualified = stats.verdicts.get("disqualified", 0) > 0
                 changed.append(seat)
         return changed
+
+
+def step_verdicts(events: Sequence[EngineEvent]) -> dict[tuple[int, int], str]:
+    """The verdict on each (seat, step) decision among ``events``, for the log lines of that step."""
+    return {
+        (ev["payload"]["seat"], ev["payload"]["step"]): ev["payload"]["verdict"]
+        for ev in events
+        if ev["type"] == BOT_VERDICT
+    }
 
 
 def _abort(match: Match, owner: str, reason: str) -> None:
