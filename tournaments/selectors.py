@@ -258,6 +258,12 @@ def seen(ev: Event, view: MatchView) -> Event:
     return ev if full else _hidden(ev)
 
 
+def seat_labels(match_id: uuid.UUID | str) -> list[str]:
+    """The stored match's seats as its document names them, in seat order."""
+    seats = Seat.objects.filter(match_id=match_id).select_related("bot_version__bot")
+    return [seat.label for seat in seats.order_by("number")]
+
+
 def document_header(match: Match) -> dict[str, Any]:
     """The document's ``format`` and ``match``; options and seed stay secret until the end."""
     finished = match.status == Match.Status.FINISHED

@@ -27,6 +27,7 @@ from games.sandbox.upload import UploadError, unpack
 from replays import store
 from replays.document import match_document
 from replays.store import NewEvent
+from tournaments import selectors
 from tournaments.models import BUILTIN_BOTS, Bot, BotLog, BotVersion, Match, Seat
 from tournaments.players import builtin_player
 
@@ -88,7 +89,7 @@ class Command(BaseCommand):
             game=info.name,
             options=options,
             seed=seed,
-            seats=specs,
+            seats=selectors.seat_labels(match_id) if match_id else specs,  # as the API names them
             status="finished",
             outcome=outcome,
             events=sink.events,
