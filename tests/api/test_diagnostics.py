@@ -45,13 +45,13 @@ def world(db: None, client_for: Callable[[Any], APIClient]) -> dict[str, Any]:
         bot__owner=owner, status=BotVersion.Status.REJECTED, validation_error=VALIDATION
     )
     ready = BotVersionFactory(bot=rejected.bot, number=2)
-    finished = MatchFactory(status=Match.Status.FINISHED, created_by=UserFactory())
+    finished = MatchFactory(status=Match.Status.FINISHED, created_by=UserFactory(), seed=7)
     SeatFactory(match=finished, number=0, bot_version=ready)
     SeatFactory(match=finished, number=1, bot_version=None, builtin="random")
     events = [
         event("game_started", {"seats": 2}),
         verdict_event(0, "crash", detail=TRACE, elapsed_ms=5, strikes=1, step=1),
-        finished_event({"ranks": [2, 1], "scores": [0, 1]}, finished.seed),
+        finished_event({"ranks": [2, 1], "scores": [0, 1]}, 7),
     ]
     store.append(finished.pk, [NewEvent.from_engine(e, engine_version="t") for e in events], 0)
     BotLogFactory(match=finished, seat=0, version=1, verdict="crash", text=STDERR)
