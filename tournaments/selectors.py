@@ -59,6 +59,14 @@ def bots_owned_by(user: Any) -> QuerySet[Bot]:
     return qs.filter(owner_id=uid) if uid is not None else qs.none()
 
 
+def bots_listed(user: Any, *, writable: bool = False, game: str | None = None) -> QuerySet[Bot]:
+    """Bots newest first: those ``user`` may see, or (``writable``) may change; of one game."""
+    qs = bots_owned_by(user) if writable else bots_visible_to(user)
+    if game:
+        qs = qs.filter(game=game)
+    return qs.order_by("-created_at", "-id")
+
+
 def versions_visible_to(user: Any) -> QuerySet[BotVersion]:
     """Versions of bots the user may see; their metadata only, the source is owner-only.
 
@@ -108,8 +116,13 @@ def matches(
     season: int | None = None,
     ladder: int | None = None,
 ) -> QuerySet[Match]:
-    """Matches ``user`` may see (None: as anonymous), filtered; results are public."""
-    qs = matches_visible_to(user)
+    """Matches ``user`` may see (None: as anonymous), newest first, filtered; results are public."""
+    qs = (
+        matches_visible_to(user)
+        .select_related("created_by")
+        .prefetch_related("seats__bot_version__bot__owner")
+        .order_by("-created_at", "id")
+    )
     if game:
         qs = qs.filter(game=game)
     if status:
@@ -175,7 +188,7 @@ def logs_for(user: Any, match: Match) -> QuerySet[BotLog]:
 
     Before the end a line of stderr can quote the bot's hand, which staff must not read.
     """
-    qs = BotLog.objects.filter(match=match)
+    qs = BotLog.objects.filter(match=match).order_by("version", "seat", "id")
     if _is_staff(user) and is_over(match):
         return qs
     return qs.filter(seat__in=seats_owned_by(user, match))

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django.contrib.auth import authenticate
-from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -15,7 +14,7 @@ from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import SAFE_METHODS, AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
@@ -27,9 +26,10 @@ from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
 from tournaments.api.throttles import ChallengeThrottle, SignupThrottle, UploadThrottle
 
-if (
-    TYPE_CHECKING
-):  # models name types here only: reads go through selectors, writes through services
+# Models name types here only: reads go through selectors, writes through services.
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
     from tournaments.models import Bot, BotLog, BotVersion, Match
 
 # Accounts
@@ -110,14 +110,10 @@ class BotViewSet(
 
     def get_queryset(self) -> QuerySet[Bot]:
         # Writes only ever find your own bots: another user's answers 404, as if absent.
-        if self.request.method in ("GET", "HEAD", "OPTIONS"):
-            qs = selectors.bots_visible_to(self.request.user)
-        else:
-            qs = selectors.bots_owned_by(self.request.user)
-        game = self.request.query_params.get("game")
-        if self.action == "list" and game:
-            qs = qs.filter(game=game)
-        return qs.order_by("-created_at", "-id")
+        game = self.request.query_params.get("game") if self.action == "list" else None
+        return selectors.bots_listed(
+            self.request.user, writable=self.request.method not in SAFE_METHODS, game=game
+        )
 
     def perform_create(self, serializer: BaseSerializer[Bot]) -> None:
         v = serializer.validated_data
@@ -220,12 +216,7 @@ class MatchListView(generics.ListCreateAPIView["Match"]):
     def get_queryset(self) -> QuerySet[Match]:
         filters = s.MatchFilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        return (
-            selectors.matches(user=self.request.user, **filters.validated_data)
-            .select_related("created_by")
-            .prefetch_related("seats__bot_version__bot__owner")
-            .order_by("-created_at", "id")
-        )
+        return selectors.matches(user=self.request.user, **filters.validated_data)
 
     @extend_schema(parameters=[s.MatchFilterSerializer], summary="Matches, newest first")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -258,11 +249,7 @@ class MatchDetailView(generics.RetrieveAPIView["Match"]):
     lookup_url_kwarg = "match_id"
 
     def get_queryset(self) -> QuerySet[Match]:
-        return (
-            selectors.matches_visible_to(self.request.user)
-            .select_related("created_by")
-            .prefetch_related("seats__bot_version__bot__owner")
-        )
+        return selectors.matches(user=self.request.user)
 
 
 class MatchEventsView(APIView):
@@ -305,4 +292,4 @@ class MatchLogsView(generics.ListAPIView["BotLog"]):
         match = get_object_or_404(
             selectors.match_detail(self.kwargs["match_id"], self.request.user)
         )
-        return selectors.logs_for(self.request.user, match).order_by("version", "seat", "id")
+        return selectors.logs_for(self.request.user, match)
