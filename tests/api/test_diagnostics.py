@@ -161,3 +161,9 @@ def test_no_endpoint_leaks_a_diagnostic(world: dict[str, Any], role: str) -> Non
     everything = "".join(body(client, url) for url in urls)
     for marker in ("SECRET-TRACE", "SECRET-VALIDATION", "SECRET-REASON"):
         assert (marker in everything) is READS[role], marker
+
+
+def test_the_admin_shows_the_abort_reason(world: dict[str, Any], client: Any) -> None:
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    r = client.get(f"/admin/tournaments/match/{world['aborted'].pk}/change/")
+    assert r.status_code == 200 and "SECRET-REASON" in r.content.decode()
