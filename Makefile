@@ -8,10 +8,12 @@ export DJANGO_SETTINGS_MODULE ?= config.settings.local
 
 .PHONY: up test lint install services sandbox database migrate admin check-deploy clean
 
-$(STAMP): requirements.lock
+$(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@test -x $(BIN)/uv || $(BIN)/pip install --quiet uv==0.13.8
 	$(BIN)/uv pip sync --quiet --python $(BIN)/python requirements.lock
+	@# The project itself, editable: puts `config` (platform/config) and the apps on the path.
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps --editable .
 	@touch $(STAMP)
 
 install: $(STAMP)

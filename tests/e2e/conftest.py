@@ -54,7 +54,6 @@ def _env(lease_seconds: int) -> dict[str, str]:
     db = connection.settings_dict
     return {
         **os.environ,
-        "PYTHONPATH": str(ROOT / "platform"),
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "MATCH_LEASE_SECONDS": str(lease_seconds),
