@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from games.engine.driver import MatchDriver, MemorySink, SeatPlayer
 from games.engine.registry import get
-from games.sandbox.isolation import isolation_status
 from games.sandbox.player import Sandboxed
+from games.sandbox.readiness import isolation_status
 from games.sandbox.seat import SeatController
 from games.sandbox.upload import UploadError, compile_check, unpack
 from tournaments.models import BotVersion

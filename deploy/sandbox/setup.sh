@@ -54,7 +54,7 @@ fi
 # Smoke run: the same check the worker makes at start (a real sandboxed start as a pool uid).
 python="${BACKROOM_PYTHON:-$repo/.venv/bin/python}"
 [ -x "$python" ] || python=/usr/bin/python3
-if ! status="$(cd "$repo" && "$python" -c 'from games.sandbox.isolation import isolation_status
+if ! status="$(cd "$repo" && "$python" -c 'from games.sandbox.readiness import isolation_status
 ok, reason = isolation_status()
 print(reason)
 raise SystemExit(0 if ok else 1)' 2>&1)"; then
