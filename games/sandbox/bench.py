@@ -1,7 +1,7 @@
 """What the sandbox costs: bot start and per-decision round trip, sandboxed vs bare.
 
 ``manage.py bench sandbox`` prints this. The same trivial bot runs under the
-same runner both ways; "bare" is a plain subprocess with no namespaces, no
+same bot kit both ways; "bare" is a plain subprocess with no namespaces, no
 uid switch, no seccomp and no rlimits.
 """
 

@@ -158,7 +158,7 @@ class BotConnection:
         return got
 
     def _error_reply(self, got: Exchange) -> Exchange:
-        """A runner-reported failure ({"type": "error", ...}), or an unexpected message."""
+        """A failure the bot kit reported ({"type": "error", ...}), or an unexpected message."""
         reply = got.reply or {}
         if reply.get("type") == "error":
             kind = reply.get("error")

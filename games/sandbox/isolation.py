@@ -29,7 +29,7 @@ BWRAP = "bwrap"
 UNSAFE_DEV = "unsafe-dev"
 UID_PREFIX = "backroom-bot-"
 SYSTEM_PYTHON = "/usr/bin/python3"
-RUNNER = Path(__file__).with_name("sdk") / "runner.py"
+BOTKIT = Path(__file__).with_name("sdk") / "botkit.py"  # the SDK a bot runs under
 SETUP_HINT = "run deploy/sandbox/setup.sh as root"
 UNSAFE_WARNING = (
     "UNSAFE sandbox mode (BACKROOM_SANDBOX=unsafe-dev): bot code runs as a plain subprocess "
@@ -131,7 +131,7 @@ def _copy_tree(src: Path, dst: Path) -> None:
 
 
 def stage(bot_dir: Path) -> Path:
-    """A fresh directory holding ``bot/`` (a copy of bot_dir) and ``sdk/runner.py``.
+    """A fresh directory holding ``bot/`` (a copy of bot_dir) and ``sdk/botkit.py``.
 
     Uploaded bots are stored where a bot uid cannot read; the copy lives under
     a root-owned 0711 directory with an unguessable name.
@@ -143,8 +143,8 @@ def stage(bot_dir: Path) -> Path:
     _copy_tree(bot_dir, root / "bot")
     (root / "sdk").mkdir(mode=0o755)
     os.chmod(root / "sdk", 0o755)
-    shutil.copyfile(RUNNER, root / "sdk" / "runner.py")
-    os.chmod(root / "sdk" / "runner.py", 0o644)
+    shutil.copyfile(BOTKIT, root / "sdk" / "botkit.py")
+    os.chmod(root / "sdk" / "botkit.py", 0o644)
     return root
 
 
@@ -156,7 +156,7 @@ def unstage(root: Path) -> None:
 
 
 def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> list[str]:
-    """bubblewrap around sdk/runner.py: the bot sees /usr, /bot, /sdk, /dev and a /tmp."""
+    """bubblewrap around sdk/botkit.py: the bot sees /usr, /bot, /sdk, /dev and a /tmp."""
     python = python or bot_python()
     binds = ["--ro-bind", "/usr", "/usr"]
     prefix = Path(os.path.realpath(python)).parent.parent
@@ -185,21 +185,21 @@ def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> li
         "--setenv", "LANG", "C.UTF-8",
         "--hostname", "sandbox",
         "--chdir", "/tmp",
-        python, "-I", "-S", "-B", "/sdk/runner.py", "/bot",
-        *limits.runner_args(),
+        python, "-I", "-S", "-B", "/sdk/botkit.py", "/bot",
+        *limits.botkit_args(),
         "--seccomp=required",
     ]  # fmt: skip
 
 
 def unsafe_command(staged: Path, limits: Limits, python: str | None = None) -> list[str]:
     python = python or bot_python()
-    runner = str(staged / "sdk" / "runner.py")
-    args = [python, "-I", "-S", "-B", runner, str(staged / "bot"), *limits.runner_args()]
+    botkit = str(staged / "sdk" / "botkit.py")
+    args = [python, "-I", "-S", "-B", botkit, str(staged / "bot"), *limits.botkit_args()]
     return [*args, "--seccomp=best-effort"]
 
 
 def bare_command(staged: Path, python: str | None = None) -> list[str]:
-    """The same runner with no isolation at all (the benchmark's baseline)."""
+    """The same bot kit with no isolation at all (the benchmark's baseline)."""
     python = python or bot_python()
-    runner = str(staged / "sdk" / "runner.py")
-    return [python, "-I", "-S", "-B", runner, str(staged / "bot"), "--seccomp=off"]
+    botkit = str(staged / "sdk" / "botkit.py")
+    return [python, "-I", "-S", "-B", botkit, str(staged / "bot"), "--seccomp=off"]

@@ -79,7 +79,7 @@ def test_writes_outside_the_private_tmp_change_nothing(seat: Seat, tmp_path: Pat
     assert decision.verdict is Verdict.OK
     results = decision.action["results"]
     assert not host_file.exists() and not (REPO / "pwned").exists()
-    for path in ["/bot/pwned", "/usr/pwned", "/pwned", "/sdk/runner.py"]:
+    for path in ["/bot/pwned", "/usr/pwned", "/pwned", "/sdk/botkit.py"]:
         assert results[path].startswith("ERR"), (path, results[path])
     assert results["/tmp/ok"] == "written"  # its private tmpfs works...
     assert results["/tmp/big"].startswith("ERR")  # ...up to its size cap
