@@ -130,13 +130,19 @@ def _copy_tree(src: Path, dst: Path) -> None:
             os.chmod(target, 0o644)
 
 
+def staging_root() -> Path:
+    """The folder of staged copies; root's admits no other user's, so each user has one."""
+    base = Path(tempfile.gettempdir()) / "backroom-sandbox"
+    return base if os.geteuid() == 0 else base.with_name(f"backroom-sandbox-{os.geteuid()}")
+
+
 def stage(bot_dir: Path) -> Path:
     """A fresh directory holding ``bot/`` (a copy of bot_dir) and ``sdk/botkit.py``.
 
     Uploaded bots are stored where a bot uid cannot read; the copy lives under
     a root-owned 0711 directory with an unguessable name.
     """
-    base = Path(tempfile.gettempdir()) / "backroom-sandbox"
+    base = staging_root()
     base.mkdir(mode=0o711, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="bot-", dir=base))
     os.chmod(root, 0o755)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import hashlib
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from games.sandbox import SeatController, Verdict
+from games.sandbox import SeatController, Verdict, isolation
 from games.sandbox.limits import Limits
 
 from .conftest import FAST, HOSTILE, FakeGame, play
@@ -116,7 +115,7 @@ def test_busy_loop_times_out_and_is_killed(seat: Seat) -> None:
     assert controller.restarts == 2  # a killed bot is started afresh for its next decision
     # Every killed process's staged copy (and its uid lease) was released.
     source = (HOSTILE / "busy_loop.py").read_bytes()
-    staged = Path(tempfile.gettempdir()) / "backroom-sandbox"
+    staged = isolation.staging_root()
     assert not [p for p in staged.glob("*/bot/bot.py") if p.read_bytes() == source]
 
 
