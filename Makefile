@@ -45,9 +45,10 @@ lint: install
 	$(BIN)/mypy .
 	$(BIN)/lint-imports
 
-# The whole suite fails below this share of covered lines (games, replays, tournaments, config);
-# a run narrowed with PYTEST_ARGS reports coverage without the floor.
-COVERAGE_FLOOR := 80
+# The whole suite fails below this share of covered lines (games, replays, tournaments, config):
+# measured 89.5% (5,904 statements, 617 missed) on 2026-12-01. A run narrowed with PYTEST_ARGS
+# reports coverage without the floor.
+COVERAGE_FLOOR := 89
 
 test: install services sandbox lint
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest --cov --cov-report=term \
