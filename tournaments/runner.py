@@ -41,7 +41,7 @@ from games.engine.driver import Flush, MatchDriver, SeatPlayer
 from games.engine.platform_events import BOT_VERDICT, aborted_event
 from games.engine.registry import get
 from games.engine.types import Event as EngineEvent
-from games.sandbox.isolation import isolation_status
+from games.sandbox.readiness import isolation_status
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
 from tournaments.models import BotLog, Match, Seat

@@ -27,7 +27,7 @@ def tune_worker_process(**kwargs: object) -> None:
 @worker_ready.connect
 def report_sandbox(**kwargs: object) -> None:
     """Say at every start whether this worker can run uploaded bots, and why not."""
-    from games.sandbox.isolation import isolation_status
+    from games.sandbox.readiness import isolation_status
 
     ok, reason = isolation_status()
     if ok:

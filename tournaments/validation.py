@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from games.engine.platform_events import BOT_VERDICT
 from games.engine.registry import get
-from games.sandbox.isolation import isolation_status
+from games.sandbox.readiness import isolation_status
 from games.sandbox.upload import UploadError, compile_check, unpack
 from replays import store
 from tournaments import runner

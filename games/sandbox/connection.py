@@ -42,10 +42,11 @@ class Exchange:
 class BotConnection:
     """The sandboxed process of one seat's bot, from start to close."""
 
-    def __init__(self, bot_dir: Path, limits: Limits, *, mode: str | None = None) -> None:
+    def __init__(self, bot_dir: Path, limits: Limits, *, mode: str) -> None:
+        """``mode`` is bwrap, unsafe-dev or bare: readiness.require_isolation() chooses it."""
         self.bot_dir = Path(bot_dir)
         self.limits = limits
-        self.mode = mode or isolation.require_isolation()
+        self.mode = mode
         self.proc: subprocess.Popen[bytes] | None = None
         self._lease: isolation.UidLease | None = None
         self._staged: Path | None = None
@@ -157,7 +158,7 @@ class BotConnection:
         return got
 
     def _error_reply(self, got: Exchange) -> Exchange:
-        """A runner-reported failure ({"type": "error", ...}), or an unexpected message."""
+        """A failure the bot kit reported ({"type": "error", ...}), or an unexpected message."""
         reply = got.reply or {}
         if reply.get("type") == "error":
             kind = reply.get("error")

@@ -16,6 +16,7 @@ from games.engine.types import JSON, Action, Legal, Outcome, Seat
 from games.sandbox.connection import BotConnection, Exchange
 from games.sandbox.limits import Limits
 from games.sandbox.protocol import act_message, end_message, start_message
+from games.sandbox.readiness import require_isolation
 from games.sandbox.verdicts import STRIKES, Verdict
 
 MAX_STRIKES = 3
@@ -36,8 +37,8 @@ class Decision(NamedTuple):
 class SeatController:
     """The bot process of one seat and its strike record.
 
-    ``connect`` builds the process connection; tests pass a fake, the
-    platform leaves the default (the sandbox chosen by isolation_status()).
+    ``mode`` chooses the sandbox; the platform leaves the default, the one
+    readiness.require_isolation() allows on this host (checked at each start).
     """
 
     def __init__(
@@ -82,7 +83,7 @@ class SeatController:
             return
         self.close()  # a dead predecessor still holds its uid lease and staged files
         self.restarts += 1
-        conn = BotConnection(self.bot_dir, self.limits, mode=self.mode)
+        conn = BotConnection(self.bot_dir, self.limits, mode=self.mode or require_isolation())
         self._conn = conn
         msg = start_message(
             game=self.game,

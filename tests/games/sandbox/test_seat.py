@@ -61,6 +61,7 @@ class ScriptedConnection:
 @pytest.fixture
 def scripted(monkeypatch: pytest.MonkeyPatch) -> type[ScriptedConnection]:
     monkeypatch.setattr(seat_module, "BotConnection", ScriptedConnection)
+    monkeypatch.setattr(seat_module, "require_isolation", lambda: "scripted")
     ScriptedConnection.script, ScriptedConnection.starts, ScriptedConnection.asked = [], [], []
     return ScriptedConnection
 

@@ -1,7 +1,7 @@
 """Runs an author's ``bot.py`` behind protocol v1 (JSON lines on stdin/stdout).
 
-The platform starts ``python -I -S -B runner.py BOT_DIR [limits...]`` inside the
-sandbox. Before any of the author's code is imported, this runner moves the
+The platform starts ``python -I -S -B botkit.py BOT_DIR [limits...]`` inside the
+sandbox. Before any of the author's code is imported, this bot kit moves the
 protocol onto private file descriptors (so the bot's ``print()`` and
 ``input()`` cannot touch it), lowers the resource limits and installs a
 seccomp filter: from then on no exec, no new process, no socket. Standard
