@@ -9,6 +9,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from games.engine.builtin import make_player
 from games.engine.driver import InProcess, SeatPlayer
 from games.sandbox.limits import Limits
 from games.sandbox.player import Sandboxed
@@ -18,15 +19,7 @@ from tournaments.models import BotVersion, Match, Seat
 
 
 def builtin_player(game: str, name: str, seed: int) -> InProcess:
-    """A trusted built-in bot by name (random, greedy, search)."""
-    try:
-        from games.engine.builtin import make_player
-    except ImportError:  # strategic bots not installed: only random is available
-        from games.engine.registry import get
-
-        if name != "random":
-            raise ValueError(f"unknown built-in bot {name!r}") from None
-        return InProcess(get(game).random_player)
+    """A trusted built-in bot by name (games.engine.builtin: random, greedy, search)."""
     return InProcess(make_player(game, name, seed=seed))
 
 

@@ -26,7 +26,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -37,7 +37,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
-from games.engine.driver import Flush, MatchDriver, SeatPlayer
+from games.engine.driver import Flush, MatchDriver, MatchLimits, MatchStopped, SeatPlayer
 from games.engine.platform_events import aborted_event
 from games.engine.registry import get
 from games.engine.types import Event as EngineEvent
@@ -66,8 +66,30 @@ class LeaseLost(Exception):
     """Another worker took the match over; this one must stop without writing."""
 
 
+STALE_QUEUED_AFTER = timedelta(minutes=10)
+"""A match queued for longer than this has probably lost its message: the reaper sends it again."""
+
+
 def lease_seconds() -> int:
     return int(getattr(settings, "MATCH_LEASE_SECONDS", 60))
+
+
+def match_limits() -> MatchLimits:
+    """The platform's limits on one match (settings MATCH_MAX_STEPS, MATCH_MAX_SECONDS)."""
+    default = MatchLimits()
+    steps = getattr(settings, "MATCH_MAX_STEPS", None)
+    return MatchLimits(
+        max_steps=default.max_steps if steps is None else int(steps),
+        max_seconds=getattr(settings, "MATCH_MAX_SECONDS", default.max_seconds),
+    )
+
+
+def failure_reason(exc: Exception) -> str:
+    """The aborted match's error for a fault of the platform itself (details in the log)."""
+    return (
+        f"The platform failed while playing this match ({type(exc).__name__}), so it has no"
+        " result; the details are in the worker's log."
+    )
 
 
 def worker_name() -> str:
@@ -151,9 +173,13 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     except LeaseLost:
         log.warning("match %s: another worker has it; stopping without writing", match_id)
         return RunResult.LEASE_LOST
+    except MatchStopped as exc:
+        log.warning("match %s stopped by a platform limit: %s", match_id, exc)
+        _abort(match, owner, str(exc))
+        return RunResult.ABORTED
     except Exception as exc:
         log.exception("match %s aborted", match_id)
-        _abort(match, owner, f"{type(exc).__name__}: {exc}")
+        _abort(match, owner, failure_reason(exc))
         return RunResult.ABORTED
     return RunResult.FINISHED
 
@@ -171,6 +197,7 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
         players=players,
         stored=stored,
         sink=sink,
+        limits=match_limits(),
     )
     driver.run()  # which aborts the sink if it fails (see replays.store.Appender)
 
@@ -305,10 +332,14 @@ def _abort(match: Match, owner: str, reason: str) -> None:
             )
 
 
-def reap_expired_leases(stale_queued_after: timedelta = timedelta(minutes=10)) -> int:
-    """Re-queue matches whose worker stopped renewing its lease, and re-send lost queued ones."""
-    from tournaments.tasks import play_match
+def reap_expired_leases(
+    *, send: Callable[[str], object], stale_queued_after: timedelta = STALE_QUEUED_AFTER
+) -> int:
+    """Re-queue matches whose worker stopped renewing its lease, and re-send lost queued ones.
 
+    ``send`` puts a match id on the workers' queue (``tournaments.tasks.enqueue_match``): the
+    runner is called by the tasks and never imports them.
+    """
     now = timezone.now()
     expired = list(
         Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now).values_list(
@@ -324,7 +355,7 @@ def reap_expired_leases(stale_queued_after: timedelta = timedelta(minutes=10)) -
         ).values_list("id", flat=True)
     )
     for match_id in {*expired, *stale}:
-        play_match.delay(str(match_id))
+        send(str(match_id))
     if requeued:
         log.warning("re-queued %d matches whose lease expired", requeued)
     return requeued + len(stale)

@@ -186,7 +186,7 @@ def create_challenge(
             for number, seat in enumerate(seats)
         )
         match_id = str(match.pk)
-        transaction.on_commit(lambda: tasks.play_match.delay(match_id))
+        transaction.on_commit(lambda: tasks.enqueue_match(match_id))
     return match
 
 
