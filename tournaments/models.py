@@ -11,10 +11,12 @@ from django.conf import settings
 from django.db import models
 from uuid_utils.compat import uuid7
 
+from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 
 GAME_CHOICES = [(info.name, info.title) for info in GAMES.values()]
-BUILTIN_BOTS = ("random", "greedy", "search")
+BUILTIN_BOTS = tuple(dict.fromkeys(name for game in GAMES for name in builtin_names(game)))
+"""Every built-in bot name of any game; the ones a game offers are ``builtin_names(game)``."""
 
 
 class Ladder(models.Model):

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, NoReturn, Protocol
 
 from games.engine.errors import IllegalAction
 from games.engine.match import replay
@@ -206,11 +206,11 @@ class MatchDriver:
                 if not pending:
                     return self._finish()
                 if deadline is not None and time.monotonic() > deadline:
-                    raise MatchStopped(limits.time_reason())
+                    self._stop(limits.time_reason())
                 external = self._step(pending)
                 if external or len(self.pending_events) >= self.flush_every:
                     self._flush(None)
-            raise MatchStopped(limits.steps_reason())
+            self._stop(limits.steps_reason())
         except BaseException:
             self.sink.abort()
             raise
@@ -287,6 +287,11 @@ class MatchDriver:
         self._record([finished_event(outcome, self.seed)])
         self._flush(outcome)
         return outcome
+
+    def _stop(self, reason: str) -> NoReturn:
+        """Make what was played durable, then stop: the aborted match keeps its events."""
+        self._flush(None)
+        raise MatchStopped(reason)
 
     def _close(self, outcome: Outcome | None) -> None:
         """Tell every player the match is over, once; keep what they logged while ending."""

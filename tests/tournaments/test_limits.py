@@ -129,6 +129,7 @@ def test_print_in_start_and_end_reaches_the_owner_s_log() -> None:
     match = match_of(TALKER, builtins=2)
     assert runner.run_match(match.id) is runner.RunResult.FINISHED
     match.refresh_from_db()
+    assert match.outcome is not None
     logs = list(BotLog.objects.filter(match=match, seat=0).order_by("version"))
     assert [log.text for log in logs] == [
         "hello from start\n",
