@@ -19,7 +19,6 @@ from typing import Any, NamedTuple
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.engine.builtin import builtin_names
 from games.engine.driver import MatchDriver, MatchLimits, MatchStopped, MemorySink, SeatPlayer
 from games.engine.errors import BadOptions
 from games.engine.platform_events import BOT_VERDICT, aborted_event
@@ -27,10 +26,10 @@ from games.engine.registry import get
 from games.engine.types import Event, Outcome
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
-from games.sandbox.upload import UploadError, unpack
 from replays import store
 from replays.document import match_document
 from tournaments import runner, services
+from tournaments.local_bots import BadSeat, builtin_name, read_upload, unpack_into
 from tournaments.models import BotLog
 from tournaments.players import bot_limits, builtin_player
 
@@ -213,20 +212,10 @@ class Command(BaseCommand):
         self.stdout.write(f"{len(played.events)} events{stored}")
 
     def _upload(self, game: str, spec: str) -> tuple[str, bytes] | None:
-        if spec.startswith("builtin:"):
-            name = spec.removeprefix("builtin:")
-            if name not in builtin_names(game):
-                raise CommandError(
-                    f"unknown built-in bot {name!r}; choose from {', '.join(builtin_names(game))}"
-                )
-            return None
-        path = Path(spec)
-        if path.is_dir():
-            archive = shutil.make_archive(str(Path(tempfile.mkdtemp()) / "bot"), "zip", path)
-            return ("bot.zip", Path(archive).read_bytes())
-        if not path.is_file():
-            raise CommandError(f"--seat {spec}: no such file, and not builtin:NAME")
-        return (path.name, path.read_bytes())
+        try:
+            return None if builtin_name(game, spec) is not None else read_upload(spec)
+        except BadSeat as exc:
+            raise CommandError(str(exc)) from None
 
     def _player(
         self,
@@ -242,14 +231,9 @@ class Command(BaseCommand):
         if upload is None:
             return builtin_player(game, spec.removeprefix("builtin:"), seed=seed + seat)
         try:
-            files = unpack(*upload)
-        except UploadError as exc:
-            raise CommandError(f"--seat {spec}: {exc}") from None
-        folder = workdir / f"seat{seat}"
-        for rel, data in files.items():
-            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            (folder / rel).write_bytes(data)
-        folder.chmod(0o755)
+            folder = unpack_into(workdir / f"seat{seat}", spec, upload)
+        except BadSeat as exc:
+            raise CommandError(str(exc)) from None
         controller = SeatController(
             folder, game=game, seat=seat, seats=seats, options=options, limits=bot_limits()
         )
