@@ -2,6 +2,9 @@
 
 Anything a user may not see is simply absent from their querysets, so the API
 answers 404 for another user's private bot exactly as for one that never existed.
+
+Results (a match's status, outcome, seats' ranks and scores) are written by a database
+trigger when the final event is appended, not by Python: see models.Match.
 """
 
 from __future__ import annotations
