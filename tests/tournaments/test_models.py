@@ -38,3 +38,19 @@ def test_appending_the_final_event_gives_the_match_its_result(builtin_match: Mak
         (3, 1.0),
         (2, 2.0),
     ]
+
+
+def test_built_in_bot_names_are_the_engine_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The platform reads which built-in bots a game offers from games.engine.builtin."""
+    from games.engine import builtin
+    from tests.factories import UserFactory
+    from tournaments import services
+
+    offered = {**builtin.BUILTIN_BOTS, "brexit": {**builtin.BUILTIN_BOTS["brexit"], "extra": ""}}
+    monkeypatch.setattr(builtin, "BUILTIN_BOTS", offered)
+    user = UserFactory()
+    seats = [{"builtin": "extra"}, {"builtin": "random"}, {"builtin": "random"}]
+    match = services.create_challenge(user=user, game="brexit", seats=seats, queue=False)
+    assert match.seats.get(number=0).builtin == "extra"
+    with pytest.raises(services.Invalid, match="unknown builtin 'extra'"):
+        services.create_challenge(user=user, game="brasilis", seats=seats, queue=False)
