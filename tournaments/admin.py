@@ -109,7 +109,7 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     @admin.action(description="Re-queue (matches that are queued or whose lease expired)")
     def requeue(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
-        from tournaments.tasks import enqueue_match
+        from tournaments.tasks import play_match
 
         ids = [
             str(m)
@@ -118,7 +118,7 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             ).values_list("id", flat=True)
         ]
         for match_id in ids:
-            transaction.on_commit(partial(enqueue_match, match_id))
+            transaction.on_commit(partial(play_match.delay, match_id))
         messages.info(request, f"{len(ids)} matches sent to the workers")
 
 

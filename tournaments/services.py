@@ -236,7 +236,7 @@ def create_challenge(
         )
         match_id = str(match.pk)
         if queue:
-            transaction.on_commit(lambda: tasks.enqueue_match(match_id))
+            transaction.on_commit(lambda: tasks.play_match.delay(match_id))
     return match
 
 

@@ -63,7 +63,8 @@ def validate_bot_version(version_id: int) -> str:
 
 
 def enqueue_match(match_id: str) -> None:
-    """Put a match on the workers' queue (``MATCH_QUEUE``, read when sending)."""
+    """Put a match on the workers' queue: ``MATCH_QUEUE``, where the task routes send
+    ``play_match`` too, read when sending (so a test can give its run a queue of its own)."""
     play_match.apply_async((match_id,), queue=settings.MATCH_QUEUE)
 
 
