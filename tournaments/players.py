@@ -10,7 +10,7 @@ from pathlib import Path
 from django.conf import settings
 
 from games.engine.builtin import make_player
-from games.engine.driver import InProcess, SeatPlayer
+from games.engine.driver import InProcess, MatchLimits, SeatPlayer
 from games.sandbox.limits import Limits
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
@@ -64,3 +64,13 @@ def player_for(match: Match, seat: Seat, seats: int) -> SeatPlayer:
         limits=bot_limits(),
     )
     return Sandboxed(controller)
+
+
+def match_limits() -> MatchLimits:
+    """The platform's limits on one match (settings MATCH_MAX_STEPS, MATCH_MAX_SECONDS)."""
+    default = MatchLimits()
+    steps = getattr(settings, "MATCH_MAX_STEPS", None)
+    return MatchLimits(
+        max_steps=default.max_steps if steps is None else int(steps),
+        max_seconds=getattr(settings, "MATCH_MAX_SECONDS", default.max_seconds),
+    )

@@ -37,7 +37,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
-from games.engine.driver import Flush, MatchDriver, MatchLimits, MatchStopped, SeatPlayer
+from games.engine.driver import Flush, MatchDriver, MatchStopped, SeatPlayer
 from games.engine.platform_events import aborted_event
 from games.engine.registry import get
 from games.engine.types import Event as EngineEvent
@@ -45,7 +45,7 @@ from games.sandbox.isolation import isolation_status
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
 from tournaments.models import BotLog, Match, Seat
-from tournaments.players import player_for
+from tournaments.players import match_limits, player_for
 from tournaments.selectors import match_to_play
 
 log = logging.getLogger(__name__)
@@ -72,16 +72,6 @@ STALE_QUEUED_AFTER = timedelta(minutes=10)
 
 def lease_seconds() -> int:
     return int(getattr(settings, "MATCH_LEASE_SECONDS", 60))
-
-
-def match_limits() -> MatchLimits:
-    """The platform's limits on one match (settings MATCH_MAX_STEPS, MATCH_MAX_SECONDS)."""
-    default = MatchLimits()
-    steps = getattr(settings, "MATCH_MAX_STEPS", None)
-    return MatchLimits(
-        max_steps=default.max_steps if steps is None else int(steps),
-        max_seconds=getattr(settings, "MATCH_MAX_SECONDS", default.max_seconds),
-    )
 
 
 def failure_reason(exc: Exception) -> str:

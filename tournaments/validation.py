@@ -6,14 +6,14 @@ import logging
 
 from django.utils import timezone
 
-from games.engine.driver import MatchDriver, MemorySink, SeatPlayer
+from games.engine.driver import MatchDriver, MatchStopped, MemorySink, SeatPlayer
 from games.engine.registry import get
 from games.sandbox.isolation import isolation_status
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
 from games.sandbox.upload import UploadError, compile_check, unpack
 from tournaments.models import BotVersion
-from tournaments.players import bot_dir, bot_limits, builtin_player
+from tournaments.players import bot_dir, bot_limits, builtin_player, match_limits
 
 log = logging.getLogger(__name__)
 
@@ -34,9 +34,19 @@ def smoke_error(version: BotVersion) -> str:
     players: list[SeatPlayer] = [Sandboxed(controller)]
     players += [builtin_player(info.name, "random", seed=SMOKE_SEED + s) for s in range(1, seats)]
     sink = MemorySink()
-    MatchDriver(
-        info.rules, seats=seats, seed=SMOKE_SEED, options={}, players=players, sink=sink
-    ).run()
+    driver = MatchDriver(
+        info.rules,
+        seats=seats,
+        seed=SMOKE_SEED,
+        options={},
+        players=players,
+        sink=sink,
+        limits=match_limits(),
+    )
+    try:
+        driver.run()
+    except MatchStopped as exc:
+        return f"smoke match: {exc}"
     for ev in sink.events:
         if ev["type"] == "bot_verdict" and ev["payload"]["verdict"] != "ok":
             payload = ev["payload"]
