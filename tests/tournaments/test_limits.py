@@ -78,6 +78,19 @@ def test_the_step_limit_aborts_a_match_with_a_reason(builtin_match: MakeMatch, s
     assert reason.endswith(".")
 
 
+def test_the_reason_is_served_with_the_match(builtin_match: MakeMatch, settings) -> None:  # type: ignore[no-untyped-def]
+    """Anyone reading the match (its seats' owners included) sees why it has no result."""
+    from rest_framework.test import APIClient
+
+    settings.MATCH_MAX_STEPS = 5
+    match = builtin_match()
+    runner.run_match(match.id)
+    body = APIClient().get(f"/api/matches/{match.id}/").json()
+    match.refresh_from_db()
+    assert (body["status"], body["outcome"], body["error"]) == ("aborted", None, match.error)
+    assert "5 decisions" in body["error"]
+
+
 def test_the_time_limit_aborts_a_match_with_a_reason(builtin_match: MakeMatch, settings) -> None:  # type: ignore[no-untyped-def]
     settings.MATCH_MAX_SECONDS = 0.0
     match = builtin_match()

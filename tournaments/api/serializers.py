@@ -215,6 +215,7 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
             "started_at",
             "finished_at",
             "outcome",
+            "error",
             "options",
             "seed",
             "seats",
