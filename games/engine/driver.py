@@ -141,9 +141,10 @@ class MatchStopped(Exception):
 class MatchLimits:
     """How long the platform lets one match run before it stops it (the match ends ``aborted``)."""
 
-    max_steps: int = 5_000
-    """Decisions (each: ask the pending seats, apply their actions). The longest games of either
-    engine, measured over many seeds and every seat count, take under 300."""
+    max_steps: int = 2_000
+    """Decisions (each: ask the pending seats, apply their actions). The longest games measured
+    take under 300 (random and greedy bots, both games, smallest and largest tables); a Brexit
+    round of passive bots takes one per seat, so 60 rounds (ruling B-31) of five take 300."""
     max_seconds: float | None = None
     """Wall-clock time of one run of the match; None for no limit."""
 
