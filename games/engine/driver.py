@@ -155,8 +155,10 @@ class MatchLimits:
         )
 
     def time_reason(self) -> str:
+        seconds = self.max_seconds or 0.0
+        took = f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} seconds"
         return (
-            f"Stopped by the platform: the match had been playing for {self.max_seconds:g} seconds,"
+            f"Stopped by the platform: the match had been playing for {took},"
             " the most any match may take, so it has no result."
         )
 
