@@ -6,6 +6,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -20,12 +21,12 @@ SentIds = Callable[[int], list[str]]
 
 
 @pytest.fixture
-def match_queue(settings: pytest.FixtureRequest) -> Iterator[SentIds]:
+def match_queue(settings: Any) -> Iterator[SentIds]:
     """Sends play_match to a queue no other run uses; yields a reader of the match ids it holds."""
     from config.celery import app
 
     name = f"test-matches-{uuid.uuid4().hex[:12]}"
-    settings.MATCH_QUEUE = name  # type: ignore[attr-defined]
+    settings.MATCH_QUEUE = name
     queue = app.amqp.queues[name]  # the queue Celery declares when it first sends to it
 
     def sent(expected: int) -> list[str]:
