@@ -66,12 +66,22 @@ class LeaseLost(Exception):
     """Another worker took the match over; this one must stop without writing."""
 
 
+MAX_ATTEMPTS = 3
+"""Workers that may start a match: one whose workers keep dying (killed for memory, say) ends
+aborted instead of being re-queued for ever."""
 STALE_QUEUED_AFTER = timedelta(minutes=10)
 """A match queued for longer than this has probably lost its message: the reaper sends it again."""
 
 
 def lease_seconds() -> int:
     return int(getattr(settings, "MATCH_LEASE_SECONDS", 60))
+
+
+def attempts_reason(attempts: int) -> str:
+    return (
+        f"Stopped by the platform: {attempts} workers started this match and none could finish"
+        " it, so it has no result."
+    )
 
 
 def failure_reason(exc: Exception) -> str:
@@ -158,6 +168,12 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     if leased and not claim(match_id, owner):
         status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()
         return RunResult.BUSY if status == Match.Status.RUNNING else RunResult.ALREADY_FINISHED
+    if leased:
+        attempts = Match.objects.filter(id=match_id).values_list("attempts", flat=True).get()
+        if attempts > MAX_ATTEMPTS:
+            log.warning("match %s aborted: started %d times", match_id, attempts)
+            _abort(match, owner, attempts_reason(attempts - 1))
+            return RunResult.ABORTED
     try:
         _play(match, seats, DatabaseSink(match, owner, seats, leased=leased))
     except LeaseLost:

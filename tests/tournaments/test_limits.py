@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from games.engine.driver import InProcess
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
@@ -96,6 +98,17 @@ def test_the_time_limit_aborts_a_match_with_a_reason(builtin_match: MakeMatch, s
     match = builtin_match()
     assert runner.run_match(match.id) is runner.RunResult.ABORTED
     assert_aborted_with(match, "Stopped by the platform", "0 seconds", "no result")
+
+
+def test_a_match_whose_workers_keep_dying_ends_with_a_reason(builtin_match: MakeMatch) -> None:
+    """Each worker that died left the match running with an expired lease; the next one stops."""
+    match = builtin_match()
+    long_ago = timezone.now() - timedelta(minutes=5)
+    Match.objects.filter(id=match.id).update(
+        status=Match.Status.RUNNING, attempts=runner.MAX_ATTEMPTS, lease_expires_at=long_ago
+    )
+    assert runner.run_match(match.id) is runner.RunResult.ABORTED
+    assert_aborted_with(match, f"{runner.MAX_ATTEMPTS} workers started this match", "no result")
 
 
 def test_a_platform_fault_aborts_with_a_sentence_not_a_raw_error(
