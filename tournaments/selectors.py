@@ -10,6 +10,9 @@ Two kinds of secret, with different lifetimes:
 * diagnostics (verdict details, tracebacks, stderr, validation errors, an abort's
   reason): the bot's owner's, always; staff's too once the match is over. Everyone
   else sees the verdict kind and the step.
+
+Results (a match's status, outcome, seats' ranks and scores) are written by a database
+trigger when the final event is appended, not by Python: see models.Match.
 """
 
 from __future__ import annotations

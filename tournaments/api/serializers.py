@@ -259,6 +259,7 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
             "started_at",
             "finished_at",
             "outcome",
+            "error",
             "options",
             "seed",
             "seats",

@@ -80,3 +80,10 @@ def test_a_failing_player_aborts_the_sink_and_keeps_what_was_flushed(
         play("brexit", sink, [InProcess(fail_later)] * 4, flush_every=16)
     assert sink.aborted
     assert 0 < len(sink.events) < len(sink.staged)  # the staged tail was never flushed
+
+
+def test_a_time_limit_is_said_in_the_owners_words() -> None:
+    from games.engine.driver import MatchLimits
+
+    assert "for 30 minutes," in MatchLimits(max_seconds=1800).time_reason()
+    assert "for 45 seconds," in MatchLimits(max_seconds=45).time_reason()

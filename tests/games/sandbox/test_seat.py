@@ -54,6 +54,10 @@ class ScriptedConnection:
     def send(self, msg: dict[str, Any], timeout: float = 0.5) -> None:
         pass
 
+    def finish(self, end_msg: dict[str, Any], grace: float) -> str:
+        self._alive = False
+        return ""
+
     def close(self, grace: float = 0.0) -> None:
         self._alive = False
 
