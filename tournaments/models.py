@@ -121,6 +121,13 @@ class Match(models.Model):
     last_version = models.PositiveIntegerField(default=0, help_text="Events stored so far.")
     outcome = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # A fork replays the first ``forked_at`` events of another match, then plays on.
+    forked_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks"
+    )
+    forked_at = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The step of the original the fork starts from."
+    )
 
     class Meta:
         ordering = ["-created_at"]
