@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export DJANGO_SETTINGS_MODULE ?= config.settings.local
 
-.PHONY: up test lint install services sandbox database migrate admin check-deploy clean
+.PHONY: up test lint install services sandbox browser database migrate admin check-deploy clean
 
 $(STAMP): requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,9 @@ services:
 
 sandbox:
 	@if [ -x deploy/sandbox/setup.sh ]; then deploy/sandbox/setup.sh; fi
+
+browser:
+	@deploy/browser.sh
 
 database: services
 	@$(PYTHON) deploy/create_database.py
@@ -42,7 +45,7 @@ lint: install
 	$(BIN)/mypy .
 	$(BIN)/lint-imports
 
-test: install services sandbox lint
+test: install services sandbox browser lint
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest $(PYTEST_ARGS)
 
 check-deploy: install

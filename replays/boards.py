@@ -17,13 +17,14 @@ from games.brexit.cards import AGENDA_NAME, AGENDA_SYMBOL, COUNTRY_NAME, NAME, S
 
 Obs = Mapping[str, Any]
 
+# Short text tags: they render in any font (a headless server browser has no emoji).
 SYMBOL_ICON = {
-    "viking": "⚔",
-    "eu": "★",
-    "americas": "🗽",
-    "commonwealth": "♛",
+    "viking": "VK",
+    "eu": "EU",
+    "americas": "AM",
+    "commonwealth": "CW",
     "money": "$",
-    "asia": "☯",
+    "asia": "AS",
 }
 
 

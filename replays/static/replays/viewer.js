@@ -111,7 +111,7 @@
   function stop() {
     if (state.timer) clearTimeout(state.timer);
     state.timer = null;
-    playBtn.textContent = "▶";
+    playBtn.textContent = "Play";
     playBtn.setAttribute("aria-label", "Play");
     root.classList.remove("playing");
   }
@@ -130,7 +130,7 @@
   function play() {
     if (state.timer) return stop();
     if (state.step >= state.last) go(0);
-    playBtn.textContent = "⏸";
+    playBtn.textContent = "Pause";
     playBtn.setAttribute("aria-label", "Pause");
     root.classList.add("playing");
     state.timer = setTimeout(tick, 0);
@@ -145,10 +145,9 @@
   playBtn.addEventListener("click", play);
   scrubber.addEventListener("input", function () { go(parseInt(scrubber.value, 10)); });
   viewSel.addEventListener("change", function () {
-    state.view = viewSel.value;
-    render();
-    // A seat's log differs from the spectator's: reload the page for the new view.
-    window.location.assign(url(state.step, state.view));
+    stop();
+    // A seat's log differs from the spectator's: load the page of the new view.
+    window.location.assign(url(state.step, viewSel.value));
   });
   log.addEventListener("click", function (e) {
     var b = e.target.closest("button[data-step]");
