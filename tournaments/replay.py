@@ -75,17 +75,23 @@ class LogLine:
     verdict: str | None
 
 
-def log(match: Match, view: View, names: list[str], after: int = 0) -> list[LogLine]:
-    """The events after ``after`` as sentences, each as ``view`` sees it."""
+def log(
+    match: Match,
+    view: View,
+    names: list[str],
+    after: int = 0,
+    logs: frozenset[int] = frozenset(),
+) -> list[LogLine]:
+    """The events after ``after`` as sentences, each as ``view`` sees it (verdict details: ``logs``)."""
     seen = []
     stored = store.read(match.id, from_version=after + 1)
     for ev in stored:
-        shown = event_as_seen(ev.as_engine_event(), view)
+        shown = event_as_seen(ev.as_engine_event(), view, logs)
         seen.append((ev.version, shown))
     if after > 0:
         # The narrator needs the table's context (countries on the table): replay quietly.
         earlier = [
-            (e.type, event_as_seen(e.as_engine_event(), view)["payload"])
+            (e.type, event_as_seen(e.as_engine_event(), view, logs)["payload"])
             for e in store.read(match.id, to_version=after)
         ]
     else:
@@ -142,15 +148,16 @@ def seat_specs(match: Match) -> list[str]:
     return out
 
 
-def document(match: Match, view: View | None = None) -> dict[str, Any]:
+def document(
+    match: Match, view: View | None = None, logs: frozenset[int] = frozenset()
+) -> dict[str, Any]:
     """The whole match in the format ``manage.py play --out`` writes.
 
     ``view`` None: every event as stored (only once the match is over, see
-    tournaments.visibility). Otherwise each event as that view sees it.
+    tournaments.visibility). Otherwise each event as that view sees it. Verdict
+    details are left only for the ``logs`` seats.
     """
-    events = [ev.as_engine_event() for ev in store.read(match.id)]
-    if view is not None:
-        events = [event_as_seen(ev, view) for ev in events]
+    events = [event_as_seen(ev.as_engine_event(), view, logs) for ev in store.read(match.id)]
     return match_document(
         match_id=str(match.id),
         game=match.game,

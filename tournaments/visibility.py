@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.engine.events import view as event_view
+from games.engine.platform_events import BOT_VERDICT
 from games.engine.types import Event
 from tournaments.models import Match, Seat
 
@@ -100,8 +101,19 @@ def may_read_logs(user: Any, match: Match, seat: int) -> bool:
     return seat in seats_of(user, match) or (_is_staff(user) and is_over(match))
 
 
-def event_as_seen(ev: Event, view: View) -> Event:
-    """An event through ``view``: the seat's (or spectator's) form, or everything."""
-    if view.everything:
+def log_seats(user: Any, match: Match, seats: int) -> frozenset[int]:
+    """The seats whose logs (stderr, act messages, verdict details) ``user`` may read."""
+    return frozenset(k for k in range(seats) if may_read_logs(user, match, k))
+
+
+def event_as_seen(ev: Event, view: View | None, logs: frozenset[int] = frozenset()) -> Event:
+    """An event through ``view`` (None: as stored), a verdict's details only for ``logs`` seats.
+
+    A verdict's details (a traceback, what the bot printed) are its bot's log: they
+    stay with the owner even once every card is face up.
+    """
+    if ev["type"] == BOT_VERDICT and ev["actor"] not in logs:
+        ev = {**ev, "payload": ev["redacted"] or {}}
+    if view is None or view.everything:
         return ev
     return event_view(ev, view.seat)

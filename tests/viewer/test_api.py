@@ -187,3 +187,10 @@ def test_only_an_owner_may_fork_a_finished_match(brexit_match: Match, owner: Any
     Match.objects.filter(pk=brexit_match.pk).update(status=Match.Status.RUNNING)
     r = logged_in(owner).post(url, {"step": 5}, content_type="application/json")
     assert r.status_code == 400 and "finished" in r.content.decode()
+
+
+def test_replay_endpoints_are_in_the_schema(client: Client) -> None:
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    assert "get" in schema["paths"]["/api/matches/{match_id}/state/"]
+    assert "get" in schema["paths"]["/api/matches/{match_id}/download/"]
+    assert "post" in schema["paths"]["/api/matches/{match_id}/fork/"]

@@ -108,7 +108,8 @@ class MatchDownloadView(APIView):
     def get(self, request: Request, match_id: str) -> Response:
         match = _match(match_id)
         view = _view(request, match)
-        doc = replay.document(match, None if visibility.is_over(match) else view)
+        logs = visibility.log_seats(request.user, match, replay.seat_count(match))
+        doc = replay.document(match, None if visibility.is_over(match) else view, logs)
         response = Response(doc)
         response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
         return response

@@ -155,14 +155,14 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
     ctx = _frame(request, match)
     view, names = ctx["view"], ctx["names"]
     mine = visibility.seats_of(request.user, match)
-    log_seats = {k for k in range(ctx["seats"]) if visibility.may_read_logs(request.user, match, k)}
-    lines = replay.log(match, view, names)
+    log_seats = visibility.log_seats(request.user, match, ctx["seats"])
+    lines = replay.log(match, view, names, logs=log_seats)
     verdicts = [
         {"version": line.version, "verdict": line.verdict, "seat": line.actor}
         for line in lines
         if line.verdict and line.verdict != "ok" and line.actor in log_seats
     ]
-    stderr = replay.logs_by_step(match, log_seats) if log_seats else {}
+    stderr = replay.logs_by_step(match, set(log_seats)) if log_seats else {}
     forks = Match.objects.filter(forked_from=match).order_by("created_at")
     ctx.update(
         {
@@ -211,7 +211,8 @@ def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
     view = _view(request, match, seats)
     after = max(0, _int(request.GET.get("after")) or 0)
     names = replay.labels(match, seats)
-    lines = replay.log(match, view, names, after=after)
+    logs = visibility.log_seats(request.user, match, seats)
+    lines = replay.log(match, view, names, after=after, logs=logs)
     return JsonResponse(
         {
             "status": match.status,
