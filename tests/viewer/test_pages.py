@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
 from replays import store
-from tournaments.models import Bot, Match
+from tests.viewer.conftest import play
+from tournaments.models import Bot, Ladder, Match, Season
 
 pytestmark = pytest.mark.django_db
 
@@ -82,3 +85,20 @@ def test_static_and_offline_api_docs(client: Client) -> None:
     html = client.get("/api/docs/").content.decode()
     assert "cdn" not in html.lower() and "swagger-ui" in html
     assert "/static/drf_spectacular_sidecar/" in html
+
+
+@pytest.mark.parametrize("kind", ["ladder", "season"])
+def test_ladder_and_season_pages_rank_bots_by_results(
+    client: Client, owner: Any, kind: str
+) -> None:
+    model = Ladder if kind == "ladder" else Season
+    competition = model.objects.create(name=f"The {kind}", game="brexit")
+    first = play("brexit", 3, owner, seed=31)
+    Match.objects.filter(pk=first.pk).update(**{kind: competition})
+    bot = Bot.objects.get(versions__seats__match=first)
+    html = client.get(f"/{kind}s/{competition.pk}/").content.decode()
+    assert f"The {kind}" in html and bot.name in html
+    assert f"/matches/{first.pk}/" in html
+    home = client.get("/").content.decode()
+    assert f"/{kind}s/{competition.pk}/" in home
+    assert client.get(f"/{kind}s/999999/").status_code == 404

@@ -70,6 +70,75 @@ def _ladder_top(ladder: Ladder) -> list[Any]:
     return list(qs[:10])
 
 
+def _standings(matches: QuerySet[Match], competition: Ladder | Season) -> list[dict[str, Any]]:
+    """Per bot: games finished, wins, mean rank; with rating ± deviation once ratings exist."""
+    rows: dict[int, dict[str, Any]] = {}
+    seats = Seat.objects.filter(
+        match__in=matches.filter(status=Match.Status.FINISHED), bot_version__isnull=False
+    ).select_related("bot_version__bot")
+    for seat in seats:
+        assert seat.bot_version is not None
+        bot = seat.bot_version.bot
+        row = rows.setdefault(bot.pk, {"bot": bot, "played": 0, "wins": 0, "ranks": 0})
+        row["played"] += 1
+        row["wins"] += seat.rank == 1
+        row["ranks"] += seat.rank or 0
+    ratings = {getattr(r, "bot_id", None): r for r in _ratings_for(competition)}
+    out = []
+    for row in rows.values():
+        rating = ratings.get(row["bot"].pk)
+        out.append(
+            {
+                **row,
+                "mean_rank": round(row["ranks"] / row["played"], 2),
+                "rating": _first_attr(rating, ("ordinal", "mu", "rating")),
+                "deviation": _first_attr(rating, ("sigma", "deviation", "rd")),
+            }
+        )
+    return sorted(
+        out,
+        key=lambda r: (r["rating"] is None, -(r["rating"] or 0), r["mean_rank"], -r["played"]),
+    )
+
+
+def _first_attr(obj: Any, names: tuple[str, ...]) -> Any:
+    if obj is None:
+        return None
+    return next((getattr(obj, n) for n in names if hasattr(obj, n)), None)
+
+
+def _ratings_for(competition: Ladder | Season) -> list[Any]:
+    model = _ratings_model()
+    if model is None:
+        return []
+    fields = {f.name for f in model._meta.get_fields()}
+    key = "ladder" if isinstance(competition, Ladder) else "season"
+    if key in fields:
+        return list(model.objects.filter(**{key: competition}))
+    if "game" in fields and "bot" in fields:
+        return list(model.objects.filter(game=competition.game))
+    return []
+
+
+def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
+    """A ladder's or a season's standings and latest matches."""
+    competition: Ladder | Season = (
+        get_object_or_404(Ladder, pk=pk) if kind == "ladder" else get_object_or_404(Season, pk=pk)
+    )
+    matches = Match.objects.filter(**{kind: competition})
+    return render(
+        request,
+        "replays/competition.html",
+        {
+            "kind": kind,
+            "competition": competition,
+            "standings": _standings(matches, competition),
+            "latest": _with_seats(matches.order_by("-created_at"))[:20],
+            "matches_url": reverse("site-matches") + f"?{kind}={competition.pk}",
+        },
+    )
+
+
 def home(request: HttpRequest) -> HttpResponse:
     games = [
         {"name": g.name, "title": g.title, "blurb": GAME_BLURBS.get(g.name, ""), "info": g}
