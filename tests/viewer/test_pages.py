@@ -20,7 +20,21 @@ def test_home_shows_both_games_and_the_latest_matches(client: Client, brexit_mat
     html = r.content.decode()
     assert "Brexit: The Real Deal" in html and "Bra$ilis" in html
     assert f"/matches/{brexit_match.pk}/" in html
-    assert "/api/docs/" in html
+    assert "/api/docs/" in html and "/docs/bots/" in html
+
+
+@pytest.mark.parametrize("name", ["bots", "api", "brexit", "brasilis", "builtin-bots"])
+def test_bot_author_docs_are_served(client: Client, name: str) -> None:
+    r = client.get(f"/docs/{name}/")
+    assert r.status_code == 200
+    html = r.content.decode()
+    assert ("<h1>" in html and "<pre><code>" in html) or "<table>" in html
+    assert "<script>" not in html.split("</footer>")[0].split('<article class="doc">')[1]
+
+
+def test_unknown_doc_is_404(client: Client) -> None:
+    assert client.get("/docs/settings/").status_code == 404
+    assert client.get("/docs/..%2Fpyproject/").status_code == 404
 
 
 @pytest.mark.parametrize("fixture", ["brexit_match", "brasilis_match"])

@@ -12,6 +12,7 @@ urlpatterns: list[URLPattern] = [
     path("matches/<uuid:match_id>/log/", views.match_log, name="site-match-log"),
     path("matches/<uuid:match_id>/act/<int:seat>/", views.act_download, name="site-act"),
     path("bots/<int:bot_id>/", views.bot_page, name="site-bot"),
+    path("docs/<slug:name>/", views.doc_page, name="site-doc"),
     path("ladders/<int:pk>/", views.competition_page, {"kind": "ladder"}, name="site-ladder"),
     path("seasons/<int:pk>/", views.competition_page, {"kind": "season"}, name="site-season"),
 ]

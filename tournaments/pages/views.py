@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from django.apps import apps
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -16,6 +18,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from games.engine.registry import GAMES
 from tournaments import replay, selectors, visibility
 from tournaments.models import Bot, Ladder, Match, Season, Seat
+from tournaments.pages import markdown
 from tournaments.pages.charts import rating_chart
 
 GAME_BLURBS = {
@@ -31,6 +34,15 @@ GAME_BLURBS = {
     ),
 }
 PAGE_SIZE = 25
+DOCS_DIR = Path(settings.BASE_DIR) / "docs"
+# The bot authors' docs the site shows: URL name -> file under docs/.
+DOCS = {
+    "bots": "bots.md",
+    "api": "api.md",
+    "brexit": "games/brexit.md",
+    "brasilis": "games/brasilis.md",
+    "builtin-bots": "builtin-bots.md",
+}
 
 
 def _int(value: str | None) -> int | None:
@@ -329,4 +341,21 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "chart": rating_chart(bot),
             "matches_url": reverse("site-matches") + f"?bot={bot.pk}",
         },
+    )
+
+
+def doc_page(request: HttpRequest, name: str) -> HttpResponse:
+    """One of the bot authors' docs, rendered from docs/ (the same text as in the repository)."""
+    if name not in DOCS:
+        raise Http404("no such page")
+    text = (DOCS_DIR / DOCS[name]).read_text(encoding="utf-8")
+    links = {}
+    for other, path in DOCS.items():
+        url = reverse("site-doc", args=[other])
+        links.update({path: url, f"docs/{path}": url, Path(path).name: url, f"../{path}": url})
+    title = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.startswith("# ")), name)
+    return render(
+        request,
+        "replays/doc.html",
+        {"title": title, "body": markdown.render(text, links), "docs": DOCS},
     )
