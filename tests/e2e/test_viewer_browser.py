@@ -38,14 +38,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.e2e
 
-sync_api = pytest.importorskip("playwright.sync_api")
+try:
+    from playwright import sync_api
+except ImportError:  # checked by the fixture below, which fails under CI
+    sync_api = None  # type: ignore[assignment]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _chromium_installed() -> None:
-    # CI must run these: a missing browser fails there instead of skipping quietly.
+    # CI must run these: a missing browser or driver fails there instead of skipping quietly.
+    missing = []
+    if sync_api is None:
+        missing.append("the playwright package (pyproject.toml, dev extra)")
     if not Path(CHROMIUM).exists():
-        message = f"no browser at {CHROMIUM}: run `make browser`"
+        missing.append(f"a browser at {CHROMIUM} (make browser)")
+    if missing:
+        message = "browser tests need " + " and ".join(missing)
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
