@@ -196,10 +196,14 @@ def test_fork_a_match_at_a_step_and_open_the_fork(
     step = match.last_version // 3
     page.goto(f"/matches/{match.pk}/?step={step}")
     wait_board(page, step)
+    page.locator(".fork-box summary").click()
+    page.locator('select[data-seat="0"]').select_option("builtin:greedy")
     page.locator("#fork").click()
     page.wait_for_url(re.compile(rf"/matches/(?!{match.pk})[0-9a-f-]+/"))
     fork = Match.objects.get(forked_from=match)
     assert sent == [str(fork.pk)]
+    assert fork.seats.get(number=0).builtin == "greedy"  # the seat given another player
+    assert fork.seats.get(number=1).builtin == "random"  # the others keep theirs
     assert str(fork.pk) in page.url
     assert page.locator(f'a[href="/matches/{match.pk}/?step={fork.forked_at}"]').count() == 1
     assert page.locator("#last-num").inner_text() == str(fork.forked_at)

@@ -17,7 +17,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from games.engine.registry import GAMES
 from tournaments import replay, selectors, visibility
-from tournaments.models import Bot, Ladder, Match, Season, Seat
+from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 from tournaments.pages import markdown
 from tournaments.pages.charts import rating_chart
 
@@ -263,6 +263,14 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
             "live": match.status in (Match.Status.QUEUED, Match.Status.RUNNING),
             "can_fork": bool(mine) and visibility.is_over(match) and match.last_version > 1,
             "forks": forks,
+            "fork_versions": BotVersion.objects.filter(
+                bot__owner=request.user.pk if request.user.is_authenticated else None,
+                bot__game=match.game,
+                bot__is_active=True,
+                status=BotVersion.Status.READY,
+            ).select_related("bot")[:50]
+            if mine
+            else [],
             "game_title": GAMES[match.game].title,
         }
     )

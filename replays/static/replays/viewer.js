@@ -179,15 +179,23 @@
     else { window.prompt("Link to this step:", link); done(); }
   });
 
-  var fork = document.getElementById("fork");
-  if (fork) {
-    fork.addEventListener("click", function () {
+  // Fork: each seat keeps its player unless another version or built-in is chosen.
+  var forkForm = document.getElementById("fork-form");
+  if (forkForm) {
+    forkForm.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var seats = Array.prototype.map.call(forkForm.querySelectorAll("select[data-seat]"), function (sel) {
+        var v = sel.value;
+        if (v.indexOf("builtin:") === 0) return { builtin: v.slice(8) };
+        if (v.indexOf("version:") === 0) return { bot_version: parseInt(v.slice(8), 10) };
+        return {};
+      });
       var csrf = (document.cookie.match(/csrftoken=([^;]+)/) || [])[1] || "";
       fetch(root.dataset.forkUrl, {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
-        body: JSON.stringify({ step: state.step }),
+        body: JSON.stringify({ step: state.step, seats: seats }),
       }).then(function (r) { return r.json().then(function (j) { return [r.ok, j]; }); })
         .then(function (res) {
           if (res[0]) window.location.assign("/matches/" + res[1].id + "/");
