@@ -38,6 +38,10 @@ def observation(match: Match, state: Any, view: View) -> JSON:
     rules = get(match.game).rules
     if view.everything:
         return rules.dump(state)
+    public = rules.observe(state, None)
+    if view.seat is None or len(public.get("hand_sizes") or []) <= view.seat:
+        # Before the opening events have seated anyone a seat knows what a spectator knows.
+        return public
     return rules.observe(state, view.seat)
 
 

@@ -194,3 +194,16 @@ def test_replay_endpoints_are_in_the_schema(client: Client) -> None:
     assert "get" in schema["paths"]["/api/matches/{match_id}/state/"]
     assert "get" in schema["paths"]["/api/matches/{match_id}/download/"]
     assert "post" in schema["paths"]["/api/matches/{match_id}/fork/"]
+
+
+@pytest.mark.parametrize("fixture", ["brexit_match", "brasilis_match"])
+@pytest.mark.parametrize("view", ["public", "seat0", "all"])
+def test_every_view_answers_from_the_very_first_step(
+    client: Client, request: pytest.FixtureRequest, fixture: str, view: str
+) -> None:
+    match: Match = request.getfixturevalue(fixture)
+    for step in (0, 1, 2, 3):
+        r = client.get(f"/api/matches/{match.pk}/state/?step={step}&view={view}")
+        assert r.status_code == 200, (step, r.content[:300])
+        assert r.json()["step"] == step
+        assert client.get(f"/matches/{match.pk}/act/0/?step={step}").status_code == 404
