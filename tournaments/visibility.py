@@ -46,7 +46,8 @@ def parse_view(text: str | None, seats: int) -> View:
         return View(text)
     found = _SEAT.match(text)
     if found and int(found.group(1)) < seats:
-        return View(text, int(found.group(1)))
+        seat = int(found.group(1))
+        return View(f"seat{seat}", seat)
     names = ", ".join([PUBLIC, ALL, *(f"seat{k}" for k in range(seats))])
     raise BadView(f"no view {text!r}; this match has: {names}")
 
