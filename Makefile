@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export DJANGO_SETTINGS_MODULE ?= config.settings.local
 
-.PHONY: up test lint install services sandbox database migrate admin check-deploy clean
+.PHONY: up test lint install services sandbox browser database migrate admin check-deploy clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,9 @@ services:
 # As root: installs bubblewrap and the bot uid pool. As another user: only reports (see the script).
 sandbox:
 	@if [ -x deploy/sandbox/setup.sh ]; then deploy/sandbox/setup.sh; fi
+
+browser:
+	@deploy/browser.sh
 
 database: services
 	@$(PYTHON) deploy/create_database.py
@@ -50,7 +53,7 @@ lint: install
 # reports coverage without the floor.
 COVERAGE_FLOOR := 89
 
-test: install services sandbox lint
+test: install services sandbox browser lint
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest --cov --cov-report=term \
 		$(if $(PYTEST_ARGS),,--cov-fail-under=$(COVERAGE_FLOOR)) $(PYTEST_ARGS)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, Protocol, TypeVar
 
+from games.engine.platform_events import PLATFORM_EVENTS
 from replays import store
 from replays.models import Snapshot
 
@@ -38,8 +39,43 @@ def state_at(rules: Foldable[S], stream_id: uuid.UUID, version: int | None = Non
     else:
         state, reached = rules.load(snapshot.state), snapshot.version
     for ev in store.read(stream_id, from_version=reached + 1, to_version=version):
-        state = rules.fold(state, ev.as_engine_event())
+        if ev.type not in PLATFORM_EVENTS:  # a verdict or the result changes no game state
+            state = rules.fold(state, ev.as_engine_event())
         reached = ev.version
+    return state, reached
+
+
+def state_at_step(
+    rules: Foldable[S], stream_id: uuid.UUID, version: int, every: int = 50
+) -> tuple[S, int]:
+    """The state at ``version``, storing a snapshot at each multiple of ``every`` it folds past.
+
+    Stored events never change, so a snapshot of any stored version stays valid:
+    the first viewer of a step leaves snapshots behind, and every later request
+    folds at most ``every`` events, whichever step it asks for.
+    """
+    snapshot = (
+        Snapshot.objects.filter(
+            stream_id=stream_id, state_version=rules.engine_version, version__lte=version
+        )
+        .order_by("-version")
+        .first()
+    )
+    if snapshot is None:
+        state, reached = rules.new_state(), 0
+    else:
+        state, reached = rules.load(snapshot.state), snapshot.version
+    for ev in store.read(stream_id, from_version=reached + 1, to_version=version):
+        if ev.type not in PLATFORM_EVENTS:
+            state = rules.fold(state, ev.as_engine_event())
+        reached = ev.version
+        if reached % every == 0:
+            Snapshot.objects.get_or_create(
+                stream_id=stream_id,
+                state_version=rules.engine_version,
+                version=reached,
+                defaults={"state": rules.dump(state)},
+            )
     return state, reached
 
 
@@ -71,7 +107,8 @@ def rebuild(rules: Foldable[S], stream_id: uuid.UUID, every: int = 200) -> int:
     drop(stream_id)
     state, written = rules.new_state(), 0
     for ev in store.read(stream_id):
-        state = rules.fold(state, ev.as_engine_event())
+        if ev.type not in PLATFORM_EVENTS:
+            state = rules.fold(state, ev.as_engine_event())
         if ev.version % every == 0:
             Snapshot.objects.create(
                 stream_id=stream_id,

@@ -151,6 +151,13 @@ class Match(models.Model):
         related_name="smoke_matches",
         help_text="Set on the smoke match that validated this version.",
     )
+    # A fork replays the first ``forked_at`` events of another match, then plays on.
+    forked_from = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks"
+    )
+    forked_at = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The step of the original the fork starts from."
+    )
 
     class Meta:
         ordering = ["-created_at"]

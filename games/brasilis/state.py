@@ -110,4 +110,11 @@ def dump(state: State) -> dict[str, Any]:
 def load(data: dict[str, Any]) -> State:
     import copy
 
-    return State(**{name: copy.deepcopy(data[name]) for name in _FIELDS})
+    from games.brasilis.cards import AIDS
+
+    state = State(**{name: copy.deepcopy(data[name]) for name in _FIELDS})
+    # A snapshot stored as jsonb comes back with its keys re-ordered; observations list
+    # aids in key order, so restore the order setup gave them (a bot sees the same list).
+    state.aid_owner = {a: state.aid_owner[a] for a in AIDS if a in state.aid_owner}
+    state.aid_used = {a: state.aid_used[a] for a in AIDS if a in state.aid_used}
+    return state

@@ -3,7 +3,7 @@
 from django.urls import URLPattern, URLResolver, include, path
 from rest_framework.routers import DefaultRouter
 
-from tournaments.api import views
+from tournaments.api import replay, views
 
 router = DefaultRouter()
 router.register("bots", views.BotViewSet, basename="bot")
@@ -28,4 +28,15 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<uuid:match_id>/events/", views.MatchEventsView.as_view(), name="match-events"),
     path("matches/<uuid:match_id>/logs/", views.MatchLogsView.as_view(), name="match-logs"),
     path("", include(router.urls)),
+]
+
+# Replays: state at a step, download, fork (tournaments/api/replay.py).
+urlpatterns += [
+    path("matches/<uuid:match_id>/state/", replay.MatchStateView.as_view(), name="match-state"),
+    path(
+        "matches/<uuid:match_id>/download/",
+        replay.MatchDownloadView.as_view(),
+        name="match-download",
+    ),
+    path("matches/<uuid:match_id>/fork/", replay.MatchForkView.as_view(), name="match-fork"),
 ]

@@ -23,6 +23,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served by the app: /api/docs/ works offline
     "django_celery_beat",
     "replays",
     "tournaments",
@@ -137,6 +138,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Submit bots for Brexit: The Real Deal and Bra$ilis, challenge others, read results.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LOGGING = {

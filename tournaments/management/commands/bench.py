@@ -41,6 +41,13 @@ def _match(options: dict[str, Any]) -> dict[str, Any]:
         return bench_match(games, seconds=options["seconds"])
 
 
+def _replay(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.bench_replay import bench_replay
+
+    with _database(options):
+        return bench_replay()
+
+
 def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
     """A throwaway database unless --in-place (the test suite's database is throwaway already)."""
     from replays.bench import bench_database
@@ -53,6 +60,7 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "engine": _engine,
     "sandbox": _sandbox,
     "match": _match,
+    "replay": _replay,
 }
 
 

@@ -1,0 +1,249 @@
+"""The replay viewer in a real headless Chromium (Debian's ``chromium``, driven by Playwright).
+
+The browser talks to pytest-django's live server over HTTP; the pages, their
+script and stylesheet are exactly what a visitor gets. No browser is downloaded:
+Playwright drives the system's /usr/bin/chromium (``make browser`` installs it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from replays import store
+from replays.store import NewEvent
+from tests.factories import UserFactory
+from tests.viewer.conftest import play, running_copy
+from tournaments import tasks
+from tournaments.models import Match
+
+CHROMIUM = os.environ.get("BACKROOM_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.e2e
+
+try:
+    from playwright import sync_api
+except ImportError:  # checked by the fixture below, which fails under CI
+    sync_api = None  # type: ignore[assignment]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _chromium_installed() -> None:
+    # CI must run these: a missing browser or driver fails there instead of skipping quietly.
+    missing = []
+    if sync_api is None:
+        missing.append("the playwright package (pyproject.toml, dev extra)")
+    if not Path(CHROMIUM).exists():
+        missing.append(f"a browser at {CHROMIUM} (make browser)")
+    if missing:
+        message = "browser tests need " + " and ".join(missing)
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests
+    # make around it are ordinary blocking ones.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, live_server: Any) -> Iterator[Any]:
+    context = browser.new_context(
+        viewport={"width": 1440, "height": 1000}, base_url=live_server.url
+    )
+    tab = context.new_page()
+    tab.set_default_timeout(15_000)
+    yield tab
+    context.close()
+
+
+def log_in(page: Any, user: Any, live_server: Any) -> None:
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
+    page.context.add_cookies(
+        [{"name": settings.SESSION_COOKIE_NAME, "value": cookie.value, "url": live_server.url}]
+    )
+
+
+def step_of(page: Any) -> int:
+    return int(page.locator("#viewer").get_attribute("data-step"))
+
+
+def board_step(page: Any) -> int:
+    return int(page.locator("#board .frame").get_attribute("data-step"))
+
+
+def wait_board(page: Any, step: int) -> None:
+    page.wait_for_selector(f'#board .frame[data-step="{step}"]')
+
+
+@pytest.mark.parametrize("game", ["brexit", "brasilis"])
+def test_step_scrub_switch_views_and_follow_a_link(
+    page: Any, live_server: Any, transactional_db: None, game: str
+) -> None:
+    owner = UserFactory()
+    match = play(game, 4, owner, seed=21)
+    page.goto(f"/matches/{match.pk}/?step=10")
+    wait_board(page, 10)
+    assert page.locator("#log li.current").get_attribute("data-step") == "10"
+
+    page.keyboard.press("ArrowRight")
+    wait_board(page, 11)
+    assert "step=11" in page.url and step_of(page) == 11
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    wait_board(page, 9)
+    page.keyboard.press("End")
+    wait_board(page, match.last_version)
+    page.keyboard.press("Home")
+    wait_board(page, 0)
+
+    middle = match.last_version // 2
+    page.locator("#scrubber").fill(str(middle))
+    wait_board(page, middle)
+    assert page.locator("#step-num").inner_text() == str(middle)
+
+    # Clicking a log line jumps there.
+    page.locator(f'#log button[data-step="{middle + 3}"]').click()
+    wait_board(page, middle + 3)
+
+    # Play advances by itself; Space pauses.
+    page.locator("#speed").select_option("8")
+    page.locator("#play").click()
+    page.wait_for_function(f"document.getElementById('viewer').dataset.step > {middle + 6}")
+    page.locator("body").press("Space")
+    paused = step_of(page)
+    page.wait_for_timeout(600)
+    assert step_of(page) == paused
+
+    # Views: a finished match opens every one; "all" shows every hand.
+    page.locator("#view").select_option("all")
+    page.wait_for_selector('#viewer[data-view="all"]')
+    wait_board(page, paused)
+    hands = page.locator("#board .hand")
+    assert hands.count() == 4
+
+    # The copied link opens the same step and view in a fresh tab.
+    page.locator("#copy-link").click()
+    link = page.locator("#copy-link").get_attribute("data-link")
+    assert f"step={paused}" in link and "view=all" in link
+    other = page.context.new_page()
+    other.goto(link)
+    wait_board(other, paused)
+    assert other.locator("#view").input_value() == "all"
+    assert other.locator("#log li.current").get_attribute("data-step") == str(paused)
+    assert other.locator("#board .hand").count() == 4
+
+    # The spectator's view of the same step shows no hand at all.
+    other.goto(f"/matches/{match.pk}/?step={paused}&view=public")
+    wait_board(other, paused)
+    assert other.locator("#board .hand").count() == 0
+
+
+def test_a_running_match_shows_new_events_as_they_arrive(
+    page: Any, live_server: Any, transactional_db: None
+) -> None:
+    finished = play("brexit", 3, None, seed=4)
+    running = running_copy(finished, 40)
+    page.goto(f"/matches/{running.pk}/")
+    wait_board(page, 40)
+    assert page.locator("#live-badge").is_visible()
+    more = store.read(finished.id, from_version=41, to_version=60)
+    store.append(
+        running.id,
+        [NewEvent(type=e.type, payload=e.payload, metadata=e.metadata) for e in more],
+        40,
+    )
+    # The viewer sat on the last step, so it follows the new ones.
+    page.wait_for_selector('#log li[data-step="60"]')
+    wait_board(page, 60)
+    assert page.locator("#last-num").inner_text() == "60"
+
+
+def test_fork_a_match_at_a_step_and_open_the_fork(
+    page: Any, live_server: Any, transactional_db: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[str] = []
+    monkeypatch.setattr(tasks.play_match, "delay", sent.append)  # no worker: the page is the point
+    owner = UserFactory()
+    match = play("brasilis", 4, owner, seed=8)
+    log_in(page, owner, live_server)
+    step = match.last_version // 3
+    page.goto(f"/matches/{match.pk}/?step={step}")
+    wait_board(page, step)
+    page.locator(".fork-box summary").click()
+    page.locator('select[data-seat="0"]').select_option("builtin:greedy")
+    page.locator("#fork").click()
+    page.wait_for_url(re.compile(rf"/matches/(?!{match.pk})[0-9a-f-]+/"))
+    fork = Match.objects.get(forked_from=match)
+    assert sent == [str(fork.pk)]
+    assert fork.seats.get(number=0).builtin == "greedy"  # the seat given another player
+    assert fork.seats.get(number=1).builtin == "random"  # the others keep theirs
+    assert str(fork.pk) in page.url
+    assert page.locator(f'a[href="/matches/{match.pk}/?step={fork.forked_at}"]').count() == 1
+    assert page.locator("#last-num").inner_text() == str(fork.forked_at)
+    page.goto(f"/matches/{match.pk}/")
+    assert page.locator(f'a[href="/matches/{fork.pk}/"]').count() == 1
+
+
+def test_screenshots(page: Any, live_server: Any, transactional_db: None) -> None:
+    """Desktop screenshots of both games' viewers; BACKROOM_SCREENSHOTS=docs writes them to docs/."""
+    out = (
+        Path(os.environ.get("BACKROOM_SCREENSHOTS", ""))
+        if os.environ.get("BACKROOM_SCREENSHOTS")
+        else None
+    )
+    owner = UserFactory()
+    for game, seed in (("brexit", 21), ("brasilis", 8)):
+        match = play(game, 4, owner, seed=seed)
+        steps = [
+            e.version for e in store.read(match.id) if e.type in ("cards_placed", "card_played")
+        ]
+        step = steps[len(steps) // 2]
+        page.goto(f"/matches/{match.pk}/?step={step}&view=all")
+        wait_board(page, step)
+        shot = page.screenshot(full_page=False)
+        assert len(shot) > 10_000
+        if out is not None:
+            target = ROOT / out / f"viewer-{game}.png"
+            target.write_bytes(shot)
+
+
+def test_phone_width_has_no_sideways_scroll(
+    browser: Any, live_server: Any, transactional_db: None
+) -> None:
+    match = play("brasilis", 4, None, seed=8)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, base_url=live_server.url)
+    tab = context.new_page()
+    tab.goto(f"/matches/{match.pk}/?step={match.last_version // 2}&view=all")
+    wait_board(tab, match.last_version // 2)
+    width = tab.evaluate("document.documentElement.scrollWidth")
+    if os.environ.get("BACKROOM_SCREENSHOTS"):
+        tab.screenshot(path="/tmp/viewer-phone.png", full_page=False)
+    context.close()
+    assert width <= 390

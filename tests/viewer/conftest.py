@@ -1,0 +1,71 @@
+"""Played matches for the viewer's tests: built-in bots play them for real, then seat 0
+is handed to a user's bot version, so that owner rules can be checked on real cards."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+
+from replays import store
+from replays.store import NewEvent
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tournaments.models import Match, Seat
+from tournaments.runner import RunResult, run_match
+
+PlayMatch = Callable[..., Match]
+
+
+@pytest.fixture(autouse=True)
+def _clean_throttles() -> Any:
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def owner(db: None) -> Any:
+    return UserFactory()
+
+
+def play(game: str, seats: int, owner: Any | None, seed: int = 7) -> Match:
+    """A finished match of built-in bots; seat 0 then belongs to ``owner``'s bot (if given)."""
+    match = MatchFactory(game=game, seed=seed)
+    for number in range(seats):
+        SeatFactory(match=match, number=number, bot_version=None, builtin="random")
+    assert run_match(match.id) == RunResult.FINISHED
+    if owner is not None:
+        version = BotVersionFactory(bot__owner=owner, bot__game=game)
+        Seat.objects.filter(match=match, number=0).update(bot_version=version, builtin="")
+    match.refresh_from_db()
+    return match
+
+
+def running_copy(original: Match, upto: int, owner: Any | None = None) -> Match:
+    """A running match whose stream is the original's first ``upto`` events."""
+    match = MatchFactory(game=original.game, seed=original.seed, status=Match.Status.RUNNING)
+    for seat in Seat.objects.filter(match=original).order_by("number"):
+        SeatFactory(match=match, number=seat.number, bot_version=None, builtin="random")
+    if owner is not None:
+        version = BotVersionFactory(bot__owner=owner, bot__game=original.game)
+        Seat.objects.filter(match=match, number=0).update(bot_version=version, builtin="")
+    events = store.read(original.id, to_version=upto)
+    store.append(
+        match.id,
+        [NewEvent(type=e.type, payload=e.payload, metadata=e.metadata) for e in events],
+        0,
+    )
+    match.refresh_from_db()
+    return match
+
+
+@pytest.fixture
+def brexit_match(owner: Any) -> Match:
+    return play("brexit", 4, owner)
+
+
+@pytest.fixture
+def brasilis_match(owner: Any) -> Match:
+    return play("brasilis", 4, owner)

@@ -1,0 +1,22 @@
+"""``bench replay`` measures what it says: a long match, random steps against step 1."""
+
+from __future__ import annotations
+
+import pytest
+
+from replays.models import Snapshot
+from tournaments.bench_replay import bench_replay
+
+pytestmark = pytest.mark.django_db
+
+
+def test_bench_replay_reports_both_sides_and_their_ratio() -> None:
+    figures = bench_replay(events=2500, rounds=5)
+    assert figures["match_events"] == 2500
+    assert figures["game_events"] + figures["padding_verdicts"] == 2500
+    for side in ("random_step_ms", "step_1_ms"):
+        assert 0 < figures[side]["median"] <= figures[side]["p95"]
+    ratio = figures["random_step_ms"]["median"] / figures["step_1_ms"]["median"]
+    assert figures["ratio_median"] == pytest.approx(ratio, abs=0.01)
+    # The warm-up left a snapshot every 50 events: no random step folds more than 50.
+    assert Snapshot.objects.count() == 2500 // 50

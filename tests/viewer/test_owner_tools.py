@@ -1,0 +1,102 @@
+"""Owner-only parts of the viewer: verdicts on the timeline, stderr per step, act downloads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from games.engine.platform_events import verdict_event
+from replays import store
+from replays.store import NewEvent
+from tests.factories import BotLogFactory, BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tests.viewer.conftest import play
+from tournaments.models import Match, Seat
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "my-secret-debug-line"
+
+
+def with_a_timeout(owner: Any) -> tuple[Match, int]:
+    """A finished Brexit match whose seat 0 (``owner``'s bot) timed out once, and wrote stderr."""
+    source = play("brexit", 3, None, seed=9)
+    events = store.read(source.id)
+    cut = next(
+        e.version for e in events if e.metadata.get("actor") == 0 and e.type == "cards_placed"
+    )
+    match = MatchFactory(game="brexit", seed=source.seed)
+    SeatFactory(match=match, number=0, bot_version=BotVersionFactory(bot__owner=owner))
+    for n in (1, 2):
+        SeatFactory(match=match, number=n, bot_version=None, builtin="random")
+    copied = [NewEvent(type=e.type, payload=e.payload, metadata=e.metadata) for e in events]
+    verdict = verdict_event(
+        0, "timeout", detail="no answer in 1.0 s", elapsed_ms=1000, strikes=1, step=cut - 1
+    )
+    copied.insert(cut, NewEvent.from_engine(verdict, engine_version="brexit-1"))
+    store.append(match.id, copied, 0)
+    BotLogFactory(match=match, seat=0, version=cut - 1, text=SECRET)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    return match, cut + 1
+
+
+def test_owner_sees_verdict_marks_and_stderr(owner: Any) -> None:
+    match, verdict_version = with_a_timeout(owner)
+    c = Client()
+    c.force_login(owner)
+    html = c.get(f"/matches/{match.pk}/").content.decode()
+    assert 'class="mark verdict-timeout"' in html and f'data-step="{verdict_version}"' in html
+    assert SECRET in html  # the stderr lines ride along for the script to show per step
+    assert "Download act message (seat 0)" in html
+
+
+@pytest.mark.parametrize("who", ["anon", "stranger"])
+def test_others_see_neither_marks_nor_stderr(owner: Any, who: str) -> None:
+    match, _ = with_a_timeout(owner)
+    c = Client()
+    if who == "stranger":
+        c.force_login(UserFactory.create())
+    html = c.get(f"/matches/{match.pk}/").content.decode()
+    assert 'class="mark' not in html and SECRET not in html and "Download act message" not in html
+    # The verdict itself is public (seat, kind); its detail is the owner's.
+    assert "no answer in 1.0 s" not in c.get(f"/matches/{match.pk}/?view=public").content.decode()
+
+
+def test_staff_see_logs_only_once_the_match_is_over(owner: Any) -> None:
+    match, _ = with_a_timeout(owner)
+    staff = Client()
+    staff.force_login(UserFactory.create(is_staff=True))
+    assert SECRET in staff.get(f"/matches/{match.pk}/").content.decode()
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    assert SECRET not in staff.get(f"/matches/{match.pk}/").content.decode()
+
+
+def test_act_download_is_what_the_bot_was_asked(owner: Any) -> None:
+    match, verdict_version = with_a_timeout(owner)
+    c = Client()
+    c.force_login(owner)
+    step = verdict_version - 2  # just before seat 0's placement
+    r = c.get(f"/matches/{match.pk}/act/0/?step={step}")
+    assert r.status_code == 200
+    assert "attachment" in r["Content-Disposition"]
+    body = r.json()
+    assert body["type"] == "act" and body["step"] == step
+    assert body["observation"]["seat"] == 0 and body["legal"]
+    # Not asked at step 0: a clear 404, not a 500.
+    assert c.get(f"/matches/{match.pk}/act/0/?step=0").status_code == 404
+    assert Seat.objects.filter(match=match, number=0).exists()
+
+
+def test_verdict_details_stay_with_the_owner_after_the_end(owner: Any) -> None:
+    match, _ = with_a_timeout(owner)
+    detail = "no answer in 1.0 s"
+    anon = Client()
+    assert detail not in anon.get(f"/matches/{match.pk}/?view=all").content.decode()
+    assert detail not in anon.get(f"/matches/{match.pk}/?view=seat0").content.decode()
+    assert detail not in anon.get(f"/api/matches/{match.pk}/download/").content.decode()
+    mine = Client()
+    mine.force_login(owner)
+    assert detail in mine.get(f"/matches/{match.pk}/?view=all").content.decode()
+    assert detail in mine.get(f"/api/matches/{match.pk}/download/").content.decode()

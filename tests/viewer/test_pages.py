@@ -1,0 +1,118 @@
+"""The site's pages render real matches: home, the match list, the viewer, a bot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from replays import store
+from tests.viewer.conftest import play
+from tournaments.models import Bot, Ladder, Match, Season
+
+pytestmark = pytest.mark.django_db
+
+
+def test_home_shows_both_games_and_the_latest_matches(client: Client, brexit_match: Match) -> None:
+    r = client.get("/")
+    assert r.status_code == 200
+    html = r.content.decode()
+    assert "Brexit: The Real Deal" in html and "Bra$ilis" in html
+    assert f"/matches/{brexit_match.pk}/" in html
+    assert "/api/docs/" in html and "/docs/bots/" in html
+
+
+@pytest.mark.parametrize("name", ["bots", "api", "brexit", "brasilis", "builtin-bots"])
+def test_bot_author_docs_are_served(client: Client, name: str) -> None:
+    r = client.get(f"/docs/{name}/")
+    assert r.status_code == 200
+    html = r.content.decode()
+    assert ("<h1>" in html and "<pre><code>" in html) or "<table>" in html
+    assert "<script>" not in html.split("</footer>")[0].split('<article class="doc">')[1]
+
+
+def test_unknown_doc_is_404(client: Client) -> None:
+    assert client.get("/docs/settings/").status_code == 404
+    assert client.get("/docs/..%2Fpyproject/").status_code == 404
+
+
+@pytest.mark.parametrize("fixture", ["brexit_match", "brasilis_match"])
+@pytest.mark.parametrize("view", ["public", "seat1", "all"])
+def test_viewer_renders_every_step_kind(
+    client: Client, request: pytest.FixtureRequest, fixture: str, view: str
+) -> None:
+    match: Match = request.getfixturevalue(fixture)
+    for step in (0, 1, match.last_version // 2, match.last_version):
+        r = client.get(f"/matches/{match.pk}/?step={step}&view={view}")
+        assert r.status_code == 200, (step, r.content[:500])
+        assert f'data-step="{step}"' in r.content.decode()
+        board = client.get(f"/matches/{match.pk}/board/?step={step}&view={view}")
+        assert board.status_code == 200
+
+
+def first(match: Match, event_type: str) -> int:
+    return next(e.version for e in store.read(match.id) if e.type == event_type)
+
+
+def test_brexit_board_shows_countries_and_players(client: Client, brexit_match: Match) -> None:
+    step = first(brexit_match, "countries_revealed")
+    html = client.get(f"/matches/{brexit_match.pk}/?step={step}").content.decode()
+    assert 'class="country' in html
+    assert "England" in html and "Scotland" in html
+    assert "★ start" in html
+
+
+def test_brasilis_board_shows_scale_fury_and_stacks(client: Client, brasilis_match: Match) -> None:
+    step = first(brasilis_match, "card_played")
+    html = client.get(f"/matches/{brasilis_match.pk}/?step={step}").content.decode()
+    for word in ("HEAVEN", "HELL", "Fury", "slices", 'class="stack"'):
+        assert word in html
+
+
+def test_match_list_filters_and_paginates(
+    client: Client, brexit_match: Match, brasilis_match: Match
+) -> None:
+    html = client.get("/matches/?game=brasilis").content.decode()
+    assert f"/matches/{brasilis_match.pk}/" in html
+    assert f"/matches/{brexit_match.pk}/" not in html
+    bot = Bot.objects.get(versions__seats__match=brexit_match)
+    html = client.get(f"/matches/?bot={bot.pk}").content.decode()
+    assert f"/matches/{brexit_match.pk}/" in html and f"/matches/{brasilis_match.pk}/" not in html
+    assert client.get("/matches/?page=99&game=nonsense&bot=x").status_code == 200
+
+
+def test_bot_page_lists_versions_and_matches(client: Client, brexit_match: Match) -> None:
+    bot = Bot.objects.get(versions__seats__match=brexit_match)
+    html = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert bot.name in html and "v1" in html
+    assert f"/matches/{brexit_match.pk}/" in html
+
+
+def test_bad_view_is_404_not_500(client: Client, brexit_match: Match) -> None:
+    assert client.get(f"/matches/{brexit_match.pk}/?view=seat9").status_code == 404
+    assert client.get(f"/matches/{brexit_match.pk}/?view=nonsense").status_code == 404
+    assert client.get(f"/matches/{brexit_match.pk}/?step=abc").status_code == 200
+
+
+def test_static_and_offline_api_docs(client: Client) -> None:
+    html = client.get("/api/docs/").content.decode()
+    assert "cdn" not in html.lower() and "swagger-ui" in html
+    assert "/static/drf_spectacular_sidecar/" in html
+
+
+@pytest.mark.parametrize("kind", ["ladder", "season"])
+def test_ladder_and_season_pages_rank_bots_by_results(
+    client: Client, owner: Any, kind: str
+) -> None:
+    model = Ladder if kind == "ladder" else Season
+    competition = model.objects.create(name=f"The {kind}", game="brexit")
+    first = play("brexit", 3, owner, seed=31)
+    Match.objects.filter(pk=first.pk).update(**{kind: competition})
+    bot = Bot.objects.get(versions__seats__match=first)
+    html = client.get(f"/{kind}s/{competition.pk}/").content.decode()
+    assert f"The {kind}" in html and bot.name in html
+    assert f"/matches/{first.pk}/" in html
+    home = client.get("/").content.decode()
+    assert f"/{kind}s/{competition.pk}/" in home
+    assert client.get(f"/{kind}s/999999/").status_code == 404

@@ -1,0 +1,123 @@
+"""``manage.py import_match FILE``: load a match document (``play --out``, the download API).
+
+The match gets a fresh id unless the document's is free; its events are
+appended exactly as written, so the trigger records the result of a finished
+match and the viewer replays it step by step. Seats played by uploaded bots
+become placeholder versions (the source is not in the document).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from games.engine.registry import GAMES
+from replays import store
+from replays.document import FORMAT
+from replays.store import NewEvent
+from tournaments.models import BUILTIN_BOTS, Bot, BotVersion, Match, Seat
+
+PLACEHOLDER = b"# imported from a match document: the source was not included\n"
+
+
+class Command(BaseCommand):
+    help = "Load a match document (as written by `play --out` or /api/matches/{id}/download/)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--owner", default="imported", help="user owning placeholder bots")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        try:
+            doc = json.loads(opts["file"].read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise CommandError(f"{opts['file']}: {exc}") from None
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise CommandError(f"{opts['file']}: not a {FORMAT} document")
+        meta, events = doc["match"], doc["events"]
+        if meta["game"] not in GAMES:
+            raise CommandError(f"unknown game {meta['game']!r}")
+        if meta.get("seed") is None:
+            raise CommandError(
+                "the document has no seed (a match still running): nothing to replay"
+            )
+        rules = GAMES[meta["game"]].rules
+        match_id = _free_id(meta.get("id"))
+        with transaction.atomic():
+            match = Match.objects.create(
+                id=match_id,
+                game=meta["game"],
+                options=meta.get("options") or {},
+                seed=meta["seed"],
+                status=Match.Status.RUNNING,
+            )
+            for number, spec in enumerate(meta["seats"]):
+                builtin = spec.removeprefix("builtin:") if spec.startswith("builtin:") else ""
+                Seat.objects.create(
+                    match=match,
+                    number=number,
+                    builtin=builtin if builtin in BUILTIN_BOTS else "",
+                    bot_version=None
+                    if builtin in BUILTIN_BOTS and builtin
+                    else _placeholder(opts["owner"], meta["game"], spec),
+                )
+            store.append(
+                match.id,
+                [
+                    NewEvent.from_engine(
+                        {
+                            "type": ev["type"],
+                            "actor": ev.get("actor"),
+                            "payload": ev["payload"],
+                            "visible_to": ev.get("visible_to"),
+                            "redacted": ev.get("redacted"),
+                        },
+                        engine_version=rules.engine_version,
+                    )
+                    for ev in events
+                ],
+                0,
+            )
+        match.refresh_from_db()
+        if match.status != Match.Status.FINISHED:  # no match_finished event: it never ended
+            Match.objects.filter(pk=match.pk).update(
+                status=Match.Status.ABORTED, error="imported without a final event"
+            )
+            match.refresh_from_db()
+        self.stdout.write(f"imported match {match.pk}: {len(events)} events, {match.status}")
+
+
+def _free_id(wanted: str | None) -> uuid.UUID:
+    try:
+        candidate = uuid.UUID(str(wanted))
+    except ValueError:
+        return uuid.uuid4()
+    # Events outlive their match row (the store is append-only): the stream must be empty too.
+    taken = Match.objects.filter(pk=candidate).exists() or store.current_version(candidate) > 0
+    return uuid.uuid4() if taken else candidate
+
+
+def _placeholder(owner_name: str, game: str, spec: str) -> BotVersion:
+    owner, _ = get_user_model().objects.get_or_create(username=owner_name)
+    bot, _ = Bot.objects.get_or_create(
+        owner=owner, name=f"imported {spec}"[:60], defaults={"game": game, "is_public": False}
+    )
+    version = bot.versions.order_by("-number").first()
+    if version is not None:
+        return version
+    return BotVersion.objects.create(
+        bot=bot,
+        number=1,
+        filename="bot.py",
+        upload=PLACEHOLDER,
+        sha256="0" * 64,
+        size=len(PLACEHOLDER),
+        status=BotVersion.Status.REJECTED,
+        validation_error="imported from a match document; the source is not included",
+    )

@@ -1,0 +1,18 @@
+"""The site's pages, mounted at the root."""
+
+from django.urls import URLPattern, path
+
+from tournaments.pages import views
+
+urlpatterns: list[URLPattern] = [
+    path("", views.home, name="site-home"),
+    path("matches/", views.match_list, name="site-matches"),
+    path("matches/<uuid:match_id>/", views.match_page, name="site-match"),
+    path("matches/<uuid:match_id>/board/", views.match_board, name="site-match-board"),
+    path("matches/<uuid:match_id>/log/", views.match_log, name="site-match-log"),
+    path("matches/<uuid:match_id>/act/<int:seat>/", views.act_download, name="site-act"),
+    path("bots/<int:bot_id>/", views.bot_page, name="site-bot"),
+    path("docs/<slug:name>/", views.doc_page, name="site-doc"),
+    path("ladders/<int:pk>/", views.competition_page, {"kind": "ladder"}, name="site-ladder"),
+    path("seasons/<int:pk>/", views.competition_page, {"kind": "season"}, name="site-season"),
+]

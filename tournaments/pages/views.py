@@ -1,0 +1,369 @@
+"""Thin page views: parse the request, ask selectors, visibility and replay, render."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.apps import apps
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+from games.engine.registry import GAMES
+from tournaments import replay, selectors, visibility
+from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
+from tournaments.pages import markdown
+from tournaments.pages.charts import rating_chart
+
+GAME_BLURBS = {
+    "brexit": (
+        "Each nation of the United Kingdom negotiates trade deals with the world. Cards are "
+        "placed face down beside the countries on offer, flipped together, and the strongest "
+        "offer wins the deal; secret agendas reward the right symbols."
+    ),
+    "brasilis": (
+        "Corrupt politicians fight over the news: good headlines and bad ones are pushed onto "
+        "rivals with influence cards, some played face down, while money buys aids at sealed "
+        "auctions and the population's Fury rises towards revolution."
+    ),
+}
+PAGE_SIZE = 25
+DOCS_DIR = Path(settings.BASE_DIR) / "docs"
+# The bot authors' docs the site shows: URL name -> file under docs/.
+DOCS = {
+    "bots": "bots.md",
+    "api": "api.md",
+    "brexit": "games/brexit.md",
+    "brasilis": "games/brasilis.md",
+    "builtin-bots": "builtin-bots.md",
+}
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def _with_seats(qs: QuerySet[Match]) -> QuerySet[Match]:
+    return qs.prefetch_related("seats__bot_version__bot")
+
+
+def _ratings_model() -> Any:
+    """The tournaments issue's rating rows, once that model exists (None before)."""
+    for name in ("Rating", "BotRating"):
+        try:
+            return apps.get_model("tournaments", name)
+        except LookupError:
+            continue
+    return None
+
+
+def _ladder_top(ladder: Ladder) -> list[Any]:
+    model = _ratings_model()
+    if model is None:
+        return []
+    fields = {f.name for f in model._meta.get_fields()}
+    qs = model.objects.all()
+    if "ladder" in fields:
+        qs = qs.filter(ladder=ladder)
+    elif "game" in fields:
+        qs = qs.filter(game=ladder.game)
+    order = next((f for f in ("mu", "rating", "ordinal", "score") if f in fields), None)
+    if order:
+        qs = qs.order_by(f"-{order}")
+    return list(qs[:10])
+
+
+def _standings(matches: QuerySet[Match], competition: Ladder | Season) -> list[dict[str, Any]]:
+    """Per bot: games finished, wins, mean rank; with rating ± deviation once ratings exist."""
+    rows: dict[int, dict[str, Any]] = {}
+    seats = Seat.objects.filter(
+        match__in=matches.filter(status=Match.Status.FINISHED), bot_version__isnull=False
+    ).select_related("bot_version__bot")
+    for seat in seats:
+        assert seat.bot_version is not None
+        bot = seat.bot_version.bot
+        row = rows.setdefault(bot.pk, {"bot": bot, "played": 0, "wins": 0, "ranks": 0})
+        row["played"] += 1
+        row["wins"] += seat.rank == 1
+        row["ranks"] += seat.rank or 0
+    ratings = {getattr(r, "bot_id", None): r for r in _ratings_for(competition)}
+    out = []
+    for row in rows.values():
+        rating = ratings.get(row["bot"].pk)
+        out.append(
+            {
+                **row,
+                "mean_rank": round(row["ranks"] / row["played"], 2),
+                "rating": _first_attr(rating, ("ordinal", "mu", "rating")),
+                "deviation": _first_attr(rating, ("sigma", "deviation", "rd")),
+            }
+        )
+    return sorted(
+        out,
+        key=lambda r: (r["rating"] is None, -(r["rating"] or 0), r["mean_rank"], -r["played"]),
+    )
+
+
+def _first_attr(obj: Any, names: tuple[str, ...]) -> Any:
+    if obj is None:
+        return None
+    return next((getattr(obj, n) for n in names if hasattr(obj, n)), None)
+
+
+def _ratings_for(competition: Ladder | Season) -> list[Any]:
+    model = _ratings_model()
+    if model is None:
+        return []
+    fields = {f.name for f in model._meta.get_fields()}
+    key = "ladder" if isinstance(competition, Ladder) else "season"
+    if key in fields:
+        return list(model.objects.filter(**{key: competition}))
+    if "game" in fields and "bot" in fields:
+        return list(model.objects.filter(game=competition.game))
+    return []
+
+
+def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
+    """A ladder's or a season's standings and latest matches."""
+    competition: Ladder | Season = (
+        get_object_or_404(Ladder, pk=pk) if kind == "ladder" else get_object_or_404(Season, pk=pk)
+    )
+    matches = Match.objects.filter(**{kind: competition})
+    return render(
+        request,
+        "replays/competition.html",
+        {
+            "kind": kind,
+            "competition": competition,
+            "standings": _standings(matches, competition),
+            "latest": _with_seats(matches.order_by("-created_at"))[:20],
+            "matches_url": reverse("site-matches") + f"?{kind}={competition.pk}",
+        },
+    )
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    games = [
+        {"name": g.name, "title": g.title, "blurb": GAME_BLURBS.get(g.name, ""), "info": g}
+        for g in GAMES.values()
+    ]
+    ladders = [{"ladder": lad, "top": _ladder_top(lad)} for lad in Ladder.objects.order_by("name")]
+    season_fields = {f.name for f in Season._meta.get_fields()}
+    seasons = Season.objects.order_by("-created_at")
+    if "status" in season_fields:  # the seasons issue adds it; until then every season shows
+        seasons = seasons.filter(**{"status": "running"})
+    latest = _with_seats(Match.objects.order_by("-created_at"))[:10]
+    return render(
+        request,
+        "replays/home.html",
+        {"games": games, "ladders": ladders, "seasons": list(seasons[:10]), "latest": latest},
+    )
+
+
+def match_list(request: HttpRequest) -> HttpResponse:
+    q = request.GET
+    filters: dict[str, Any] = {
+        "game": q.get("game") if q.get("game") in GAMES else None,
+        "status": q.get("status") if q.get("status") in Match.Status.values else None,
+        "bot": _int(q.get("bot")),
+        "season": _int(q.get("season")),
+        "ladder": _int(q.get("ladder")),
+    }
+    qs = _with_seats(selectors.matches(**filters).order_by("-created_at", "id"))
+    page = Paginator(qs, PAGE_SIZE).get_page(q.get("page"))
+    query = "&".join(f"{k}={v}" for k, v in filters.items() if v is not None)
+    return render(
+        request,
+        "replays/matches.html",
+        {
+            "page": page,
+            "filters": filters,
+            "query": query,
+            "games": GAMES.values(),
+            "statuses": Match.Status.values,
+            "seasons": Season.objects.order_by("name"),
+            "ladders": Ladder.objects.order_by("name"),
+            "bots": selectors.bots_visible_to(request.user).order_by("name")[:200],
+        },
+    )
+
+
+def _match(match_id: Any) -> Match:
+    return get_object_or_404(
+        Match.objects.prefetch_related("seats__bot_version__bot__owner"), pk=match_id
+    )
+
+
+def _view(request: HttpRequest, match: Match, seats: int) -> visibility.View:
+    try:
+        view = visibility.parse_view(request.GET.get("view"), seats)
+    except visibility.BadView as exc:
+        raise Http404(str(exc)) from None
+    if not visibility.may_see(request.user, match, view):
+        raise Http404("this view opens when the match is over")
+    return view
+
+
+def _frame(request: HttpRequest, match: Match) -> dict[str, Any]:
+    """What every rendering of one step needs."""
+    seats = replay.seat_count(match)
+    view = _view(request, match, seats)
+    step = replay.clamp_step(match, _int(request.GET.get("step")))
+    names = replay.labels(match, seats)
+    state = replay.state_at(match, step)
+    return {
+        "match": match,
+        "seats": seats,
+        "view": view,
+        "step": step,
+        "names": names,
+        "board": replay.board(match, state, view, seats, names),
+    }
+
+
+@ensure_csrf_cookie  # the fork button posts with the session's CSRF token
+def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
+    match = _match(match_id)
+    ctx = _frame(request, match)
+    view, names = ctx["view"], ctx["names"]
+    mine = visibility.seats_of(request.user, match)
+    log_seats = visibility.log_seats(request.user, match, ctx["seats"])
+    lines = replay.log(match, view, names, logs=log_seats)
+    verdicts = [
+        {"version": line.version, "verdict": line.verdict, "seat": line.actor}
+        for line in lines
+        if line.verdict and line.verdict != "ok" and line.actor in log_seats
+    ]
+    stderr = replay.logs_by_step(match, set(log_seats)) if log_seats else {}
+    forks = Match.objects.filter(forked_from=match).order_by("created_at")
+    ctx.update(
+        {
+            "lines": lines,
+            "views": [
+                {"name": v.name, "label": _view_label(v, names)}
+                for v in visibility.views_open_to(request.user, match, ctx["seats"])
+            ],
+            "seat_rows": [
+                {"seat": s, "name": names[s.number] if s.number < len(names) else s.number}
+                for s in sorted(match.seats.all(), key=lambda s: s.number)
+            ],
+            "mine": sorted(mine),
+            "log_seats": sorted(log_seats),
+            "verdicts": verdicts,
+            "stderr_json": json.dumps({str(k): v for k, v in stderr.items()}),
+            "live": match.status in (Match.Status.QUEUED, Match.Status.RUNNING),
+            "can_fork": bool(mine) and visibility.is_over(match) and match.last_version > 1,
+            "forks": forks,
+            "fork_versions": BotVersion.objects.filter(
+                bot__owner=request.user.pk if request.user.is_authenticated else None,
+                bot__game=match.game,
+                bot__is_active=True,
+                status=BotVersion.Status.READY,
+            ).select_related("bot")[:50]
+            if mine
+            else [],
+            "game_title": GAMES[match.game].title,
+        }
+    )
+    return render(request, "replays/viewer.html", ctx)
+
+
+def _view_label(view: visibility.View, names: list[str]) -> str:
+    if view.name == visibility.PUBLIC:
+        return "Public (spectator)"
+    if view.everything:
+        return "All cards face up"
+    assert view.seat is not None
+    return f"{names[view.seat]} (seat {view.seat})"
+
+
+def match_board(request: HttpRequest, match_id: Any) -> HttpResponse:
+    """The board at one step, as an HTML fragment the viewer swaps in."""
+    match = _match(match_id)
+    ctx = _frame(request, match)
+    return render(request, f"replays/board_{match.game}.html", ctx)
+
+
+def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
+    """New log lines after ``after``, for a live match's page (polled)."""
+    match = _match(match_id)
+    seats = replay.seat_count(match)
+    view = _view(request, match, seats)
+    after = max(0, _int(request.GET.get("after")) or 0)
+    names = replay.labels(match, seats)
+    logs = visibility.log_seats(request.user, match, seats)
+    lines = replay.log(match, view, names, after=after, logs=logs)
+    return JsonResponse(
+        {
+            "status": match.status,
+            "last_version": match.last_version,
+            "lines": [{"version": ln.version, "text": ln.text, "type": ln.type} for ln in lines],
+        }
+    )
+
+
+def act_download(request: HttpRequest, match_id: Any, seat: int) -> HttpResponse:
+    """The act message seat's bot received at ``step`` (its owner; staff once over)."""
+    match = _match(match_id)
+    if not visibility.may_read_logs(request.user, match, seat):
+        raise Http404("no such act message")
+    step = replay.clamp_step(match, _int(request.GET.get("step")))
+    message = replay.act_message(match, step, seat)
+    if message is None:
+        raise Http404(f"seat {seat} was not asked to act at step {step}")
+    response = HttpResponse(json.dumps(message, indent=1), content_type="application/json")
+    response["Content-Disposition"] = (
+        f'attachment; filename="act-{match.pk}-step{step}-seat{seat}.json"'
+    )
+    return response
+
+
+def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot: Bot = get_object_or_404(selectors.bots_visible_to(request.user), pk=bot_id)
+    seats = (
+        Seat.objects.filter(bot_version__bot=bot)
+        .select_related("match", "bot_version")
+        .order_by("-match__created_at")
+    )
+    verdicts: dict[str, int] = {}
+    for counts in seats.values_list("verdicts", flat=True):
+        for name, count in (counts or {}).items():
+            verdicts[name] = verdicts.get(name, 0) + int(count)
+    return render(
+        request,
+        "replays/bot.html",
+        {
+            "bot": bot,
+            "versions": bot.versions.order_by("-number"),
+            "recent": seats[:20],
+            "verdicts": sorted(verdicts.items()),
+            "chart": rating_chart(bot),
+            "matches_url": reverse("site-matches") + f"?bot={bot.pk}",
+        },
+    )
+
+
+def doc_page(request: HttpRequest, name: str) -> HttpResponse:
+    """One of the bot authors' docs, rendered from docs/ (the same text as in the repository)."""
+    if name not in DOCS:
+        raise Http404("no such page")
+    text = (DOCS_DIR / DOCS[name]).read_text(encoding="utf-8")
+    links = {}
+    for other, path in DOCS.items():
+        url = reverse("site-doc", args=[other])
+        links.update({path: url, f"docs/{path}": url, Path(path).name: url, f"../{path}": url})
+    title = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.startswith("# ")), name)
+    return render(
+        request,
+        "replays/doc.html",
+        {"title": title, "body": markdown.render(text, links), "docs": DOCS},
+    )

@@ -1,0 +1,174 @@
+"""Reads for the replay viewer and its API: a match at step N through one view.
+
+The state at a step comes from snapshots (``replays.snapshots.state_at_step``),
+so every step costs about the same; what a view shows of it is decided by
+``tournaments.visibility`` and drawn from observations only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from games.engine.registry import get
+from games.engine.types import JSON
+from replays import boards, narrate, snapshots, store
+from replays.document import match_document
+from tournaments.models import BotLog, Match, Seat
+from tournaments.visibility import View, event_as_seen, is_over
+
+
+def seat_count(match: Match) -> int:
+    return len(match.seats.all())
+
+
+def clamp_step(match: Match, step: int | None) -> int:
+    """A step between 0 (before the first event) and the last stored one; None is the last."""
+    last = match.last_version
+    return last if step is None else max(0, min(step, last))
+
+
+def state_at(match: Match, step: int) -> Any:
+    state, _ = snapshots.state_at_step(get(match.game).rules, match.id, step)
+    return state
+
+
+def observation(match: Match, state: Any, view: View) -> JSON:
+    """The JSON a view shows: the spectator's or a seat's observation, or the whole state."""
+    rules = get(match.game).rules
+    if view.everything:
+        return rules.dump(state)
+    public = rules.observe(state, None)
+    if view.seat is None or len(public.get("hand_sizes") or []) <= view.seat:
+        # Before the opening events have seated anyone a seat knows what a spectator knows.
+        return public
+    return rules.observe(state, view.seat)
+
+
+def _seat_observations(match: Match, state: Any, view: View, seats: int) -> dict[int, JSON]:
+    rules = get(match.game).rules
+    if view.everything:
+        return {k: rules.observe(state, k) for k in range(seats)}
+    if view.seat is not None:
+        return {view.seat: rules.observe(state, view.seat)}
+    return {}
+
+
+def labels(match: Match, seats: int) -> list[str]:
+    first = store.read(match.id, to_version=1)
+    payload = first[0].payload if first else None
+    return narrate.seat_labels(match.game, seats, payload)
+
+
+def board(match: Match, state: Any, view: View, seats: int, names: list[str]) -> dict[str, Any]:
+    rules = get(match.game).rules
+    if match.last_version == 0:
+        return {}
+    primary = rules.observe(state, None)
+    if len(primary.get("hand_sizes") or []) < seats:
+        return {}  # the opening events have not dealt yet: nothing to draw
+    return boards.board(match.game, primary, _seat_observations(match, state, view, seats), names)
+
+
+@dataclass(frozen=True)
+class LogLine:
+    version: int
+    type: str
+    actor: int | None
+    text: str
+    verdict: str | None
+
+
+def log(
+    match: Match,
+    view: View,
+    names: list[str],
+    after: int = 0,
+    logs: frozenset[int] = frozenset(),
+) -> list[LogLine]:
+    """The events after ``after`` as sentences, each as ``view`` sees it (verdict details: ``logs``)."""
+    seen = []
+    stored = store.read(match.id, from_version=after + 1)
+    for ev in stored:
+        shown = event_as_seen(ev.as_engine_event(), view, logs)
+        seen.append((ev.version, shown))
+    if after > 0:
+        # The narrator needs the table's context (countries on the table): replay quietly.
+        earlier = [
+            (e.type, event_as_seen(e.as_engine_event(), view, logs)["payload"])
+            for e in store.read(match.id, to_version=after)
+        ]
+    else:
+        earlier = []
+    texts = narrate.sentences(
+        match.game, names, [*earlier, *((s["type"], s["payload"]) for _, s in seen)]
+    )[len(earlier) :]
+    return [
+        LogLine(
+            version=version,
+            type=shown["type"],
+            actor=shown["actor"],
+            text=text,
+            verdict=shown["payload"].get("verdict") if shown["type"] == "bot_verdict" else None,
+        )
+        for (version, shown), text in zip(seen, texts, strict=True)
+    ]
+
+
+def act_message(match: Match, step: int, seat: int) -> JSON | None:
+    """What seat's bot was sent at ``step`` (None if it was not asked then).
+
+    The message's id and clock are not stored; observation and legal actions are
+    recomputed from the events, exactly as the runner computed them.
+    """
+    rules = get(match.game).rules
+    state = state_at(match, step)
+    if not any(p["seat"] == seat for p in rules.pending(state)):
+        return None
+    return {
+        "type": "act",
+        "match": str(match.id),
+        "step": step,
+        "seat": seat,
+        "observation": rules.observe(state, seat),
+        "legal": dict(rules.legal(state, seat)),
+    }
+
+
+def logs_by_step(match: Match, seats: set[int]) -> dict[int, list[dict[str, Any]]]:
+    """stderr lines of ``seats``, by the step at which their bot wrote them."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    for entry in BotLog.objects.filter(match=match, seat__in=seats).order_by("version", "seat"):
+        out.setdefault(entry.version, []).append({"seat": entry.seat, "text": entry.text})
+    return out
+
+
+def seat_specs(match: Match) -> list[str]:
+    out = []
+    for seat in (
+        Seat.objects.filter(match=match).select_related("bot_version__bot").order_by("number")
+    ):
+        out.append(seat.label)
+    return out
+
+
+def document(
+    match: Match, view: View | None = None, logs: frozenset[int] = frozenset()
+) -> dict[str, Any]:
+    """The whole match in the format ``manage.py play --out`` writes.
+
+    ``view`` None: every event as stored (only once the match is over, see
+    tournaments.visibility). Otherwise each event as that view sees it. Verdict
+    details are left only for the ``logs`` seats.
+    """
+    events = [event_as_seen(ev.as_engine_event(), view, logs) for ev in store.read(match.id)]
+    return match_document(
+        match_id=str(match.id),
+        game=match.game,
+        options=match.options,
+        seed=match.seed if is_over(match) else None,
+        seats=seat_specs(match),
+        status=match.status,
+        outcome=match.outcome,
+        events=events,
+    )
