@@ -173,7 +173,7 @@ def test_passive_bots_end_by_the_round_limit_on_the_platform() -> None:
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED and not match.error
     assert match.outcome is not None and match.outcome["detail"]["reason"] == "round_limit"
-    assert sorted(s.rank for s in match.seats.all()) == [1, 1, 1]  # nobody ever won a deal
+    assert [s.rank for s in match.seats.all()] == [1, 1, 1]  # nobody ever won a deal
     ended = [e for e in store.read(match.id) if e.type == "game_ended"]
     assert len(ended) == 1 and ended[0].payload["reason"] == "round_limit"
     assert max(e.payload.get("round", 0) for e in store.read(match.id)) <= 4
