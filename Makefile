@@ -8,10 +8,12 @@ export DJANGO_SETTINGS_MODULE ?= config.settings.local
 
 .PHONY: up test lint install services sandbox database migrate admin check-deploy clean
 
-$(STAMP): requirements.lock
+$(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@test -x $(BIN)/uv || $(BIN)/pip install --quiet uv==0.13.8
 	$(BIN)/uv pip sync --quiet --python $(BIN)/python requirements.lock
+	@# The project itself, editable: puts `config` (platform/config) and the apps on the path.
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps --editable .
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -19,6 +21,7 @@ install: $(STAMP)
 services:
 	@$(PYTHON) deploy/check_services.py
 
+# As root: installs bubblewrap and the bot uid pool. As another user: only reports (see the script).
 sandbox:
 	@if [ -x deploy/sandbox/setup.sh ]; then deploy/sandbox/setup.sh; fi
 
@@ -42,8 +45,14 @@ lint: install
 	$(BIN)/mypy .
 	$(BIN)/lint-imports
 
+# The whole suite fails below this share of covered lines (games, replays, tournaments, config):
+# measured 89.5% (5,904 statements, 617 missed) on 2026-12-01. A run narrowed with PYTEST_ARGS
+# reports coverage without the floor.
+COVERAGE_FLOOR := 89
+
 test: install services sandbox lint
-	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest $(PYTEST_ARGS)
+	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest --cov --cov-report=term \
+		$(if $(PYTEST_ARGS),,--cov-fail-under=$(COVERAGE_FLOOR)) $(PYTEST_ARGS)
 
 check-deploy: install
 	DJANGO_SETTINGS_MODULE=config.settings.production SECRET_KEY=$$(head -c 48 /dev/urandom | base64) \

@@ -3,10 +3,9 @@
 
 import os
 import sys
-from pathlib import Path
 
-# platform/ is a folder, not a package (see platform/README.md): put it on the path here.
-sys.path.insert(0, str(Path(__file__).resolve().parent / "platform"))
+# `config` (platform/config/) imports from the installed distribution: `make install` installs this
+# project in editable mode (see platform/README.md).
 
 
 def main() -> None:

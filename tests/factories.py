@@ -16,7 +16,16 @@ from factory.django import DjangoModelFactory
 from replays.store import NewEvent
 from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
 
-DEFAULT_SOURCE = b"def act(observation):\n    return observation['legal']['actions'][0]\n"
+# A valid protocol v1 bot for both games: the first enumerated action, else the smallest
+# Bra$ilis bid or an empty Brexit placement (the shapes docs/bots.md describes).
+DEFAULT_SOURCE = (
+    b"def act(observation, legal):\n"
+    b"    if legal['actions']:\n"
+    b"        return legal['actions'][0]\n"
+    b"    if 'bid' in (legal['space'] or {}):\n"
+    b"        return {'bid': legal['space']['bid']['min']}\n"
+    b"    return {'place': []}\n"
+)
 
 
 class UserFactory(DjangoModelFactory):

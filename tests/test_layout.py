@@ -1,7 +1,10 @@
-"""The project layout keeps the standard library's ``platform`` module reachable."""
+"""The project layout keeps the standard library's ``platform`` module reachable, and the
+project imports from its installed distribution (platform/README.md)."""
 
 from __future__ import annotations
 
+import json
+import os
 import platform
 import subprocess
 import sys
@@ -33,3 +36,28 @@ def test_manage_py_keeps_the_stdlib_platform() -> None:
     assert "platform/platform.py" not in out.stdout
     assert out.stdout.strip().endswith("platform.py")
     assert str(ROOT) not in out.stdout
+
+
+def test_config_and_the_apps_import_from_the_installed_distribution(tmp_path: Path) -> None:
+    """No path is set by hand: from an unrelated folder, without PYTHONPATH and without the
+    script's folder on the path (-P), the editable install alone makes them importable."""
+    code = (
+        "import importlib.metadata, json, config, games, replays, tournaments\n"
+        "import games.brexit.cards, games.brasilis.cards\n"
+        "dist = importlib.metadata.distribution('backroom')\n"
+        "url = json.loads(dist.read_text('direct_url.json'))\n"
+        "print(json.dumps({'url': url['url'], 'editable': url['dir_info'].get('editable'),\n"
+        "    'files': [m.__file__ for m in (config, games, replays, tournaments)]}))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, f"not installed? run `make install`:\n{out.stderr}"
+    found = json.loads(out.stdout)
+    assert found["editable"] is True
+    assert Path(found["url"].removeprefix("file://")).resolve() == ROOT
+    assert found["files"] == [
+        str(ROOT / "platform" / "config" / "__init__.py"),
+        *(str(ROOT / app / "__init__.py") for app in ("games", "replays", "tournaments")),
+    ]

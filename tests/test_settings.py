@@ -61,3 +61,31 @@ def test_urls_come_from_the_environment() -> None:
         "amqp://x:y@mq.example:5673//",
         "redis://cache.example:6380/2",
     ], result.stderr
+
+
+def test_each_test_run_has_queues_of_its_own() -> None:
+    """Two suites on one broker never share (or purge) each other's queues."""
+    code = (
+        "from django.conf import settings; "
+        "print(settings.CELERY_TASK_DEFAULT_QUEUE, settings.MATCH_QUEUE, "
+        "sorted(q.name for q in settings.CELERY_TASK_QUEUES), "
+        "settings.CELERY_TASK_ROUTES['tournaments.play_match']['queue'])"
+    )
+
+    def queues(**env: str) -> str:
+        clean = {k: v for k, v in os.environ.items() if k != "TEST_QUEUE_PREFIX"}
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            env={**clean, "DJANGO_SETTINGS_MODULE": "config.settings.test", **env},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return out.stdout.strip()
+
+    first, second = queues(), queues()
+    assert first != second
+    assert queues(TEST_QUEUE_PREFIX="run-7") == (
+        "run-7-celery run-7-matches ['run-7-celery', 'run-7-matches'] run-7-matches"
+    )

@@ -100,6 +100,7 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "last_version",
         "outcome",
         "error",
+        "validation_of",
         "started_at",
         "finished_at",
         "created_at",
@@ -124,5 +125,5 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 @admin.register(BotLog)
 class BotLogAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    list_display = ["match", "seat", "version"]
+    list_display = ["match", "seat", "version", "verdict"]
     search_fields = ["match__id"]

@@ -11,10 +11,12 @@ from django.conf import settings
 from django.db import models
 from uuid_utils.compat import uuid7
 
+from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 
 GAME_CHOICES = [(info.name, info.title) for info in GAMES.values()]
-BUILTIN_BOTS = ("random", "greedy", "search")
+BUILTIN_BOTS = tuple(dict.fromkeys(name for game in GAMES for name in builtin_names(game)))
+"""Every built-in bot name of any game; the ones a game offers are ``builtin_names(game)``."""
 
 
 class Ladder(models.Model):
@@ -87,7 +89,23 @@ class BotVersion(models.Model):
         return f"{self.bot.name} v{self.number}"
 
 
+RESULT_TRIGGER = "tournaments_follow_events"
+"""The database trigger (migration 0003) that writes every match's result; see Match."""
+
+
 class Match(models.Model):
+    """A match's row: what the site lists and filters. Its events are the stream ``id``.
+
+    No Python code writes a match's result. Appending the ``match_finished`` event (through
+    replays.store, whoever appends it: the runner, a test) fires the trigger RESULT_TRIGGER on
+    the events table (migration tournaments/0003), which in the same statement sets
+    ``status="finished"``, ``outcome``, ``finished_at`` and clears the lease here, and writes
+    each seat's ``rank`` and ``score``; every append also sets ``last_version``. So a result is
+    read from these rows, and exists exactly when the final event does; reload the row
+    (``refresh_from_db``) after an append to see it. Only an aborted match is written from
+    Python (tournaments.runner: ``status``, ``error``), beside its ``match_aborted`` event.
+    """
+
     class Status(models.TextChoices):
         QUEUED = "queued"
         RUNNING = "running"
@@ -120,7 +138,19 @@ class Match(models.Model):
     attempts = models.PositiveIntegerField(default=0)
     last_version = models.PositiveIntegerField(default=0, help_text="Events stored so far.")
     outcome = models.JSONField(null=True, blank=True)
-    error = models.TextField(blank=True)
+    error = models.TextField(
+        blank=True, help_text="Why it was aborted; shown to its seats' owners and staff only."
+    )
+    # A version's validation run is kept as a match its owner can read (the error cites its
+    # steps); it is private to the bot's owner and staff (tournaments.selectors).
+    validation_of = models.ForeignKey(
+        "BotVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="smoke_matches",
+        help_text="Set on the smoke match that validated this version.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -178,7 +208,12 @@ class BotLog(models.Model):
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="logs")
     seat = models.PositiveSmallIntegerField()
-    version = models.PositiveIntegerField(help_text="Stream version at the decision.")
+    version = models.PositiveIntegerField(help_text="The step: stream version at the decision.")
+    verdict = models.CharField(
+        max_length=20,
+        blank=True,
+        help_text="The verdict on that decision ('' for lines written outside one).",
+    )
     text = models.TextField()
 
     class Meta:

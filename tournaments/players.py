@@ -9,7 +9,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from games.engine.driver import InProcess, SeatPlayer
+from games.engine.builtin import make_player
+from games.engine.driver import InProcess, MatchLimits, SeatPlayer
 from games.sandbox.limits import Limits
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
@@ -18,15 +19,7 @@ from tournaments.models import BotVersion, Match, Seat
 
 
 def builtin_player(game: str, name: str, seed: int) -> InProcess:
-    """A trusted built-in bot by name (random, greedy, search)."""
-    try:
-        from games.engine.builtin import make_player
-    except ImportError:  # strategic bots not installed: only random is available
-        from games.engine.registry import get
-
-        if name != "random":
-            raise ValueError(f"unknown built-in bot {name!r}") from None
-        return InProcess(get(game).random_player)
+    """A trusted built-in bot by name (games.engine.builtin: random, greedy, search)."""
     return InProcess(make_player(game, name, seed=seed))
 
 
@@ -71,3 +64,13 @@ def player_for(match: Match, seat: Seat, seats: int) -> SeatPlayer:
         limits=bot_limits(),
     )
     return Sandboxed(controller)
+
+
+def match_limits() -> MatchLimits:
+    """The platform's limits on one match (settings MATCH_MAX_STEPS, MATCH_MAX_SECONDS)."""
+    default = MatchLimits()
+    steps = getattr(settings, "MATCH_MAX_STEPS", None)
+    return MatchLimits(
+        max_steps=default.max_steps if steps is None else int(steps),
+        max_seconds=getattr(settings, "MATCH_MAX_SECONDS", default.max_seconds),
+    )

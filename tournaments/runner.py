@@ -26,7 +26,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -37,15 +37,15 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
-from games.engine.driver import Flush, MatchDriver, SeatPlayer
-from games.engine.platform_events import aborted_event
+from games.engine.driver import Flush, MatchDriver, MatchStopped, SeatPlayer
+from games.engine.platform_events import BOT_VERDICT, aborted_event
 from games.engine.registry import get
 from games.engine.types import Event as EngineEvent
-from games.sandbox.isolation import isolation_status
+from games.sandbox.readiness import isolation_status
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
 from tournaments.models import BotLog, Match, Seat
-from tournaments.players import player_for
+from tournaments.players import match_limits, player_for
 from tournaments.selectors import match_to_play
 
 log = logging.getLogger(__name__)
@@ -66,8 +66,30 @@ class LeaseLost(Exception):
     """Another worker took the match over; this one must stop without writing."""
 
 
+MAX_ATTEMPTS = 3
+"""Workers that may start a match: one whose workers keep dying (killed for memory, say) ends
+aborted instead of being re-queued for ever."""
+STALE_QUEUED_AFTER = timedelta(minutes=10)
+"""A match queued for longer than this has probably lost its message: the reaper sends it again."""
+
+
 def lease_seconds() -> int:
     return int(getattr(settings, "MATCH_LEASE_SECONDS", 60))
+
+
+def attempts_reason(attempts: int) -> str:
+    return (
+        f"Stopped by the platform: {attempts} workers started this match and none could finish"
+        " it, so it has no result."
+    )
+
+
+def failure_reason(exc: Exception) -> str:
+    """The aborted match's error for a fault of the platform itself (details in the log)."""
+    return (
+        f"The platform failed while playing this match ({type(exc).__name__}), so it has no"
+        " result; the details are in the worker's log."
+    )
 
 
 def worker_name() -> str:
@@ -146,14 +168,24 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     if leased and not claim(match_id, owner):
         status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()
         return RunResult.BUSY if status == Match.Status.RUNNING else RunResult.ALREADY_FINISHED
+    if leased:
+        attempts = Match.objects.filter(id=match_id).values_list("attempts", flat=True).get()
+        if attempts > MAX_ATTEMPTS:
+            log.warning("match %s aborted: started %d times", match_id, attempts)
+            _abort(match, owner, attempts_reason(attempts - 1))
+            return RunResult.ABORTED
     try:
         _play(match, seats, DatabaseSink(match, owner, seats, leased=leased))
     except LeaseLost:
         log.warning("match %s: another worker has it; stopping without writing", match_id)
         return RunResult.LEASE_LOST
+    except MatchStopped as exc:
+        log.warning("match %s stopped by a platform limit: %s", match_id, exc)
+        _abort(match, owner, str(exc))
+        return RunResult.ABORTED
     except Exception as exc:
         log.exception("match %s aborted", match_id)
-        _abort(match, owner, f"{type(exc).__name__}: {exc}")
+        _abort(match, owner, failure_reason(exc))
         return RunResult.ABORTED
     return RunResult.FINISHED
 
@@ -171,6 +203,7 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
         players=players,
         stored=stored,
         sink=sink,
+        limits=match_limits(),
     )
     driver.run()  # which aborts the sink if it fails (see replays.store.Appender)
 
@@ -210,8 +243,15 @@ class DatabaseSink:
             # Any conflict rolls the whole flush back, so no savepoint is needed.
             store.append(self.match.id, events, flush.expected_version, savepoint=False)
             if flush.logs:
+                verdicts = step_verdicts(flush.events)
                 BotLog.objects.bulk_create(
-                    BotLog(match=self.match, seat=seat, version=version, text=text)
+                    BotLog(
+                        match=self.match,
+                        seat=seat,
+                        version=version,
+                        verdict=verdicts.get((seat, version), ""),
+                        text=text,
+                    )
                     for seat, version, text in flush.logs
                 )
 
@@ -280,6 +320,15 @@ class DatabaseSink:
         return changed
 
 
+def step_verdicts(events: Sequence[EngineEvent]) -> dict[tuple[int, int], str]:
+    """The verdict on each (seat, step) decision among ``events``, for the log lines of that step."""
+    return {
+        (ev["payload"]["seat"], ev["payload"]["step"]): ev["payload"]["verdict"]
+        for ev in events
+        if ev["type"] == BOT_VERDICT
+    }
+
+
 def _abort(match: Match, owner: str, reason: str) -> None:
     """Record why the match could not finish; the stream gets a final event too.
 
@@ -305,10 +354,14 @@ def _abort(match: Match, owner: str, reason: str) -> None:
             )
 
 
-def reap_expired_leases(stale_queued_after: timedelta = timedelta(minutes=10)) -> int:
-    """Re-queue matches whose worker stopped renewing its lease, and re-send lost queued ones."""
-    from tournaments.tasks import play_match
+def reap_expired_leases(
+    *, send: Callable[[str], object], stale_queued_after: timedelta = STALE_QUEUED_AFTER
+) -> int:
+    """Re-queue matches whose worker stopped renewing its lease, and re-send lost queued ones.
 
+    ``send`` puts a match id on the workers' queue (``tournaments.tasks.enqueue_match``): the
+    runner is called by the tasks and never imports them.
+    """
     now = timezone.now()
     expired = list(
         Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now).values_list(
@@ -324,7 +377,7 @@ def reap_expired_leases(stale_queued_after: timedelta = timedelta(minutes=10)) -
         ).values_list("id", flat=True)
     )
     for match_id in {*expired, *stale}:
-        play_match.delay(str(match_id))
+        send(str(match_id))
     if requeued:
         log.warning("re-queued %d matches whose lease expired", requeued)
     return requeued + len(stale)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -20,11 +21,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from rest_framework.authtoken.models import Token
 
+from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, unpack
 from tournaments import selectors, tasks
-from tournaments.models import BUILTIN_BOTS, Bot, BotVersion, Match, Seat
+from tournaments.models import Bot, BotVersion, Match, Seat
 
 MAX_SEED = 2**63 - 1
 
@@ -124,21 +126,65 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     except UploadError as exc:
         raise Invalid({"file": str(exc)}) from None
     with transaction.atomic():
-        # Lock the bot so two concurrent uploads cannot both take the same number.
-        Bot.objects.select_for_update().filter(pk=bot.pk).first()
-        last = BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0
-        version = BotVersion.objects.create(
-            bot=bot,
-            number=last + 1,
-            filename=filename,
-            upload=data,
-            sha256=hashlib.sha256(data).hexdigest(),
-            size=len(data),
-            status=BotVersion.Status.PENDING,
-        )
+        version = _add_version(bot=bot, filename=filename, data=data)
         version_id = version.pk
         transaction.on_commit(lambda: tasks.validate_bot_version.delay(version_id))
     return version
+
+
+def _add_version(
+    *, bot: Bot, filename: str, data: bytes, status: str = BotVersion.Status.PENDING
+) -> BotVersion:
+    """The bot's next version. Call inside a transaction: it locks the bot to take the number."""
+    # Lock the bot so two concurrent uploads cannot both take the same number.
+    Bot.objects.select_for_update().filter(pk=bot.pk).first()
+    last = BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0
+    return BotVersion.objects.create(
+        bot=bot,
+        number=last + 1,
+        filename=filename,
+        upload=data,
+        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        status=status,
+    )
+
+
+def local_owner(*, username: str) -> Any:
+    """The user owning the bots that ``manage.py play --persist`` stores (created without a
+    password: it signs in only once someone sets one)."""
+    user, created = get_user_model().objects.get_or_create(username=username)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def local_version(
+    *, owner: Any, game: str, filename: str, data: bytes, is_public: bool = False
+) -> BotVersion:
+    """The version of a bot file played locally (``manage.py play --persist``).
+
+    The owner's bot is named after the file (``local-NAME``) and created private unless
+    ``is_public``; the same bytes stored before are that version again, else they become the
+    next version. It is ready at once: it has just played a whole match in the sandbox.
+    """
+    try:
+        unpack(filename, data)
+    except UploadError as exc:
+        raise Invalid({"file": str(exc)}) from None
+    name = f"local-{Path(filename).stem}"[:60]
+    bot = Bot.objects.filter(owner=owner, name=name).first()
+    if bot is None:
+        bot = create_bot(owner=owner, game=game, name=name, is_public=is_public)
+    elif bot.game != game:
+        raise Invalid({"seats": f"{owner}'s bot {name!r} plays {bot.game}, not {game}"})
+    digest = hashlib.sha256(data).hexdigest()
+    existing = bot.versions.filter(sha256=digest).first()
+    if existing is not None:
+        return existing
+    with transaction.atomic():
+        return _add_version(bot=bot, filename=filename, data=data, status=BotVersion.Status.READY)
 
 
 def create_challenge(
@@ -148,10 +194,13 @@ def create_challenge(
     seats: Sequence[Mapping[str, Any]],
     options: Mapping[str, Any] | None = None,
     seed: int | None = None,
+    queue: bool = True,
 ) -> Match:
     """An unrated match between chosen versions and built-ins, queued for the workers.
 
-    Each seat is ``{"bot_version": id}`` or ``{"builtin": name}``, in table order.
+    Each seat is ``{"bot_version": id}`` or ``{"builtin": name}``, in table order. With
+    ``queue=False`` the caller plays it itself (``manage.py play --persist`` runs it with the
+    workers' runner, tournaments.runner.run_match, in its own process).
     """
     if game not in GAMES:
         raise Invalid({"game": f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}"})
@@ -186,7 +235,8 @@ def create_challenge(
             for number, seat in enumerate(seats)
         )
         match_id = str(match.pk)
-        transaction.on_commit(lambda: tasks.play_match.delay(match_id))
+        if queue:
+            transaction.on_commit(lambda: tasks.play_match.delay(match_id))
     return match
 
 
@@ -210,10 +260,10 @@ def _seat_versions(
             result.append(None)
             continue
         if has_builtin:
-            if seat["builtin"] not in BUILTIN_BOTS:
+            if seat["builtin"] not in builtin_names(game):
                 errors.append(
                     f"seat {number}: unknown builtin {seat['builtin']!r}; "
-                    f"choose one of {', '.join(BUILTIN_BOTS)}"
+                    f"choose one of {', '.join(builtin_names(game))}"
                 )
             result.append(None)
             continue

@@ -13,6 +13,7 @@ from typing import Any
 
 from celery import Task, shared_task
 from celery.signals import worker_process_init, worker_ready
+from django.conf import settings
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,7 @@ def tune_worker_process(**kwargs: object) -> None:
 @worker_ready.connect
 def report_sandbox(**kwargs: object) -> None:
     """Say at every start whether this worker can run uploaded bots, and why not."""
-    from games.sandbox.isolation import isolation_status
+    from games.sandbox.readiness import isolation_status
 
     ok, reason = isolation_status()
     if ok:
@@ -61,8 +62,14 @@ def validate_bot_version(version_id: int) -> str:
     return status
 
 
+def enqueue_match(match_id: str) -> None:
+    """Put a match on the workers' queue: ``MATCH_QUEUE``, where the task routes send
+    ``play_match`` too, read when sending (so a test can give its run a queue of its own)."""
+    play_match.apply_async((match_id,), queue=settings.MATCH_QUEUE)
+
+
 @shared_task(name="tournaments.reap_matches")
 def reap_matches() -> int:
     from tournaments import runner
 
-    return runner.reap_expired_leases()
+    return runner.reap_expired_leases(send=enqueue_match)

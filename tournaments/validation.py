@@ -1,23 +1,63 @@
-"""Validating an uploaded bot version: it must compile and finish a smoke match in the sandbox."""
+"""Validating an uploaded version: it must compile and finish a smoke match in the sandbox.
+
+The smoke match is played and stored like any other match (by tournaments.runner),
+unrated and private to the bot's owner and staff, so the error's "step N" can be
+read in its events and logs.
+"""
 
 from __future__ import annotations
 
 import logging
 
+from django.db import transaction
 from django.utils import timezone
 
-from games.engine.driver import MatchDriver, MemorySink, SeatPlayer
+from games.engine.platform_events import BOT_VERDICT
 from games.engine.registry import get
-from games.sandbox.isolation import isolation_status
-from games.sandbox.player import Sandboxed
-from games.sandbox.seat import SeatController
+from games.sandbox.readiness import isolation_status
 from games.sandbox.upload import UploadError, compile_check, unpack
-from tournaments.models import BotVersion
-from tournaments.players import bot_dir, bot_limits, builtin_player
+from replays import store
+from tournaments import runner
+from tournaments.models import BotVersion, Match, Seat
 
 log = logging.getLogger(__name__)
 
 SMOKE_SEED = 20261129
+
+
+class SmokeMatchBusy(Exception):
+    """Another worker is playing this version's smoke match (a redelivered validation)."""
+
+
+def smoke_match_for(version: BotVersion) -> Match:
+    """The version's unfinished smoke match (an interrupted validation resumes it), or a new one.
+
+    The uploaded version takes seat 0, built-in random bots the others.
+    """
+    unfinished = (Match.Status.QUEUED, Match.Status.RUNNING)
+    match = (
+        Match.objects.filter(validation_of=version, status__in=unfinished)
+        .order_by("-created_at")
+        .first()
+    )
+    if match is not None:
+        return match
+    info = get(version.bot.game)
+    seats = max(info.min_seats, min(3, info.max_seats))
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=info.name,
+            options={},
+            seed=SMOKE_SEED,
+            rated=False,
+            created_by=version.bot.owner,
+            validation_of=version,
+        )
+        Seat.objects.bulk_create(
+            [Seat(match=match, number=0, bot_version=version)]
+            + [Seat(match=match, number=n, builtin="random") for n in range(1, seats)]
+        )
+    return match
 
 
 def smoke_error(version: BotVersion) -> str:
@@ -26,21 +66,17 @@ def smoke_error(version: BotVersion) -> str:
         compile_check(unpack(version.filename, bytes(version.upload)))
     except UploadError as exc:
         return str(exc)
-    info = get(version.bot.game)
-    seats = max(info.min_seats, min(3, info.max_seats))
-    controller = SeatController(
-        bot_dir(version), game=info.name, seat=0, seats=seats, options={}, limits=bot_limits()
-    )
-    players: list[SeatPlayer] = [Sandboxed(controller)]
-    players += [builtin_player(info.name, "random", seed=SMOKE_SEED + s) for s in range(1, seats)]
-    sink = MemorySink()
-    MatchDriver(
-        info.rules, seats=seats, seed=SMOKE_SEED, options={}, players=players, sink=sink
-    ).run()
-    for ev in sink.events:
-        if ev["type"] == "bot_verdict" and ev["payload"]["verdict"] != "ok":
-            payload = ev["payload"]
-            return f"smoke match, step {payload['step']}: {payload['verdict']}: {payload['detail']}"
+    match = smoke_match_for(version)
+    result = runner.run_match(match.pk)
+    if result in (runner.RunResult.BUSY, runner.RunResult.LEASE_LOST, runner.RunResult.REFUSED):
+        raise SmokeMatchBusy(f"smoke match {match.pk}: {result.value}")
+    match.refresh_from_db(fields=["status", "error"])
+    if match.status == Match.Status.ABORTED:
+        return f"smoke match {match.pk} aborted: {match.error}"
+    for ev in store.read(match.pk):
+        if ev.type == BOT_VERDICT and ev.payload["verdict"] != "ok":
+            p = ev.payload
+            return f"smoke match {match.pk}, step {p['step']}: {p['verdict']}: {p['detail']}"
     return ""
 
 
@@ -55,7 +91,11 @@ def validate(version_id: int) -> str:
             "bot version %s left pending: this worker cannot run uploaded bots: %s", version_id, why
         )
         return version.status
-    error = smoke_error(version)
+    try:
+        error = smoke_error(version)
+    except SmokeMatchBusy as exc:  # a duplicate of this task is playing it and will decide
+        log.warning("bot version %s left pending: %s", version_id, exc)
+        return version.status
     version.status = BotVersion.Status.REJECTED if error else BotVersion.Status.READY
     version.validation_error = error
     version.validated_at = timezone.now()

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Prepare this host to run uploaded bots in bubblewrap as a pool of dedicated uids.
-# Idempotent and fast when already done: `make up` and .ci/run call it as root.
+# Idempotent and fast when already done: `make up`, `make test` and .ci/run call it.
+# As root it installs what is missing and creates the uid pool; as any other user it changes
+# nothing (bots then run under bubblewrap as that user) and only reports whether that works.
 # Prints one line: what it did and the smoke-run result.
 set -euo pipefail
 
@@ -10,9 +12,25 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 did=()
 
+# The same check the worker makes at start (a real sandboxed start); prints its reason.
+smoke_run() {
+    local python="${BACKROOM_PYTHON:-$repo/.venv/bin/python}"
+    [ -x "$python" ] || python=/usr/bin/python3
+    (cd "$repo" && "$python" -c 'from games.sandbox.readiness import isolation_status
+ok, reason = isolation_status()
+print(reason)
+raise SystemExit(0 if ok else 1)' 2>&1)
+}
+
 if [ "$(id -u)" -ne 0 ]; then
-    echo "sandbox setup: must run as root (installs packages, creates the bot uid pool)" >&2
-    exit 1
+    # Not an error: the suite skips the sandbox tests where bots cannot be sandboxed as this user.
+    if status="$(smoke_run)"; then
+        echo "sandbox setup: not root, nothing installed; $status"
+    else
+        echo "sandbox setup: not root, nothing installed; bots cannot be sandboxed as" \
+            "$(id -un) here (run deploy/sandbox/setup.sh as root): $status" >&2
+    fi
+    exit 0
 fi
 
 missing=()
@@ -51,13 +69,8 @@ if [ "$(cat /proc/sys/user/max_user_namespaces 2>/dev/null || echo 1)" = "0" ]; 
     exit 1
 fi
 
-# Smoke run: the same check the worker makes at start (a real sandboxed start as a pool uid).
-python="${BACKROOM_PYTHON:-$repo/.venv/bin/python}"
-[ -x "$python" ] || python=/usr/bin/python3
-if ! status="$(cd "$repo" && "$python" -c 'from games.sandbox.isolation import isolation_status
-ok, reason = isolation_status()
-print(reason)
-raise SystemExit(0 if ok else 1)' 2>&1)"; then
+# Smoke run: a real sandboxed start as a pool uid.
+if ! status="$(smoke_run)"; then
     echo "sandbox setup: smoke run FAILED: $status" >&2
     exit 1
 fi

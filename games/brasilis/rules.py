@@ -15,7 +15,7 @@ from games.brasilis.actions import SHAPES
 from games.brasilis.cards import MONEY_UNIT
 from games.brasilis.fold import fold as _fold
 from games.brasilis.observe import observe as _observe
-from games.brasilis.setup import ENGINE_VERSION, validate
+from games.brasilis.setup import ENGINE_VERSION, MAX_SEATS, MIN_SEATS, validate
 from games.brasilis.setup import setup as _setup
 from games.brasilis.state import State
 from games.brasilis.state import dump as _dump
@@ -74,8 +74,8 @@ def _check(state: State, seat: Seat, action: Action) -> str:
 class BrasilisRules:
     name = "brasilis"
     engine_version = ENGINE_VERSION
-    min_seats = 3
-    max_seats = 6
+    min_seats = MIN_SEATS
+    max_seats = MAX_SEATS
 
     def options(self, seats: int, options: Mapping[str, Any] | None) -> JSON:
         return validate(seats, options)

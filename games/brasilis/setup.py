@@ -37,6 +37,7 @@ from games.engine.rng import step_rng
 from games.engine.types import Event
 
 ENGINE_VERSION = "brasilis-1"
+MIN_SEATS, MAX_SEATS = 3, 6
 
 DEFAULTS: dict[str, Any] = {
     "less_strategy": False,
@@ -83,8 +84,8 @@ def _per_seat(value: object, name: str, seats: int) -> list[Any]:
 
 
 def validate(seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
-    if type(seats) is not int or not 3 <= seats <= 6:
-        raise BadOptions(f"Bra$ilis is for 3 to 6 politicians, not {seats!r}")
+    if type(seats) is not int or not MIN_SEATS <= seats <= MAX_SEATS:
+        raise BadOptions(f"Bra$ilis is for {MIN_SEATS} to {MAX_SEATS} politicians, not {seats!r}")
     given = dict(options or {})
     unknown = sorted(set(given) - set(DEFAULTS))
     if unknown:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from games.brexit.cards import ACTIVATING, COUNTRY_SPECIFIC_CARDS, NATIONS, STARTING_CARDS
-from games.brexit.state import EFFECT, OVER, PLACEMENT, Activation, State
+from games.brexit.state import EFFECT, OVER, PLACEMENT, SIX_DEALS, Activation, State
 from games.engine.types import Event
 
 Payload = dict[str, Any]
@@ -34,7 +34,9 @@ def _game_started(state: State, p: Payload) -> None:
     in_hand = {c for h in state.hands for c in h}
     state.unused = [c for c in COUNTRY_SPECIFIC_CARDS if c not in in_hand]
     state.agendas = [None] * seats
-    state.deals = [[] for _ in range(seats)]
+    # "deals" (a scenario option) is absent from brexit-1 streams.
+    held = p["options"].get("deals")
+    state.deals = [list(d) for d in held] if held is not None else [[] for _ in range(seats)]
     state.placed_cards = [[] for _ in range(seats)]
     state.placed_slots = [[] for _ in range(seats)]
 
@@ -172,6 +174,8 @@ def _game_ended(state: State, p: Payload) -> None:
     state.phase = OVER
     # The state must not share lists with the stored event; the payload is two levels deep.
     state.result = {
+        # brexit-1 streams have no reason: they could only end with six deals.
+        "reason": p.get("reason", SIX_DEALS),
         "scores": list(p["scores"]),
         "ranks": list(p["ranks"]),
         "detail": {k: list(v) for k, v in p["detail"].items()},

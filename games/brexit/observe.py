@@ -12,6 +12,7 @@ from typing import Any
 
 from games.brexit.scoring import deal_points
 from games.brexit.state import EFFECT, PLACEMENT, State
+from games.brexit.turn import ROUND_LIMIT
 
 
 def _slots(state: State, seat: int | None) -> list[dict[str, Any]]:
@@ -42,6 +43,12 @@ def _slots(state: State, seat: int | None) -> list[dict[str, Any]]:
 
 
 def observe(state: State, seat: int | None) -> dict[str, Any]:
+    if seat is not None and (type(seat) is not int or not 0 <= seat < state.seats):
+        # A negative index would otherwise read another seat's hand from the end of the list.
+        raise ValueError(
+            f"seat {seat!r} is not at this table: seats are 0..{state.seats - 1}, "
+            "or None for the spectator view"
+        )
     phase = state.phase
     effect = None
     if phase == PLACEMENT:
@@ -63,6 +70,8 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         "seat": seat,
         "nations": list(state.nations),
         "round": state.round,
+        # brexit-1 streams have no max_rounds: the engine applies the default to them.
+        "max_rounds": state.options.get("max_rounds", ROUND_LIMIT),
         "start_seat": state.start_seat,
         "phase": phase,
         "pending": pending,

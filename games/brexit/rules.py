@@ -59,7 +59,8 @@ class BrexitRules:
         return {
             "scores": [float(s) for s in r["scores"]],
             "ranks": list(r["ranks"]),
-            "detail": r["detail"],
+            # Copied: the platform stores the outcome; the reason says how the game ended (B-31).
+            "detail": {**r["detail"], "reason": r["reason"]},
         }
 
     def dump(self, state: State) -> JSON:

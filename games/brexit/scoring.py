@@ -41,13 +41,17 @@ def deal_points(deals: list[str], agenda: str | None) -> int:
     return sum(2 if symbol in SYMBOLS[d] else 1 for d in deals)
 
 
-def final_result(state: State) -> dict[str, Any]:
-    """Scores, and ranks by score then more deals (B-20); still tied means a shared rank."""
+def final_result(state: State, reason: str) -> dict[str, Any]:
+    """Why the game ended, the scores, and ranks by score then more deals (B-20).
+
+    Still tied means a shared rank. The same scoring applies however the game ended (B-31).
+    """
     scores = [deal_points(state.deals[s], state.agendas[s]) for s in range(state.seats)]
     counts = [len(d) for d in state.deals]
     keys = [(scores[s], counts[s]) for s in range(state.seats)]
     ranks = [1 + sum(1 for k in keys if k > keys[s]) for s in range(state.seats)]
     return {
+        "reason": reason,
         "scores": scores,
         "ranks": ranks,
         "detail": {

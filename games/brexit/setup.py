@@ -8,19 +8,22 @@ from typing import Any
 
 from games.brexit.cards import AGENDAS, COUNTRIES, DECK_CARDS, KIND, NATIONS, STARTING_CARDS
 from games.brexit.state import State
-from games.brexit.turn import draw, emit, reveal, shuffled, start_round
+from games.brexit.turn import DEALS_TO_END, ROUND_LIMIT, draw, emit, reveal, shuffled, start_round
 from games.engine.errors import BadOptions
 from games.engine.events import event, private_event
 from games.engine.rng import step_rng
 from games.engine.types import Event
 
-ENGINE_VERSION = "brexit-1"
+ENGINE_VERSION = "brexit-2"
+"""brexit-2: the round limit (B-31), the ``deals`` scenario option, no empty event after a reshuffle."""
 MIN_SEATS, MAX_SEATS = 2, 5  # B-21: 3-5 official, 2 unofficial
 STARTING_DRAW = 2
+MAX_ROUNDS_BOUND = 1000
+"""The largest ``max_rounds`` accepted: a round of 5 passive seats is about 12 events."""
 
-SCENARIO_OPTIONS = ("country_deck", "negotiation_deck", "hands", "agendas", "start_seat")
+SCENARIO_OPTIONS = ("country_deck", "negotiation_deck", "hands", "agendas", "deals", "start_seat")
 """Options that stack the game for a test or a rulebook situation; observe() never shows them."""
-DEFAULTS: dict[str, Any] = dict.fromkeys(SCENARIO_OPTIONS)
+DEFAULTS: dict[str, Any] = {"max_rounds": ROUND_LIMIT, **dict.fromkeys(SCENARIO_OPTIONS)}
 
 
 def _card_list(name: str, value: Any, allowed: set[str] | list[str], what: str) -> list[str]:
@@ -35,6 +38,27 @@ def _card_list(name: str, value: Any, allowed: set[str] | list[str], what: str) 
     return list(value)
 
 
+def _deals(seats: int, deals: Any) -> list[list[str]] | None:
+    """The ``deals`` scenario option checked: per seat, countries nobody else holds, fewer than 6."""
+    if deals is None:
+        return None
+    if not isinstance(deals, list) or len(deals) != seats:
+        raise BadOptions(f"option 'deals' must give one list of trade deals per seat ({seats})")
+    held: set[str] = set()
+    checked = []
+    for seat, d in enumerate(deals):
+        checked.append(
+            _card_list("deals", d, set(COUNTRIES) - held, "a country card that no other seat holds")
+        )
+        if len(d) >= DEALS_TO_END:
+            raise BadOptions(
+                f"option 'deals': seat {seat} holds {len(d)} deals: the game would already be over "
+                f"(B-18); at most {DEALS_TO_END - 1}"
+            )
+        held.update(d)
+    return checked
+
+
 def validate(seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
     if type(seats) is not int or not MIN_SEATS <= seats <= MAX_SEATS:
         raise BadOptions(f"Brexit seats 2 to 5 players (B-21), not {seats!r}")
@@ -43,10 +67,23 @@ def validate(seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
     if unknown:
         raise BadOptions(f"unknown option {unknown[0]!r}; known options: {', '.join(DEFAULTS)}")
     opts = {**DEFAULTS, **given}
+    limit = opts["max_rounds"]
+    if type(limit) is not int or not 1 <= limit <= MAX_ROUNDS_BOUND:
+        raise BadOptions(
+            f"option 'max_rounds' must be a whole number of rounds, 1 to {MAX_ROUNDS_BOUND} "
+            f"(B-31), not {limit!r}"
+        )
+    held = _deals(seats, opts["deals"])
+    opts["deals"] = held
     if opts["country_deck"] is not None:
         opts["country_deck"] = _card_list(
             "country_deck", opts["country_deck"], COUNTRIES, "a country card"
         )
+        for c in opts["country_deck"]:
+            if held is not None and any(c in d for d in held):
+                raise BadOptions(
+                    f"option 'country_deck': {c!r} is both in 'country_deck' and held in 'deals'"
+                )
     in_hands: set[str] = set()
     hands = opts["hands"]
     if hands is not None:
@@ -125,7 +162,12 @@ def setup(seats: int, seed: int, options: Mapping[str, Any] | None = None) -> li
     emit(state, out, event("start_seat_chosen", {"seat": start}))
     order = [(start + i) % seats for i in range(seats)]
     in_hands = {c for h in state.hands for c in h}
-    emit(state, out, _deck("country", COUNTRIES, opts["country_deck"], rng))
+    held = {c for d in state.deals for c in d}
+    emit(
+        state,
+        out,
+        _deck("country", [c for c in COUNTRIES if c not in held], opts["country_deck"], rng),
+    )
     # B-3/B-4: the deck is every effect and negotiating card not dealt (unplayed nations' Blocks included).
     deck_cards = [c for c in DECK_CARDS if c not in in_hands]
     emit(state, out, _deck("negotiation", deck_cards, opts["negotiation_deck"], rng))

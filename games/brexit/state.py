@@ -15,6 +15,11 @@ PLACEMENT = "placement"
 EFFECT = "effect"
 OVER = "over"
 
+SIX_DEALS = "six_deals"
+"""Why a game ended (``game_ended.reason``): someone holds 6 trade deals (B-18)..."""
+ROUND_LIMIT_REACHED = "round_limit"
+"""... or the last round allowed by ``max_rounds`` was scored (B-31)."""
+
 
 class Activation(TypedDict):
     """One effect card waiting to activate (B-8), with its owner and slot."""

@@ -13,12 +13,14 @@ from games.brexit.cards import BLOCK, COUNTRY_SPECIFIC, KIND
 from games.brexit.effects import has_target
 from games.brexit.fold import FOLDS
 from games.brexit.scoring import final_result, slot_results
-from games.brexit.state import PLACEMENT, State
+from games.brexit.state import PLACEMENT, ROUND_LIMIT_REACHED, SIX_DEALS, State
 from games.engine.events import event, private_event
 from games.engine.types import Event
 
 DEALS_TO_END = 6
 """B-18: the game ends after the round in which someone holds this many deals."""
+ROUND_LIMIT = 60
+"""B-31: the default ``max_rounds``; the game ends after this round's scoring whatever the deals."""
 
 
 def emit(state: State, out: list[Event], ev: Event) -> None:
@@ -51,11 +53,12 @@ def reshuffle(state: State, deck: str, rng: random.Random, out: list[Event]) -> 
 def draw(state: State, seat: int, count: int, rng: random.Random, out: list[Event]) -> None:
     """Seat draws ``count`` cards, reshuffling on an empty deck; skipped if nothing is left."""
     while count:
-        deck = state.negotiation_deck
-        if not deck:
+        if not state.negotiation_deck:
             if not state.negotiation_discard:
                 return
             reshuffle(state, "negotiation", rng, out)
+        # Read after the reshuffle: it puts a new list in the state, the old one stays empty.
+        deck = state.negotiation_deck
         k = min(count, len(deck))
         cards = deck[len(deck) - k :][::-1]
         emit(
@@ -76,11 +79,12 @@ def reveal(state: State, rng: random.Random, out: list[Event]) -> None:
     need = state.seats - 1
     revealed = False
     while need:
-        deck = state.country_deck
-        if not deck:
+        if not state.country_deck:
             if not state.country_discard:
                 break
             reshuffle(state, "country", rng, out)
+        # Read after the reshuffle: it puts a new list in the state, the old one stays empty.
+        deck = state.country_deck
         k = min(need, len(deck))
         emit(state, out, event("countries_revealed", {"countries": deck[len(deck) - k :][::-1]}))
         need -= k
@@ -133,7 +137,11 @@ def end_round(state: State, rng: random.Random, out: list[Event]) -> None:
         ),
     )
     if any(len(d) >= DEALS_TO_END for d in state.deals):
-        emit(state, out, event("game_ended", final_result(state)))
+        emit(state, out, event("game_ended", final_result(state, SIX_DEALS)))
+        return
+    # brexit-1 streams resumed by this engine have no max_rounds: they get the default.
+    if state.round >= state.options.get("max_rounds", ROUND_LIMIT):
+        emit(state, out, event("game_ended", final_result(state, ROUND_LIMIT_REACHED)))
         return
     # B-17: the start token moves left first, then everyone draws from the new starting player.
     n = state.seats

@@ -29,6 +29,12 @@ BUILTIN_BOTS: dict[str, dict[str, str]] = {
 """Game -> bot name -> module. A module exposes ``act`` and, when tunable, ``make``."""
 
 
+def builtin_names(game: str) -> tuple[str, ...]:
+    """The built-in bots ``game`` offers, by name (the one list: the platform reads it here)."""
+    get(game)  # raises KeyError naming the known games
+    return tuple(BUILTIN_BOTS[game])
+
+
 def make_player(
     game: str,
     name: str,

@@ -12,10 +12,11 @@ the same random draws (the generator is derived from the seed and the version).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, NoReturn, Protocol
 
 from games.engine.errors import IllegalAction
 from games.engine.match import replay
@@ -50,7 +51,12 @@ class SeatPlayer(Protocol):
     @property
     def strikes(self) -> int: ...
 
-    def close(self, outcome: Outcome | None) -> None: ...
+    def close(self, outcome: Outcome | None) -> str:
+        """Tell the player the match is over and stop it; returns what it logged while ending.
+
+        Called once the game has ended (and again, harmlessly, if the match stops early).
+        """
+        ...
 
 
 @dataclass
@@ -67,8 +73,8 @@ class InProcess:
     def strike(self, verdict: str, detail: str, default: Action) -> Move:
         raise RuntimeError(f"a built-in bot played an illegal action: {detail}")
 
-    def close(self, outcome: Outcome | None) -> None:
-        pass
+    def close(self, outcome: Outcome | None) -> str:
+        return ""
 
 
 @dataclass
@@ -76,7 +82,6 @@ class SeatStats:
     verdicts: dict[str, int] = field(default_factory=dict)
     strikes: int = 0
     time_used_ms: int = 0
-    log_bytes: int = 0
 
     def count(self, move: Move, strikes: int) -> None:
         self.verdicts[move.verdict] = self.verdicts.get(move.verdict, 0) + 1
@@ -116,13 +121,48 @@ class Sink(Protocol):
         ...
 
 
-MATCH_LOG_CAP = 256 * 1024
 DETAIL_CAP = 2000
 """Characters of an engine's refusal kept in a verdict (a bot can make the message huge)."""
 FLUSH_EVERY = 256
 """Events buffered at most, when no sandboxed bot forces an earlier flush."""
 STAGE_EVERY = 32
 """Events handed to the sink at a time between flushes: a call per decision cost more than it gave."""
+
+
+DISQUALIFIED = "disqualified"
+"""The verdict of a seat that no longer plays (games/sandbox/verdicts.py): its default moves are
+counted in its statistics, but only the first one is written as an event and forces a flush."""
+
+
+class MatchStopped(Exception):
+    """A platform limit stopped the match before the game ended; the message says which, for the
+    bots' owners (it becomes the aborted match's error)."""
+
+
+@dataclass(frozen=True)
+class MatchLimits:
+    """How long the platform lets one match run before it stops it (the match ends ``aborted``)."""
+
+    max_steps: int = 2_000
+    """Decisions (each: ask the pending seats, apply their actions). The longest games measured
+    take under 300 (random and greedy bots, both games, smallest and largest tables); a Brexit
+    round of passive bots takes one per seat, so 60 rounds (ruling B-31) of five take 300."""
+    max_seconds: float | None = None
+    """Wall-clock time of one run of the match; None for no limit."""
+
+    def steps_reason(self) -> str:
+        return (
+            f"Stopped by the platform: the game had not ended after {self.max_steps:,} decisions,"
+            " the most any match may take, so it has no result."
+        )
+
+    def time_reason(self) -> str:
+        seconds = self.max_seconds or 0.0
+        took = f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} seconds"
+        return (
+            f"Stopped by the platform: the match had been playing for {took},"
+            " the most any match may take, so it has no result."
+        )
 
 
 class MatchDriver:
@@ -139,9 +179,12 @@ class MatchDriver:
         stored: Sequence[Event] = (),
         sink: Sink,
         flush_every: int = FLUSH_EVERY,
+        limits: MatchLimits | None = None,
     ) -> None:
         self.rules, self.seed, self.players, self.sink = rules, seed, players, sink
         self.flush_every = flush_every
+        self.limits = limits or MatchLimits()
+        self.closed = False
         self.version = len(stored)
         self.flushed_version = self.version
         self.pending_events: list[Event] = []
@@ -158,26 +201,28 @@ class MatchDriver:
             self.state = replay(rules, opening)
             self._record(opening)
 
-    def run(self, max_steps: int = 200_000) -> Outcome:
-        rules = self.rules
+    def run(self) -> Outcome:
+        """Play to the end; raises MatchStopped when a platform limit (``limits``) is reached."""
+        rules, limits = self.rules, self.limits
+        deadline = None if limits.max_seconds is None else time.monotonic() + limits.max_seconds
         try:
-            for _ in range(max_steps):
+            for _ in range(limits.max_steps):
                 if len(self.pending_events) - self.staged >= STAGE_EVERY:
                     self._stage()
                 pending = rules.pending(self.state)
                 if not pending:
                     return self._finish()
+                if deadline is not None and time.monotonic() > deadline:
+                    self._stop(limits.time_reason())
                 external = self._step(pending)
                 if external or len(self.pending_events) >= self.flush_every:
                     self._flush(None)
-            raise RuntimeError(f"match did not end within {max_steps} steps")
+            self._stop(limits.steps_reason())
         except BaseException:
             self.sink.abort()
             raise
         finally:
-            outcome = rules.outcome(self.state)
-            for player in self.players:
-                player.close(outcome)
+            self._close(rules.outcome(self.state))
 
     def _step(self, pending: list[Pending]) -> bool:
         seats = [p["seat"] for p in pending]
@@ -194,8 +239,12 @@ class MatchDriver:
                 rng = step_rng(self.seed, self.version)  # the failed attempt may have drawn
                 events = self.rules.decide(self.state, seat, move.action, rng)
             if player.external:
-                external = True
-                self._account(seat, move, player.strikes, step=self.version)
+                stats = self.stats[seat]
+                if move.verdict == DISQUALIFIED and stats.verdicts.get(DISQUALIFIED):
+                    stats.count(move, player.strikes)  # said once already: no event, no flush
+                else:
+                    external = True
+                    self._account(seat, move, player.strikes, step=self.version)
             self._record(events)
         return external
 
@@ -245,10 +294,8 @@ class MatchDriver:
                 )
             ]
         )
-        if move.stderr and stats.log_bytes < MATCH_LOG_CAP:
-            text = move.stderr[: MATCH_LOG_CAP - stats.log_bytes]
-            stats.log_bytes += len(text)
-            self.logs.append((seat, step, text))
+        if move.stderr:  # capped per decision and per match by the player (its sandbox limits)
+            self.logs.append((seat, step, move.stderr))
 
     def _record(self, events: list[Event]) -> None:
         self.pending_events.extend(events)
@@ -258,9 +305,25 @@ class MatchDriver:
     def _finish(self) -> Outcome:
         outcome = self.rules.outcome(self.state)
         assert outcome is not None, "a game with nothing pending must have an outcome"
+        self._close(outcome)  # what the bots print in end() goes into the final flush
         self._record([finished_event(outcome, self.seed)])
         self._flush(outcome)
         return outcome
+
+    def _stop(self, reason: str) -> NoReturn:
+        """Make what was played durable, then stop: the aborted match keeps its events."""
+        self._flush(None)
+        raise MatchStopped(reason)
+
+    def _close(self, outcome: Outcome | None) -> None:
+        """Tell every player the match is over, once; keep what they logged while ending."""
+        if self.closed:
+            return
+        self.closed = True
+        for seat, player in enumerate(self.players):
+            text = player.close(outcome)
+            if text:
+                self.logs.append((seat, self.version, text))
 
     def _stage(self) -> None:
         """Hand the sink the events recorded since the last call."""

@@ -1,7 +1,8 @@
-"""The games the platform knows, by name, with their seat counts.
+"""The games the platform knows, by name.
 
 Rules are imported lazily so that importing the registry stays cheap and a
-game's import error names that game.
+game's import error names that game. Facts about a game (its seat counts) are
+its ``Rules``' own; the registry only finds them.
 """
 
 from __future__ import annotations
@@ -19,15 +20,20 @@ from games.engine.rules import Rules
 class GameInfo:
     name: str
     title: str
-    min_seats: int
-    max_seats: int
-    official_seats: tuple[int, int]
     rules_module: str
     random_player_module: str
 
     @cached_property
     def rules(self) -> Rules[Any]:
         return importlib.import_module(self.rules_module).RULES  # type: ignore[no-any-return]
+
+    @property
+    def min_seats(self) -> int:
+        return self.rules.min_seats
+
+    @property
+    def max_seats(self) -> int:
+        return self.rules.max_seats
 
     @cached_property
     def random_player(self) -> Player:
@@ -38,18 +44,12 @@ GAMES: dict[str, GameInfo] = {
     "brexit": GameInfo(
         name="brexit",
         title="Brexit: The Real Deal",
-        min_seats=2,  # B-21: 2 is allowed as an unofficial option
-        max_seats=5,
-        official_seats=(3, 5),
         rules_module="games.brexit.rules",
         random_player_module="games.brexit.bots.random_legal",
     ),
     "brasilis": GameInfo(
         name="brasilis",
         title="Bra$ilis",
-        min_seats=3,
-        max_seats=6,
-        official_seats=(3, 6),
         rules_module="games.brasilis.rules",
         random_player_module="games.brasilis.bots.random_legal",
     ),

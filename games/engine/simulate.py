@@ -8,6 +8,7 @@ each (fractional wins). Win rates carry a 95% Wilson interval, mean ranks a
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -17,6 +18,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from games.engine.builtin import make_player
+from games.engine.driver import MatchDriver, MatchStopped, MemorySink, SeatPlayer
 from games.engine.match import LocalMatch
 from games.engine.registry import get
 
@@ -34,6 +36,8 @@ class SeatResult:
     score: float
     win: float
     """1 for a sole winner, 1/k when k seats share rank 1, else 0."""
+    faults: int = 0
+    """Decisions whose verdict was not ok (uploaded bots, see play_driven)."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,40 @@ def play_one(job: Job) -> list[SeatResult]:
     ]
 
 
+PlayerFactory = Callable[[str, int, int, int], SeatPlayer]
+"""``(bot, seat, seats, seed) -> player``: how play_driven seats each bot of a line-up."""
+
+
+def play_driven(job: Job, make: PlayerFactory) -> list[SeatResult]:
+    """Play game ``job.index`` through the match driver, as the platform plays a match: bots
+    that ``make`` puts in a sandbox get deadlines, verdicts and strikes. A game stopped by the
+    driver's limits counts for no one (an empty list)."""
+    rules = get(job.game).rules
+    bots = seating(job.lineup, job.index)
+    match_seed = job.seed * 1_000_003 + job.index
+    players = [make(bot, seat, len(bots), match_seed * 31 + seat) for seat, bot in enumerate(bots)]
+    driver = MatchDriver(
+        rules, seats=len(bots), seed=match_seed, options={}, players=players, sink=MemorySink()
+    )
+    try:
+        outcome = driver.run()
+    except MatchStopped:
+        return []
+    ranks = outcome["ranks"]
+    firsts = ranks.count(1)
+    return [
+        SeatResult(
+            bot=bot,
+            seat=seat,
+            rank=ranks[seat],
+            score=outcome["scores"][seat],
+            win=1.0 / firsts if ranks[seat] == 1 else 0.0,
+            faults=sum(n for verdict, n in driver.stats[seat].verdicts.items() if verdict != "ok"),
+        )
+        for seat, bot in enumerate(bots)
+    ]
+
+
 def run(
     game: str,
     lineup: Sequence[str],
@@ -162,25 +200,34 @@ def run(
     budget_ms: float | None = None,
     iterations: int | None = None,
     progress: Callable[[Iterator[list[SeatResult]], int], Iterable[list[SeatResult]]] | None = None,
+    make: PlayerFactory | None = None,
 ) -> list[SeatResult]:
-    """Play ``games`` games of ``lineup`` (one bot name per seat), on ``jobs`` processes."""
+    """Play ``games`` games of ``lineup`` (one bot name per seat), on ``jobs`` processes.
+
+    Built-in bots play in-process (play_one); with ``make`` every game goes through the match
+    driver instead, with the players it makes (play_driven: uploaded bots in the sandbox).
+    """
     info = get(game)
     if not info.min_seats <= len(lineup) <= info.max_seats:
         raise ValueError(
             f"{game} seats {info.min_seats}..{info.max_seats} players, not {len(lineup)}"
         )
-    for bot in set(lineup):  # fail before forking, with the bot's name
-        make_player(game, bot)
+    if make is None:
+        for bot in set(lineup):  # fail before forking, with the bot's name
+            make_player(game, bot)
+    play: Callable[[Job], list[SeatResult]] = (
+        play_one if make is None else functools.partial(play_driven, make=make)
+    )
     work = [Job(game, tuple(lineup), i, seed, budget_ms, iterations) for i in range(games)]
     out: list[SeatResult] = []
     if jobs <= 1:
-        stream: Iterator[list[SeatResult]] = map(play_one, work)
+        stream: Iterator[list[SeatResult]] = map(play, work)
         for rows in progress(stream, games) if progress else stream:
             out.extend(rows)
         return out
     # fork keeps the parent's imports; each game is independent so order does not matter.
     with get_context("fork").Pool(jobs) as pool:
-        stream = pool.imap_unordered(play_one, work, chunksize=1)
+        stream = pool.imap_unordered(play, work, chunksize=1)
         for rows in progress(stream, games) if progress else stream:
             out.extend(rows)
     return out

@@ -1,7 +1,7 @@
 """What the sandbox costs: bot start and per-decision round trip, sandboxed vs bare.
 
 ``manage.py bench sandbox`` prints this. The same trivial bot runs under the
-same runner both ways; "bare" is a plain subprocess with no namespaces, no
+same bot kit both ways; "bare" is a plain subprocess with no namespaces, no
 uid switch, no seccomp and no rlimits.
 """
 
@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from games.sandbox import isolation
 from games.sandbox.connection import BotConnection
 from games.sandbox.limits import Limits
+from games.sandbox.readiness import isolation_status, require_isolation
 
 _BOT = "def act(observation, legal):\n    return legal['actions'][0]\n"
 _START = {"type": "start", "protocol": 1, "game": "bench", "seat": 0, "seats": 1, "options": {}}
@@ -63,7 +63,7 @@ def _measure(bot_dir: Path, modes: list[str], starts: int, trips: int) -> dict[s
 
 def bench_sandbox(starts: int = 20, round_trips: int = 500) -> dict[str, Any]:
     """Median start and round-trip times, sandboxed and bare, and their ratios."""
-    mode = isolation.require_isolation()
+    mode = require_isolation()
     with tempfile.TemporaryDirectory() as tmp:
         bot = Path(tmp)
         (bot / "bot.py").write_text(_BOT)
@@ -76,7 +76,7 @@ def bench_sandbox(starts: int = 20, round_trips: int = 500) -> dict[str, Any]:
     sandboxed_trip, bare_trip = times[f"{mode}_trip"], times["bare_trip"]
     return {
         "mode": mode,
-        "isolation": isolation.isolation_status()[1],
+        "isolation": isolation_status()[1],
         "starts": starts,
         "round_trips": round_trips,
         "sandboxed_start_ms": round(sandboxed_start * 1000, 2),

@@ -42,10 +42,11 @@ class Exchange:
 class BotConnection:
     """The sandboxed process of one seat's bot, from start to close."""
 
-    def __init__(self, bot_dir: Path, limits: Limits, *, mode: str | None = None) -> None:
+    def __init__(self, bot_dir: Path, limits: Limits, *, mode: str) -> None:
+        """``mode`` is bwrap, unsafe-dev or bare: readiness.require_isolation() chooses it."""
         self.bot_dir = Path(bot_dir)
         self.limits = limits
-        self.mode = mode or isolation.require_isolation()
+        self.mode = mode
         self.proc: subprocess.Popen[bytes] | None = None
         self._lease: isolation.UidLease | None = None
         self._staged: Path | None = None
@@ -106,6 +107,28 @@ class BotConnection:
             self.close()
         return got
 
+    def finish(self, end_msg: JSON, grace: float) -> str:
+        """Send ``end``, give the bot ``grace`` seconds to exit by itself, stop it.
+
+        Returns what it wrote to stderr meanwhile (e.g. ``print`` in its ``end()``), capped.
+        """
+        proc = self.proc
+        if proc is not None and proc.stderr is not None and self.alive:
+            self.send(end_msg)
+            with contextlib.suppress(OSError):
+                assert proc.stdin is not None
+                proc.stdin.close()  # the runner's loop ends at end of input
+            deadline = time.monotonic() + grace
+            with selectors.DefaultSelector() as sel:
+                sel.register(proc.stderr.fileno(), selectors.EVENT_READ)
+                # Until the bot closes stderr (it exits) or the grace is over.
+                with contextlib.suppress(OSError):
+                    while (left := deadline - time.monotonic()) > 0:
+                        if sel.select(left) and self._read_stderr() < 0:
+                            break
+        self.close()
+        return self._take_stderr()
+
     def close(self, grace: float = 0.0) -> None:
         """Stop the process (after ``grace`` seconds to exit by itself) and clean up."""
         proc = self.proc
@@ -157,7 +180,7 @@ class BotConnection:
         return got
 
     def _error_reply(self, got: Exchange) -> Exchange:
-        """A runner-reported failure ({"type": "error", ...}), or an unexpected message."""
+        """A failure the bot kit reported ({"type": "error", ...}), or an unexpected message."""
         reply = got.reply or {}
         if reply.get("type") == "error":
             kind = reply.get("error")

@@ -6,13 +6,12 @@ unshared (no network, no host processes), a read-only /usr, a private capped
 is impossible on this host the platform refuses to start bots, unless
 ``BACKROOM_SANDBOX=unsafe-dev`` asks for plain subprocesses (rlimits and,
 where libseccomp exists, seccomp, but no namespaces), logged at every start.
+Whether this host can isolate bots is readiness.py's question (a real smoke run).
 """
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
-import logging
 import os
 import pwd
 import shutil
@@ -24,15 +23,13 @@ from pathlib import Path
 
 from games.sandbox.limits import Limits
 
-log = logging.getLogger("games.sandbox")
-
 MODE_ENV = "BACKROOM_SANDBOX"
 PYTHON_ENV = "BACKROOM_SANDBOX_PYTHON"
 BWRAP = "bwrap"
 UNSAFE_DEV = "unsafe-dev"
 UID_PREFIX = "backroom-bot-"
 SYSTEM_PYTHON = "/usr/bin/python3"
-RUNNER = Path(__file__).with_name("sdk") / "runner.py"
+BOTKIT = Path(__file__).with_name("sdk") / "botkit.py"  # the SDK a bot runs under
 SETUP_HINT = "run deploy/sandbox/setup.sh as root"
 UNSAFE_WARNING = (
     "UNSAFE sandbox mode (BACKROOM_SANDBOX=unsafe-dev): bot code runs as a plain subprocess "
@@ -133,21 +130,27 @@ def _copy_tree(src: Path, dst: Path) -> None:
             os.chmod(target, 0o644)
 
 
+def staging_root() -> Path:
+    """The folder of staged copies; root's admits no other user's, so each user has one."""
+    base = Path(tempfile.gettempdir()) / "backroom-sandbox"
+    return base if os.geteuid() == 0 else base.with_name(f"backroom-sandbox-{os.geteuid()}")
+
+
 def stage(bot_dir: Path) -> Path:
-    """A fresh directory holding ``bot/`` (a copy of bot_dir) and ``sdk/runner.py``.
+    """A fresh directory holding ``bot/`` (a copy of bot_dir) and ``sdk/botkit.py``.
 
     Uploaded bots are stored where a bot uid cannot read; the copy lives under
     a root-owned 0711 directory with an unguessable name.
     """
-    base = Path(tempfile.gettempdir()) / "backroom-sandbox"
+    base = staging_root()
     base.mkdir(mode=0o711, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="bot-", dir=base))
     os.chmod(root, 0o755)
     _copy_tree(bot_dir, root / "bot")
     (root / "sdk").mkdir(mode=0o755)
     os.chmod(root / "sdk", 0o755)
-    shutil.copyfile(RUNNER, root / "sdk" / "runner.py")
-    os.chmod(root / "sdk" / "runner.py", 0o644)
+    shutil.copyfile(BOTKIT, root / "sdk" / "botkit.py")
+    os.chmod(root / "sdk" / "botkit.py", 0o644)
     return root
 
 
@@ -159,7 +162,7 @@ def unstage(root: Path) -> None:
 
 
 def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> list[str]:
-    """bubblewrap around sdk/runner.py: the bot sees /usr, /bot, /sdk, /dev and a /tmp."""
+    """bubblewrap around sdk/botkit.py: the bot sees /usr, /bot, /sdk, /dev and a /tmp."""
     python = python or bot_python()
     binds = ["--ro-bind", "/usr", "/usr"]
     prefix = Path(os.path.realpath(python)).parent.parent
@@ -188,126 +191,21 @@ def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> li
         "--setenv", "LANG", "C.UTF-8",
         "--hostname", "sandbox",
         "--chdir", "/tmp",
-        python, "-I", "-S", "-B", "/sdk/runner.py", "/bot",
-        *limits.runner_args(),
+        python, "-I", "-S", "-B", "/sdk/botkit.py", "/bot",
+        *limits.botkit_args(),
         "--seccomp=required",
     ]  # fmt: skip
 
 
 def unsafe_command(staged: Path, limits: Limits, python: str | None = None) -> list[str]:
     python = python or bot_python()
-    runner = str(staged / "sdk" / "runner.py")
-    args = [python, "-I", "-S", "-B", runner, str(staged / "bot"), *limits.runner_args()]
+    botkit = str(staged / "sdk" / "botkit.py")
+    args = [python, "-I", "-S", "-B", botkit, str(staged / "bot"), *limits.botkit_args()]
     return [*args, "--seccomp=best-effort"]
 
 
 def bare_command(staged: Path, python: str | None = None) -> list[str]:
-    """The same runner with no isolation at all (the benchmark's baseline)."""
+    """The same bot kit with no isolation at all (the benchmark's baseline)."""
     python = python or bot_python()
-    runner = str(staged / "sdk" / "runner.py")
-    return [python, "-I", "-S", "-B", runner, str(staged / "bot"), "--seccomp=off"]
-
-
-# --- can this host isolate bots? -----------------------------------------------
-
-_SMOKE_BOT = """
-import os, socket
-def act(observation, legal):
-    denied = []
-    attempts = [
-        ("fork", lambda: os.fork() or os._exit(0)),  # a child that did get made leaves at once
-        ("socket", socket.socket),
-        ("exec", lambda: os.execv("/nonexistent", ["x"])),  # FileNotFoundError if allowed
-    ]
-    for name, attempt in attempts:
-        try:
-            attempt()
-        except PermissionError:
-            denied.append(name)
-        except OSError:
-            pass
-    return {"denied": denied, "uid": os.getuid(), "env": sorted(os.environ)}
-"""
-
-_status_cache: dict[tuple[str, str], tuple[bool, str]] = {}
-
-
-def _check_bwrap() -> tuple[bool, str]:
-    if not sys.platform.startswith("linux"):
-        return False, f"bots can only be sandboxed on Linux (this is {sys.platform})"
-    if shutil.which("bwrap") is None:
-        return False, f"bubblewrap (bwrap) is not installed; {SETUP_HINT}"
-    python = bot_python()
-    if not os.access(python, os.X_OK):
-        return False, f"bot interpreter {python} is missing ({PYTHON_ENV} to choose another)"
-    try:
-        ctypes.CDLL("libseccomp.so.2")
-    except OSError:
-        return False, f"libseccomp2 is not installed; {SETUP_HINT}"
-    if os.geteuid() == 0 and not pool_users():
-        return False, f"no bot uid pool ({UID_PREFIX}0..N); {SETUP_HINT}"
-    return _smoke_run()
-
-
-def _smoke_run() -> tuple[bool, str]:
-    """Start a real sandboxed bot that tries fork, socket and exec: all must be denied."""
-    from games.sandbox.connection import BotConnection  # a cycle at import time otherwise
-
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "bot.py").write_text(_SMOKE_BOT)
-        conn = BotConnection(Path(tmp), Limits(), mode=BWRAP)
-        try:
-            started = conn.start({"type": "start", "protocol": 1, "smoke": True})
-            if started.fault is not None:
-                return False, _explain(f"{started.detail} {started.stderr}")
-            got = conn.ask({"type": "act", "id": 1, "observation": {}, "legal": {}}, 5.0)
-        finally:
-            conn.close()
-    reply = got.reply or {}
-    action = reply.get("action") if isinstance(reply.get("action"), dict) else None
-    if got.fault is not None or action is None:
-        return False, _explain(f"{got.detail} {got.stderr}")
-    if sorted(action["denied"]) != ["exec", "fork", "socket"]:
-        return False, f"seccomp filter not effective: only {action['denied']} were denied"
-    if os.geteuid() == 0 and action["uid"] == 0:
-        return False, "bot ran as root inside the sandbox"
-    who = f"uid pool of {len(pool_users())}" if os.geteuid() == 0 else f"uid {os.getuid()}"
-    return True, f"bubblewrap sandbox ready ({who}, seccomp on, user namespaces work)"
-
-
-def _explain(output: str) -> str:
-    output = " ".join(output.split())[:500]
-    if "namespace" in output.lower() or "Operation not permitted" in output:
-        return (
-            "bubblewrap cannot create user namespaces as the bot uid; the host must allow "
-            "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
-            f"user.max_user_namespaces>0, no AppArmor userns restriction): {output}"
-        )
-    return f"sandbox smoke run failed: {output}"
-
-
-def isolation_status(refresh: bool = False) -> tuple[bool, str]:
-    """Whether uploaded bots may be started here, and why (the worker calls it at start)."""
-    current = mode()
-    if current == UNSAFE_DEV:
-        return True, UNSAFE_WARNING
-    if current != BWRAP:
-        return False, f"unknown {MODE_ENV}={current!r}; use {BWRAP!r} (default) or {UNSAFE_DEV!r}"
-    key = (current, bot_python())
-    if refresh or key not in _status_cache:
-        try:
-            _status_cache[key] = _check_bwrap()
-        except Exception as exc:  # the check itself must explain, not crash the worker
-            _status_cache[key] = (False, f"sandbox check failed: {exc!r}")
-    return _status_cache[key]
-
-
-def require_isolation() -> str:
-    """The mode to start bots in, or SandboxUnavailable saying why not."""
-    ok, reason = isolation_status()
-    if not ok:
-        raise SandboxUnavailable(reason)
-    current = mode()
-    if current == UNSAFE_DEV:
-        log.warning(UNSAFE_WARNING)
-    return current
+    botkit = str(staged / "sdk" / "botkit.py")
+    return [python, "-I", "-S", "-B", botkit, str(staged / "bot"), "--seccomp=off"]

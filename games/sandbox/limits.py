@@ -33,8 +33,8 @@ class Limits:
         """The limits as told to the bot in the start message."""
         return asdict(self)
 
-    def runner_args(self) -> list[str]:
-        """Command-line flags of sdk/runner.py that set the process's rlimits."""
+    def botkit_args(self) -> list[str]:
+        """Command-line flags of sdk/botkit.py that set the process's rlimits."""
         return [
             f"--memory={self.memory_bytes}",
             f"--cpu={self.cpu_seconds}",

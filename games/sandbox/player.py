@@ -36,8 +36,8 @@ class Sandboxed:
     def strike(self, verdict: str, detail: str, default: Action) -> Move:
         return _move(self.controller.strike(Verdict(verdict), detail, default))
 
-    def close(self, outcome: Outcome | None) -> None:
-        self.controller.end(outcome)
+    def close(self, outcome: Outcome | None) -> str:
+        return self.controller.end(outcome)
 
 
 def _move(decision: Decision) -> Move:

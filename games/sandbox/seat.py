@@ -16,9 +16,12 @@ from games.engine.types import JSON, Action, Legal, Outcome, Seat
 from games.sandbox.connection import BotConnection, Exchange
 from games.sandbox.limits import Limits
 from games.sandbox.protocol import act_message, end_message, start_message
+from games.sandbox.readiness import require_isolation
 from games.sandbox.verdicts import STRIKES, Verdict
 
 MAX_STRIKES = 3
+END_GRACE_SECONDS = 0.2
+"""How long a bot has to run its end() and exit before it is stopped."""
 
 
 class Decision(NamedTuple):
@@ -28,7 +31,8 @@ class Decision(NamedTuple):
     detail: str
     """Why, for the bot's owner (traceback, the engine's IllegalAction message...)."""
     stderr: str
-    """The bot's stderr during this decision, capped (owner only)."""
+    """The bot's stderr during this decision (and its start, if it started for it), capped per
+    decision and per match (owner only)."""
     elapsed: float
     """Wall-clock seconds the bot took (0 when it was not asked)."""
 
@@ -36,8 +40,8 @@ class Decision(NamedTuple):
 class SeatController:
     """The bot process of one seat and its strike record.
 
-    ``connect`` builds the process connection; tests pass a fake, the
-    platform leaves the default (the sandbox chosen by isolation_status()).
+    ``mode`` chooses the sandbox; the platform leaves the default, the one
+    readiness.require_isolation() allows on this host (checked at each start).
     """
 
     def __init__(
@@ -65,6 +69,9 @@ class SeatController:
         self._conn: BotConnection | None = None
         self._start_fault: Exchange | None = None
         self._next_id = 0
+        self.log_bytes = 0
+        """Bytes of stderr handed out so far this match, across restarts (stderr_match_bytes)."""
+        self._start_log = ""
 
     @property
     def disqualified(self) -> bool:
@@ -82,7 +89,7 @@ class SeatController:
             return
         self.close()  # a dead predecessor still holds its uid lease and staged files
         self.restarts += 1
-        conn = BotConnection(self.bot_dir, self.limits, mode=self.mode)
+        conn = BotConnection(self.bot_dir, self.limits, mode=self.mode or require_isolation())
         self._conn = conn
         msg = start_message(
             game=self.game,
@@ -95,14 +102,17 @@ class SeatController:
         got = conn.start(msg)
         if got.fault is not None:
             self._start_fault = got
+        else:  # what start() printed is logged with the decision the bot was started for
+            self._start_log += got.stderr
 
-    def end(self, outcome: Outcome | None) -> None:
-        """Tell the bot the result, give it a moment, then stop it."""
-        conn = self._conn
+    def end(self, outcome: Outcome | None) -> str:
+        """Tell the bot the result, give it a moment, then stop it; returns what it logged."""
+        conn, text = self._conn, ""
         if conn is not None and conn.alive:
-            conn.send(end_message(outcome))
-            conn.close(grace=0.2)
+            text = conn.finish(end_message(outcome), grace=END_GRACE_SECONDS)
         self.close()
+        text, self._start_log = self._start_log + text, ""
+        return self._log(text)
 
     def close(self) -> None:
         if self._conn is not None:
@@ -194,7 +204,27 @@ class SeatController:
 
     def _record(self, decision: Decision) -> Decision:
         self.history.append(decision.verdict)
-        return decision
+        text, self._start_log = self._start_log + decision.stderr, ""
+        return decision._replace(stderr=self._log(text))
+
+    def _log(self, text: str) -> str:
+        """What of ``text`` fits in the rest of the match's log (limits.stderr_match_bytes).
+
+        Once the log is full it says so, once; every later line is dropped without a word.
+        """
+        cap = self.limits.stderr_match_bytes
+        if not text or self.log_bytes >= cap:
+            return ""
+        data = text.encode("utf-8", "replace")
+        room = cap - self.log_bytes
+        if len(data) <= room:
+            self.log_bytes += len(data)
+            return text
+        self.log_bytes = cap
+        kept = data[:room].decode("utf-8", "ignore")
+        return (
+            f"{kept}\n[log limit of {cap} bytes for this match reached: later output is dropped]\n"
+        )
 
 
 def _default(default: Action | Callable[[], Action]) -> Action:

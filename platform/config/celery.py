@@ -1,4 +1,4 @@
-"""The Celery app. Workers and beat start with ``PYTHONPATH=platform celery -A config ...``."""
+"""The Celery app. Workers and beat start with ``celery -A config ...`` (installed: see platform/README.md)."""
 
 import os
 

@@ -1,4 +1,4 @@
-"""WSGI entry point (gunicorn runs it with PYTHONPATH=platform)."""
+"""WSGI entry point (gunicorn runs ``config.wsgi`` from the installed distribution)."""
 
 import os
 

@@ -41,7 +41,15 @@ def test_spectator_sees_the_public_view(anon: APIClient, user: Any) -> None:
     r = anon.get(f"/api/matches/{m.pk}/events/")
     assert payloads(r) == [{"seats": 3}, {"seat": 0, "count": 1}, {"size": 2}]
     assert [e["version"] for e in r.data["events"]] == [1, 2, 3]
-    assert r.data["game_over"] is False
+    assert r.data["view"] == {"seats": [], "game_over": False}
+    assert r.data["format"] == "backroom-match/1" and r.data["next"] is None
+
+
+def test_owner_gets_their_seats_view_by_default(api: APIClient, user: Any) -> None:
+    m = seated_match(user)
+    r = api.get(f"/api/matches/{m.pk}/events/")
+    assert payloads(r) == [{"seats": 3}, {"hand": ["ACE"]}, {"size": 2}]
+    assert r.data["view"]["seats"] == [0]
 
 
 def test_owner_sees_their_seats_private_events(api: APIClient, user: Any) -> None:
@@ -56,9 +64,10 @@ def test_another_seat_view_is_404_while_running(api_other: APIClient, user: Any)
     assert api_other.get(f"/api/matches/{m.pk}/events/?seat=1").status_code == 404
 
 
-def test_staff_may_view_any_seat(api_staff: APIClient, user: Any) -> None:
+def test_staff_see_no_hidden_card_before_the_end(api_staff: APIClient, user: Any) -> None:
     m = seated_match(user)
-    assert payloads(api_staff.get(f"/api/matches/{m.pk}/events/?seat=0"))[1] == {"hand": ["ACE"]}
+    assert api_staff.get(f"/api/matches/{m.pk}/events/?seat=0").status_code == 404
+    assert payloads(api_staff.get(f"/api/matches/{m.pk}/events/"))[1] == {"seat": 0, "count": 1}
 
 
 def test_everything_is_visible_once_finished(anon: APIClient, user: Any) -> None:
@@ -91,5 +100,15 @@ def test_logs_are_only_the_users_seats(
     url = f"/api/matches/{m.pk}/logs/"
     assert [x["text"] for x in api.get(url).data["results"]] == ["mine"]
     assert api_other.get(url).data["results"] == []
+    # Before the end a log line can quote a hand: staff read them once the match is over.
+    assert api_staff.get(url).data["results"] == []
+    Match.objects.filter(pk=m.pk).update(status="finished")
     assert [x["text"] for x in api_staff.get(url).data["results"]] == ["mine", "builtin"]
     assert anon.get(url).status_code == 401
+
+
+def test_a_log_line_gives_its_step_and_verdict(api: APIClient, user: Any) -> None:
+    m = seated_match(user)
+    BotLogFactory(match=m, seat=0, version=2, verdict="crash", text="Traceback ...")
+    [line] = api.get(f"/api/matches/{m.pk}/logs/").data["results"]
+    assert line == {"seat": 0, "step": 2, "verdict": "crash", "text": "Traceback ..."}

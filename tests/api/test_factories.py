@@ -26,3 +26,21 @@ def test_factories_build_valid_linked_rows():
     s2 = SeatFactory(match=m, number=1, bot_version=None, builtin="random")
     assert s2.label == "builtin:random"
     BotLogFactory(match=m)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("game", ["brexit", "brasilis"])
+def test_the_default_bot_is_really_ready(game):
+    """The factory marks its version ready: its source must finish a sandboxed smoke match."""
+    import os
+
+    from games.sandbox import isolation_status
+    from tournaments.models import BotVersion
+    from tournaments.validation import smoke_error
+
+    ok, why = isolation_status()
+    if not ok and os.geteuid() != 0:
+        pytest.skip(f"sandbox unavailable: {why}")
+    version = BotVersion.objects.get(pk=BotVersionFactory(bot__game=game).pk)
+    assert version.status == BotVersion.Status.READY
+    assert smoke_error(version) == ""

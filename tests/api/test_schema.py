@@ -43,6 +43,11 @@ def test_schema_lists_every_endpoint(anon: APIClient) -> None:
     assert {"game", "bot", "status", "season", "ladder"} <= params
     bot_params = {p["name"] for p in schema["paths"]["/api/bots/"]["get"]["parameters"]}
     assert "game" in bot_params
+    events = schema["paths"]["/api/matches/{match_id}/events/"]["get"]
+    assert {"seat", "after", "limit"} <= {p["name"] for p in events["parameters"]}
+    page = events["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    fields = schema["components"]["schemas"][page.rsplit("/", 1)[1]]["properties"]
+    assert {"format", "match", "events", "next"} <= set(fields)
 
 
 def test_spectacular_validates_without_warnings(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -12,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,15 +53,17 @@ class Worker:
 
 
 def _env(lease_seconds: int) -> dict[str, str]:
+    """The worker's environment: this run's test database and this run's queues."""
     db = connection.settings_dict
     return {
         **os.environ,
-        "PYTHONPATH": str(ROOT / "platform"),
         "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "MATCH_LEASE_SECONDS": str(lease_seconds),
-        "CELERY_DEFAULT_QUEUE": "test-celery",
-        "MATCH_QUEUE": "test-matches",
+        "TEST_QUEUE_PREFIX": settings.TEST_QUEUE_PREFIX,
+        # The Procfile's worker (test_processes.py) takes its queues from these two.
+        "CELERY_DEFAULT_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
+        "MATCH_QUEUE": settings.MATCH_QUEUE,
         "MEDIA_ROOT": os.environ.get("MEDIA_ROOT", str(ROOT / "var" / "test-media")),
     }
 
@@ -69,21 +73,22 @@ def start_worker() -> Iterator[Callable[..., Worker]]:
     """Start a real worker (solo pool) on the test database; stopped after the test."""
     from config.celery import app
 
-    app.control.purge()  # messages left by earlier runs point at matches that no longer exist
+    # This run's queues only: messages from earlier tests point at matches that no longer exist.
+    app.control.purge()
     workers: list[Worker] = []
 
     def start(lease_seconds: int = 60) -> Worker:
         name = f"e2e-{uuid.uuid4().hex[:6]}@%h"
         process = subprocess.Popen(
             [
-                str(ROOT / ".venv/bin/celery"),
+                str(Path(sys.executable).parent / "celery"),
                 "-A",
                 "config",
                 "worker",
                 "--pool",
                 "solo",
                 "--queues",
-                "test-celery,test-matches",
+                f"{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.MATCH_QUEUE}",
                 "--loglevel",
                 "INFO",
                 "--hostname",

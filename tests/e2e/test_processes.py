@@ -6,13 +6,17 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
 from tests.e2e.conftest import ROOT, _env
+
+BIN = Path(sys.executable).parent
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 
@@ -33,10 +37,11 @@ def status(url: str) -> int:
 
 def test_web_worker_and_beat_start_and_connect() -> None:
     port = free_port()
-    env = {**_env(lease_seconds=60), "WEB_PORT": str(port)}
+    # The Procfile runs the programs of this interpreter's environment.
+    env = {**_env(lease_seconds=60), "WEB_PORT": str(port), "VENV_BIN": str(BIN)}
     honcho = subprocess.Popen(
         [
-            str(ROOT / ".venv/bin/honcho"),
+            str(BIN / "honcho"),
             "--procfile",
             "deploy/Procfile",
             "--app-root",

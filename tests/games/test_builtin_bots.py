@@ -26,6 +26,7 @@ from games.brexit.bots import search as brexit_search
 from games.engine import simulate
 from games.engine.builtin import BUILTIN_BOTS, make_player
 from games.engine.match import LocalMatch, Player
+from games.engine.registry import GAMES as REGISTERED
 from games.engine.registry import get
 
 GAMES = ["brexit", "brasilis"]
@@ -154,9 +155,20 @@ def test_greedy_acts_on_its_observation_only(game: str) -> None:
         assert rules.observe(other, seat) == rules.observe(state, seat)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_every_named_bot_makes_a_player_that_plays_a_legal_move(game: str) -> None:
+    rules = get(game).rules
+    for name in BUILTIN_BOTS[game]:
+        match = LocalMatch(rules, 4, seed=1)
+        seat = match.pending()[0]["seat"]
+        player = make_player(game, name, iterations=2, seed=1)
+        rules.check(match.state, seat, player(match.state, seat, random.Random(1)))
+
+
 def test_make_player_names_the_known_bots() -> None:
-    assert {frozenset(b) for b in BUILTIN_BOTS.values()} == {
-        frozenset({"random", "greedy", "search"})
+    # Every registered game offers the three bots that docs/builtin-bots.md describes.
+    assert {game: sorted(bots) for game, bots in BUILTIN_BOTS.items()} == {
+        game: ["greedy", "random", "search"] for game in REGISTERED
     }
     with pytest.raises(KeyError, match="built-in bots"):
         make_player("brexit", "oracle")

@@ -1,5 +1,8 @@
 """Write tests/golden/brexit_game.json: the events of one full 4-player random game.
 
+brexit_game_v1.json beside it is the same kind of game recorded by engine brexit-1; it is kept
+(never regenerated) to show that streams stored before a rules change still fold.
+
 Run once (``.venv/bin/python tests/golden/make_brexit_game.py``) and commit the
 result; tests/games/brexit/test_golden.py checks that stored streams keep
 folding to the recorded outcome as the engine evolves.

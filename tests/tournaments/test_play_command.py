@@ -12,7 +12,9 @@ from games.engine.match import replay
 from games.engine.platform_events import game_events
 from games.engine.registry import get
 from replays import store
-from tournaments.models import Match
+from tests.games.sandbox.test_examples import example
+from tournaments import services, tasks
+from tournaments.models import Bot, BotLog, BotVersion, Match
 
 BOT = """
 import random, sys
@@ -78,6 +80,87 @@ def test_persist_stores_a_finished_match(bot_file: Path) -> None:
     assert store.current_version(match.id) == match.last_version > 0
     assert match.seats.get(number=0).bot_version is not None
     assert match.logs.filter(seat=0).exists()
+
+
+def rows(match: Match) -> dict:
+    """What a stored match is made of, less timings: its row, its seats, its events, its logs."""
+    match.refresh_from_db()
+    fields = ["game", "options", "seed", "status", "outcome", "last_version", "rated", "error"]
+    seat_fields = ["number", "bot_version_id", "builtin", "rank", "score", "verdicts", "strikes"]
+    events = []
+    for ev in store.read(match.id):
+        payload = dict(ev.payload)
+        payload.pop("elapsed_ms", None)  # a bot's thinking time differs from run to run
+        events.append((ev.version, ev.type, payload, ev.metadata))
+    return {
+        "match": {f: getattr(match, f) for f in fields},
+        "creator": match.created_by_id,
+        "seats": list(match.seats.order_by("number").values(*seat_fields, "disqualified")),
+        "events": events,
+        "logs": list(BotLog.objects.filter(match=match).values_list("seat", "version", "text")),
+    }
+
+
+@pytest.mark.django_db
+def test_persist_writes_the_same_rows_as_a_worker(tmp_path: Path) -> None:
+    """play --persist stores through the services and plays with the runner, as a worker does."""
+    bot = tmp_path / "example.py"
+    bot.write_text(example("brexit"))  # deterministic: seeded in start(), prints in start and end
+    seats = ["--seat", str(bot), "--seat", "builtin:greedy", "--seat", "builtin:random"]
+    call_command("play", "--game", "brexit", *seats, "--seed", "21", "--persist")
+    local = Match.objects.get()
+    version = BotVersion.objects.get()
+    assert (version.bot.name, version.number, version.bot.owner.username) == (
+        "local-example",
+        1,
+        "local",
+    )
+
+    queued = services.create_challenge(
+        user=version.bot.owner,
+        game="brexit",
+        seats=[{"bot_version": version.pk}, {"builtin": "greedy"}, {"builtin": "random"}],
+        seed=21,
+    )
+    tasks.play_match.apply((str(queued.id),))  # the task a worker runs, in this process
+
+    played, reference = rows(local), rows(queued)
+    assert played["match"]["status"] == "finished"
+    assert any("playing seat 0" in text for _, _, text in played["logs"])  # start() printed
+    assert played == reference
+
+
+@pytest.mark.django_db
+def test_persist_keeps_a_new_bot_private_unless_asked(bot_file: Path) -> None:
+    play_against_random(bot_file, 9, "--persist")
+    play_against_random(bot_file, 10, "--persist")  # the same file: the same version again
+    [bot] = Bot.objects.all()
+    assert not bot.is_public
+    assert bot.versions.count() == 1 and Match.objects.count() == 2
+    other = bot_file.with_name("shared_bot.py")
+    other.write_text(BOT)
+    play_against_random(other, 9, "--persist", "--public")
+    assert Bot.objects.get(name="local-shared_bot").is_public
+
+
+@pytest.mark.django_db
+def test_persist_numbers_a_changed_file_as_the_next_version(bot_file: Path) -> None:
+    play_against_random(bot_file, 9, "--persist")
+    bot_file.write_text(BOT + "\n# changed\n")
+    play_against_random(bot_file, 9, "--persist")
+    assert list(BotVersion.objects.order_by("number").values_list("number", flat=True)) == [1, 2]
+
+
+def test_a_match_stopped_by_a_limit_is_written_and_reported(tmp_path: Path) -> None:
+    """Locally too: the document ends with the abort and its reason, not a traceback."""
+    out = tmp_path / "stopped.json"
+    seats = ["--seat", "builtin:random"] * 3
+    with pytest.raises(CommandError, match=r"aborted: Stopped by the platform.*10 decisions"):
+        call_command("play", "--game", "brexit", *seats, "--max-steps", "10", "--out", str(out))
+    doc = json.loads(out.read_text())
+    assert doc["match"]["status"] == "aborted" and doc["match"]["outcome"] is None
+    assert doc["events"][-1]["type"] == "match_aborted"
+    assert "10 decisions" in doc["events"][-1]["payload"]["reason"]
 
 
 def test_bad_seats_are_a_clear_error() -> None:

@@ -216,38 +216,6 @@ def test_a_builtin_match_that_crashes_mid_copy_writes_only_whole_flushes(
     assert match.last_version == len(stream_of(match))
 
 
-def test_the_reaper_requeues_expired_leases_only(builtin_match: MakeMatch, settings) -> None:  # type: ignore[no-untyped-def]
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    live, dead = builtin_match(), builtin_match()
-    runner.claim(live.id, "a")
-    runner.claim(dead.id, "b")
-    Match.objects.filter(id=dead.id).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
-    assert runner.reap_expired_leases() == 1
-    assert Match.objects.get(id=dead.id).status == Match.Status.QUEUED
-    assert Match.objects.get(id=live.id).status == Match.Status.RUNNING
-
-
-def test_the_final_event_writes_the_result_by_trigger(builtin_match: MakeMatch) -> None:
-    match = builtin_match()
-    outcome = {"scores": [3.0, 1.0, 2.0], "ranks": [1, 3, 2], "detail": {}}
-    finished = {
-        "type": "match_finished",
-        "actor": None,
-        "payload": {"outcome": outcome, "seed": 1},
-        "visible_to": None,
-        "redacted": None,
-    }
-    store.append(match.id, [NewEvent.from_engine(finished, engine_version="test")], 0)  # type: ignore[arg-type]
-    match.refresh_from_db()
-    assert (match.status, match.outcome, match.last_version) == ("finished", outcome, 1)
-    assert match.finished_at is not None
-    assert [(s.rank, s.score) for s in match.seats.order_by("number")] == [
-        (1, 3.0),
-        (3, 1.0),
-        (2, 2.0),
-    ]
-
-
 def test_events_of_other_streams_touch_no_match(builtin_match: MakeMatch) -> None:
     match = builtin_match()
     store.append(uuid.uuid4(), [NewEvent(type="x", payload={})], 0)

@@ -55,6 +55,15 @@ def test_a_timeout_is_rejected() -> None:
     assert "timeout" in version.validation_error
 
 
+def test_a_smoke_match_stopped_by_a_platform_limit_rejects_with_the_reason(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.MATCH_MAX_STEPS = 3
+    version = pending(GOOD)
+    assert validate(version.id) == "rejected"
+    version.refresh_from_db()
+    assert version.validation_error.startswith("smoke match: Stopped by the platform")
+    assert "3 decisions" in version.validation_error
+
+
 def test_validation_happens_once() -> None:
     version = pending(b"def act(observation, legal):\n    raise RuntimeError\n")
     validate(version.id)

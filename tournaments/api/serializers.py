@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine.registry import GAMES
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
+from tournaments import selectors
 from tournaments.models import BUILTIN_BOTS, GAME_CHOICES, Bot, BotLog, BotVersion, Match, Seat
 from tournaments.services import MAX_SEED
 
@@ -72,7 +74,22 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
         validators: list[Any] = []
 
 
+def _viewer(serializer: serializers.Serializer[Any]) -> Any:
+    request = serializer.context.get("request")
+    return getattr(request, "user", None)
+
+
 class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
+    validation_error = serializers.SerializerMethodField(
+        help_text="Why validation rejected it: the bot's owner and staff only (null for others)."
+    )
+    smoke_match = serializers.SerializerMethodField(
+        help_text="The validation run, kept as a match the bot's owner can read (owner and staff)."
+    )
+    smoke_match_url = serializers.SerializerMethodField(
+        help_text="Its match document; 'step N' in the error is the events after version N."
+    )
+
     class Meta:
         model = BotVersion
         fields = [
@@ -84,10 +101,32 @@ class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
             "size",
             "status",
             "validation_error",
+            "smoke_match",
+            "smoke_match_url",
             "created_at",
             "validated_at",
         ]
         read_only_fields = fields
+
+    def _diagnostics(self, version: BotVersion) -> bool:
+        return selectors.can_read_diagnostics(_viewer(self), version.bot)
+
+    def get_validation_error(self, version: BotVersion) -> str | None:
+        return version.validation_error if self._diagnostics(version) else None
+
+    @extend_schema_field(OpenApiTypes.UUID)
+    def get_smoke_match(self, version: BotVersion) -> str | None:
+        smoke = getattr(version, "smoke_match_id", None)
+        return str(smoke) if smoke is not None and self._diagnostics(version) else None
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_smoke_match_url(self, version: BotVersion) -> str | None:
+        smoke = self.get_smoke_match(version)
+        if smoke is None:
+            return None
+        url = reverse("match-events", kwargs={"match_id": smoke})
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request is not None else url
 
 
 class VersionUploadSerializer(serializers.Serializer[Any]):
@@ -200,6 +239,9 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     seats = MatchSeatSerializer(many=True, read_only=True)
     seed = serializers.SerializerMethodField()
     options = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField(
+        help_text="Why it was aborted: its bots' owners, its creator and staff only (null for others)."
+    )
 
     class Meta:
         model = Match
@@ -207,6 +249,8 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
             "id",
             "game",
             "status",
+            "error",
+            "validation_of",
             "rated",
             "created_by",
             "season",
@@ -215,6 +259,7 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
             "started_at",
             "finished_at",
             "outcome",
+            "error",
             "options",
             "seed",
             "seats",
@@ -233,6 +278,11 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     def get_options(self, match: Match) -> dict[str, Any] | None:
         return match.options if match.status == Match.Status.FINISHED else None
 
+    def get_error(self, match: Match) -> str | None:
+        if not match.error:
+            return None
+        return match.error if selectors.can_read_error(_viewer(self), match) else None
+
 
 class MatchFilterSerializer(serializers.Serializer[Any]):
     game = serializers.ChoiceField(choices=GAME_CHOICES, required=False)
@@ -246,10 +296,20 @@ class MatchFilterSerializer(serializers.Serializer[Any]):
 
 class EventsQuerySerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField(
-        required=False, min_value=0, help_text="See the events as this seat does (omit: spectator)."
+        required=False,
+        min_value=0,
+        help_text="Only this seat's view (its owner only, until the match is finished). "
+        "Omit it for your own seats' view (a spectator's if you have none).",
     )
     after = serializers.IntegerField(
         required=False, min_value=0, default=0, help_text="Only events after this version."
+    )
+    limit = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=selectors.EVENTS_PAGE_MAX,
+        default=selectors.EVENTS_PAGE_SIZE,
+        help_text="Events per page.",
     )
 
 
@@ -257,18 +317,53 @@ class EventSerializer(serializers.Serializer[Any]):
     version = serializers.IntegerField()
     type = serializers.CharField()
     actor = serializers.IntegerField(allow_null=True)
-    payload = serializers.JSONField()
+    payload = serializers.JSONField(help_text="The whole payload, or its redacted form.")
+    visible_to = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="Seats that see the whole payload (null: everyone).",
+    )
+    redacted = serializers.JSONField(
+        allow_null=True, help_text="What the others see (null when the payload shown is it)."
+    )
 
 
-class MatchEventsSerializer(serializers.Serializer[Any]):
-    match = serializers.UUIDField()
-    seat = serializers.IntegerField(allow_null=True)
-    game_over = serializers.BooleanField(help_text="Once over, every payload is revealed.")
+class DocumentMatchSerializer(serializers.Serializer[Any]):
+    id = serializers.UUIDField(allow_null=True)
+    game = serializers.CharField()
+    options = serializers.DictField(allow_null=True, help_text="Shown once finished.")
+    seed = serializers.IntegerField(allow_null=True, help_text="Shown once finished.")
+    seats = serializers.ListField(child=serializers.CharField(), help_text="Labels, in seat order.")
+    status = serializers.CharField()
+    outcome = serializers.DictField(allow_null=True)
+
+
+class DocumentViewSerializer(serializers.Serializer[Any]):
+    seats = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Whose hidden cards this page shows (before the end: only your own seats').",
+    )
+    game_over = serializers.BooleanField(help_text="Finished: every payload is shown.")
+
+
+class MatchDocumentPageSerializer(serializers.Serializer[Any]):
+    """One page of the backroom-match/1 document that ``manage.py play --out`` writes."""
+
+    format = serializers.CharField(help_text="backroom-match/1")
+    match = DocumentMatchSerializer()
     events = EventSerializer(many=True)
+    view = DocumentViewSerializer()
+    next = serializers.URLField(
+        allow_null=True, help_text="The next page; null when no more events are stored yet."
+    )
 
 
 class BotLogSerializer(serializers.ModelSerializer[BotLog]):
+    step = serializers.IntegerField(
+        source="version", read_only=True, help_text="The stream version at the decision."
+    )
+
     class Meta:
         model = BotLog
-        fields = ["seat", "version", "text"]
+        fields = ["seat", "step", "verdict", "text"]
         read_only_fields = fields

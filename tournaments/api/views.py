@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from django.contrib.auth import authenticate
-from django.db.models import QuerySet
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -14,20 +14,23 @@ from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import SAFE_METHODS, AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
-from games.engine.events import view as event_view
 from games.engine.registry import GAMES
-from replays import store
 from tournaments import selectors, services
 from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
 from tournaments.api.throttles import ChallengeThrottle, SignupThrottle, UploadThrottle
-from tournaments.models import Bot, BotLog, BotVersion, Match
+
+# Models name types here only: reads go through selectors, writes through services.
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from tournaments.models import Bot, BotLog, BotVersion, Match
 
 # Accounts
 
@@ -100,21 +103,17 @@ class BotViewSet(
     mixins.CreateModelMixin,
     mixins.UpdateModelMixin,
     mixins.DestroyModelMixin,
-    viewsets.GenericViewSet[Bot],
+    viewsets.GenericViewSet["Bot"],
 ):
     serializer_class = s.BotSerializer
     permission_classes = [ReadOrAuthenticated]
 
     def get_queryset(self) -> QuerySet[Bot]:
         # Writes only ever find your own bots: another user's answers 404, as if absent.
-        if self.request.method in ("GET", "HEAD", "OPTIONS"):
-            qs = selectors.bots_visible_to(self.request.user)
-        else:
-            qs = selectors.bots_owned_by(self.request.user)
-        game = self.request.query_params.get("game")
-        if self.action == "list" and game:
-            qs = qs.filter(game=game)
-        return qs.order_by("-created_at", "-id")
+        game = self.request.query_params.get("game") if self.action == "list" else None
+        return selectors.bots_listed(
+            self.request.user, writable=self.request.method not in SAFE_METHODS, game=game
+        )
 
     def perform_create(self, serializer: BaseSerializer[Bot]) -> None:
         v = serializer.validated_data
@@ -142,7 +141,7 @@ class BotViewSet(
         return Response(s.BotSerializer(bot).data)
 
 
-class BotVersionListView(generics.ListCreateAPIView[BotVersion]):
+class BotVersionListView(generics.ListCreateAPIView["BotVersion"]):
     """A bot's versions, newest first; POST uploads the next one (the bot's owner only)."""
 
     serializer_class = s.BotVersionSerializer
@@ -151,10 +150,10 @@ class BotVersionListView(generics.ListCreateAPIView[BotVersion]):
     throttle_classes = [UploadThrottle]
 
     def get_queryset(self) -> QuerySet[BotVersion]:
-        bot = get_object_or_404(
-            selectors.bots_visible_to(self.request.user), pk=self.kwargs["bot_id"]
-        )
-        return BotVersion.objects.filter(bot=bot).order_by("-number")
+        versions = selectors.versions_of(self.request.user, self.kwargs["bot_id"])
+        if versions is None:
+            raise Http404("no such bot")
+        return versions
 
     @extend_schema(
         request={
@@ -171,10 +170,11 @@ class BotVersionListView(generics.ListCreateAPIView[BotVersion]):
         data = s.VersionUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         version = services.upload_version(bot=bot, **data.validated_data)
-        return Response(s.BotVersionSerializer(version).data, status=status.HTTP_201_CREATED)
+        body = s.BotVersionSerializer(version, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
-class BotVersionDetailView(generics.RetrieveAPIView[BotVersion]):
+class BotVersionDetailView(generics.RetrieveAPIView["BotVersion"]):
     serializer_class = s.BotVersionSerializer
     permission_classes = [ReadOrAuthenticated]
 
@@ -208,7 +208,7 @@ class BotVersionSourceView(APIView):
 # Matches
 
 
-class MatchListView(generics.ListCreateAPIView[Match]):
+class MatchListView(generics.ListCreateAPIView["Match"]):
     serializer_class = s.MatchSerializer
     permission_classes = [ReadOrAuthenticated]
     throttle_classes = [ChallengeThrottle]
@@ -216,12 +216,7 @@ class MatchListView(generics.ListCreateAPIView[Match]):
     def get_queryset(self) -> QuerySet[Match]:
         filters = s.MatchFilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        return (
-            selectors.matches(**filters.validated_data)
-            .select_related("created_by")
-            .prefetch_related("seats__bot_version__bot__owner")
-            .order_by("-created_at", "id")
-        )
+        return selectors.matches(user=self.request.user, **filters.validated_data)
 
     @extend_schema(parameters=[s.MatchFilterSerializer], summary="Matches, newest first")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -243,19 +238,18 @@ class MatchListView(generics.ListCreateAPIView[Match]):
             options=v["options"],
             seed=v.get("seed"),
         )
-        fresh = selectors.match_detail(match.pk).select_related("created_by").get()
-        return Response(s.MatchSerializer(fresh).data, status=status.HTTP_201_CREATED)
+        fresh = selectors.match_detail(match.pk, request.user).get()
+        body = s.MatchSerializer(fresh, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
-class MatchDetailView(generics.RetrieveAPIView[Match]):
+class MatchDetailView(generics.RetrieveAPIView["Match"]):
     serializer_class = s.MatchSerializer
     permission_classes = [ReadOrAuthenticated]
     lookup_url_kwarg = "match_id"
 
     def get_queryset(self) -> QuerySet[Match]:
-        return Match.objects.select_related("created_by").prefetch_related(
-            "seats__bot_version__bot__owner"
-        )
+        return selectors.matches(user=self.request.user)
 
 
 class MatchEventsView(APIView):
@@ -263,45 +257,39 @@ class MatchEventsView(APIView):
 
     @extend_schema(
         parameters=[s.EventsQuerySerializer],
-        responses={200: s.MatchEventsSerializer},
-        summary="The match's events as one seat (or a spectator) sees them",
+        responses={200: s.MatchDocumentPageSerializer},
+        summary="The match document (backroom-match/1), a page at a time, as you may see it",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = get_object_or_404(Match, pk=match_id)
+        match = get_object_or_404(selectors.match_detail(match_id, request.user))
         query = s.EventsQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        seat: int | None = query.validated_data.get("seat")
-        game_over = match.status == Match.Status.FINISHED
-        if seat is not None:
-            if not match.seats.filter(number=seat).exists():
-                raise Http404("no such seat in this match")
-            allowed = (
-                game_over
-                or bool(request.user.is_authenticated and request.user.is_staff)
-                or seat in selectors.seats_owned_by(request.user, match)
+        q = query.validated_data
+        try:
+            page, more = selectors.match_document_page(
+                user=request.user,
+                match=match,
+                seat=q.get("seat"),
+                after=q["after"],
+                limit=q["limit"],
             )
-            if not allowed:
-                raise Http404("no such seat view")
-        events = []
-        for stored in store.read(match.pk, from_version=query.validated_data["after"] + 1):
-            seen = event_view(stored.as_engine_event(), seat, game_over=game_over)
-            events.append(
-                {
-                    "version": stored.version,
-                    "type": seen["type"],
-                    "actor": seen["actor"],
-                    "payload": seen["payload"],
-                }
-            )
-        return Response({"match": match.pk, "seat": seat, "game_over": game_over, "events": events})
+        except selectors.NoSuchView as exc:
+            raise Http404(str(exc)) from None
+        page["next"] = None
+        if more:
+            params = {**request.query_params.dict(), "after": page["events"][-1]["version"]}
+            page["next"] = request.build_absolute_uri(f"{request.path}?{urlencode(params)}")
+        return Response(page)
 
 
-class MatchLogsView(generics.ListAPIView[BotLog]):
-    """Your bots' logs in this match (staff: every seat's)."""
+class MatchLogsView(generics.ListAPIView["BotLog"]):
+    """Your bots' logs in this match (staff: every seat's, once it is over)."""
 
     serializer_class = s.BotLogSerializer
     permission_classes = [Authenticated]
 
     def get_queryset(self) -> QuerySet[BotLog]:
-        match = get_object_or_404(Match, pk=self.kwargs["match_id"])
-        return selectors.logs_for(self.request.user, match).order_by("version", "seat", "id")
+        match = get_object_or_404(
+            selectors.match_detail(self.kwargs["match_id"], self.request.user)
+        )
+        return selectors.logs_for(self.request.user, match)

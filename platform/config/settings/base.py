@@ -91,6 +91,10 @@ CELERY_BEAT_SCHEDULE = {
     "reap-matches": {"task": "tournaments.reap_matches", "schedule": 30.0},
 }
 MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", default=60)
+# A match still playing after this many decisions (unset: games.engine.driver.MatchLimits), or
+# this long on one worker, is stopped and ends aborted with the reason.
+MATCH_MAX_STEPS = env.int("MATCH_MAX_STEPS", default=None)
+MATCH_MAX_SECONDS = env.float("MATCH_MAX_SECONDS", default=1800.0)
 BOT_MOVE_SECONDS = env.float("BOT_MOVE_SECONDS", default=1.0)  # per decision, wall clock
 BOT_BANK_SECONDS = env.float("BOT_BANK_SECONDS", default=10.0)  # per match, spent by overruns
 

@@ -1,12 +1,23 @@
 """The test suite: the real Postgres, broker and Redis, with a separate cache prefix."""
 
+import uuid
+
+from kombu import Exchange, Queue
+
 from config.settings.base import *  # noqa: F403
 from config.settings.base import CACHES, env
 
 DEBUG = False
-# The suite's tasks go to their own queues, so a running `make up` worker never takes them.
-CELERY_TASK_DEFAULT_QUEUE = "test-celery"
-MATCH_QUEUE = "test-matches"
+# The suite's tasks go to queues of its own run, so neither a running `make up` worker nor
+# another suite on the same broker takes (or purges) them. The e2e tests pass the prefix on to
+# the workers they start. Unused for 6 hours, RabbitMQ drops a run's queues (x-expires).
+TEST_QUEUE_PREFIX = env.str("TEST_QUEUE_PREFIX", default=f"test-{uuid.uuid4().hex[:8]}")
+CELERY_TASK_DEFAULT_QUEUE = f"{TEST_QUEUE_PREFIX}-celery"
+MATCH_QUEUE = f"{TEST_QUEUE_PREFIX}-matches"
+CELERY_TASK_QUEUES = [
+    Queue(name, Exchange(name), routing_key=name, queue_arguments={"x-expires": 6 * 3600 * 1000})
+    for name in (CELERY_TASK_DEFAULT_QUEUE, MATCH_QUEUE)
+]
 CELERY_TASK_ROUTES = {"tournaments.play_match": {"queue": MATCH_QUEUE}}
 DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
 BOT_MOVE_SECONDS = 0.5  # hostile bots that sleep or spin cost the suite less

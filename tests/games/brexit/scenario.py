@@ -24,10 +24,15 @@ def table(
     agendas: list[str] | None = None,
     start: int = 0,
     seed: int = 0,
+    **more: Any,
 ) -> LocalMatch[State]:
-    options: dict[str, Any] = {"hands": hands, "start_seat": start}
+    """A stacked table; ``more`` are further options (``deals``, ``max_rounds``...)."""
+    options: dict[str, Any] = {"hands": hands, "start_seat": start, **more}
+    held = {c for deals in more.get("deals") or [] for c in deals}
     options["country_deck"] = (
-        countries if countries is not None else [f"C{i:02d}" for i in range(1, 37)]
+        countries
+        if countries is not None
+        else [c for c in (f"C{i:02d}" for i in range(1, 37)) if c not in held]
     )
     if negotiation is not None:
         options["negotiation_deck"] = negotiation
@@ -78,7 +83,7 @@ def scored(events: list[Event]) -> list[dict[str, Any]]:
 
 
 def assert_conserved(state: State) -> None:
-    """36 countries; 15 + 30 + 39 negotiation-type cards (RULINGS section 4), each exactly once."""
+    """36 countries; 15 + 30 + 39 negotiation-type cards (B-1, B-3), each exactly once."""
     countries = (
         state.country_deck
         + state.country_discard

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from games.brexit.bots import random_legal
 from games.brexit.rules import RULES
 from games.engine.errors import IllegalAction
 from games.engine.match import LocalMatch, replay
@@ -38,9 +39,55 @@ def test_every_json_block_is_a_checked_example() -> None:
 
 def test_doc_cites_every_ruling() -> None:
     text = DOC.read_text(encoding="utf-8")
-    missing = [f"B-{i}" for i in range(1, 31) if not re.search(rf"\bB-{i}\b", text)]
+    missing = [f"B-{i}" for i in range(1, 32) if not re.search(rf"\bB-{i}\b", text)]
     assert missing == []
     assert "E-B1" in text and "E-B2" in text
+
+
+def test_doc_states_each_ruling_itself() -> None:
+    """A bot author needs nothing outside the repository: no pointer to the rules file or seeds."""
+    text = DOC.read_text(encoding="utf-8")
+    for outside in ("shared/", "RULINGS", "seeds/", "section 2"):
+        assert outside not in text
+    rows = dict(re.findall(r"^\| (B-\d+) \| (.+?) \|", text, re.M))
+    assert sorted(rows, key=lambda r: int(r[2:])) == [f"B-{i}" for i in range(1, 32)]
+    assert all(len(ruling) > 60 for ruling in rows.values()), "each ruling is stated, not cited"
+
+
+def test_card_tables_are_the_card_data() -> None:
+    data = json.loads((DOC.parents[2] / "games" / "brexit" / "cards.json").read_text("utf-8"))
+    text = DOC.read_text(encoding="utf-8")
+    countries = re.findall(r"^\| `(C\d\d)` \| ([^|]+) \| ([^|]+) \|$", text, re.M)
+    assert [(c, n.strip(), re.findall(r"`(\w+)`", s)) for c, n, s in countries] == [
+        (c["id"], c["name"], c["symbols"]) for c in data["countries"]
+    ]
+    agendas = re.findall(r"^\| `(AG_\w+)` \| ([^|]+) \| `(\w+)` \|$", text, re.M)
+    assert [(a, n.strip(), s) for a, n, s in agendas] == [
+        (a["id"], a["name"], a["symbol"]) for a in data["agendas"]
+    ]
+
+
+def _documented_fields(event_type: str) -> set[str]:
+    text = DOC.read_text(encoding="utf-8")
+    (row,) = re.findall(rf"^\| `{event_type}` \| (.+?) \|", text, re.M)
+    return set(re.findall(r"`(\w+)`", row))
+
+
+def test_events_table_names_every_payload_field() -> None:
+    """Every key of every event of whole games (and of round_scored results) is in its row."""
+    for seats, seed in ((2, 1), (3, 2), (4, 3), (5, 4)):
+        m = LocalMatch(RULES, seats, seed)
+        m.play_out([random_legal.act] * seats, random.Random(seed))
+        seen: dict[str, set[str]] = {}
+        for ev in m.events:
+            keys = seen.setdefault(ev["type"], set())
+            keys.update(ev["payload"])
+            if ev["type"] == "round_scored":
+                keys.update(k for r in ev["payload"]["results"] for k in r)
+            if ev["type"] == "game_ended":
+                keys.update(ev["payload"]["detail"])
+        missing = {t: sorted(keys - _documented_fields(t)) for t, keys in seen.items()}
+        assert {t: keys for t, keys in missing.items() if keys} == {}
 
 
 def test_worked_example_replays_from_the_stated_setup() -> None:
@@ -79,6 +126,12 @@ def test_worked_example_replays_from_the_stated_setup() -> None:
                     RULES.decide(state, case["seat"], case["action"], random.Random(0))
                 assert str(err.value) == case["error"]
                 assert RULES.dump(state) == states[after]
+        elif kind == "setup":
+            m = LocalMatch(
+                RULES, body["setup"]["seats"], body["setup"]["seed"], body["setup"]["options"]
+            )
+            obs = RULES.observe(m.state, _seat(attrs["seat"]))
+            assert body["observation"] == {k: obs[k] for k in body["observation"]}
         elif kind not in ("scenario", "action"):
             raise AssertionError(f"unknown example kind {kind!r}")
         checked += 1

@@ -23,3 +23,19 @@ def test_golden_game_opening_is_what_setup_produces() -> None:
     data = json.loads(GOLDEN.read_text(encoding="utf-8"))
     opening = RULES.setup(data["seats"], data["seed"])
     assert data["events"][: len(opening)] == json.loads(json.dumps(opening))
+
+
+GOLDEN_V1 = GOLDEN.with_name("brexit_game_v1.json")
+
+
+def test_a_brexit_1_stream_still_folds_to_its_recorded_outcome() -> None:
+    """Matches stored before B-31 have no max_rounds, no deals option and no end reason."""
+    data = json.loads(GOLDEN_V1.read_text(encoding="utf-8"))
+    assert data["events"][0]["payload"]["engine_version"] == "brexit-1"
+    state = replay(RULES, data["events"])
+    outcome = RULES.outcome(state)
+    assert outcome is not None and RULES.pending(state) == []
+    # Such a game could only end with six deals; the rest is exactly what was recorded.
+    assert outcome["detail"].pop("reason") == "six_deals"
+    assert outcome == data["outcome"]
+    assert RULES.observe(state, 0)["max_rounds"] == 60

@@ -1,8 +1,9 @@
-"""Rulebook examples E-B1/E-B2 and every ruling B-1..B-30 that changes behaviour (RULINGS.md section 2)."""
+"""Rulebook examples E-B1/E-B2 and every ruling B-1..B-31 that changes behaviour (docs/games/brexit.md)."""
 
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 
 import pytest
@@ -21,6 +22,7 @@ from games.brexit.scoring import deal_points, final_result
 from games.brexit.state import State
 from games.engine.errors import BadOptions, IllegalAction
 from games.engine.match import LocalMatch
+from games.engine.types import Action
 from tests.games.brexit.scenario import (
     assert_conserved,
     assert_replays,
@@ -428,6 +430,10 @@ def test_b16_reshuffle_only_when_drawing_from_an_empty_deck() -> None:
     ev = events[i]
     assert ev["visible_to"] == [] and ev["redacted"] == {"deck": "negotiation", "size": 1}
     assert ev["payload"]["order"] == [hand0[0]]
+    # The draw right after the reshuffle is the reshuffled card itself: no empty draw before it.
+    assert events[i + 1]["payload"] == {"seat": 0, "cards": [hand0[0]]}
+    assert [e["payload"]["seat"] for e in of_type(events, "cards_drawn")] == [1, 2, 0]
+    assert all(e["payload"]["cards"] for e in of_type(events, "cards_drawn"))
     assert_conserved(m.state)
     assert_replays(m)
 
@@ -449,6 +455,11 @@ def test_b16_country_discard_reshuffled_when_country_deck_runs_out() -> None:
     assert ev["payload"]["deck"] == "country" and sorted(ev["payload"]["order"]) == sorted(
         COUNTRIES
     )
+    # The reveal after the reshuffle is one event showing the first two reshuffled countries.
+    after = m.events[m.events.index(ev) + 1]
+    assert after["type"] == "countries_revealed"
+    assert after["payload"]["countries"] == ev["payload"]["order"][:2]
+    assert all(e["payload"]["countries"] for e in of_type(m.events, "countries_revealed"))
     assert m.state.round == 19 and len(m.state.slots) == 2
     assert_conserved(m.state)
     assert_replays(m)
@@ -494,6 +505,127 @@ def test_b18_a_player_may_hold_more_than_six() -> None:
     assert len(m5.state.deals[0]) == 8 and m5.pending() == []
 
 
+def _readme_bot(state: State, seat: int, rng: random.Random) -> Action:
+    """The README's example bot: the first enumerated action, else place nothing."""
+    legal = RULES.legal(state, seat)
+    if legal["actions"]:
+        return legal["actions"][0]
+    return {"place": []}
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_b31_passive_bots_end_by_the_round_limit(seats: int) -> None:
+    m = LocalMatch(RULES, seats, seed=11)
+    assert m.events[0]["payload"]["options"]["max_rounds"] == 60
+    # 60 rounds of one placement per seat; far fewer steps than an endless game would take.
+    outcome = m.play_out([_readme_bot] * seats, random.Random(0), max_steps=60 * seats + 1)
+    assert m.state.round == 60 and m.pending() == []
+    ended = m.events[-1]
+    assert ended["type"] == "game_ended" and ended["visible_to"] is None
+    assert ended["payload"]["reason"] == "round_limit"
+    assert [e["type"] for e in m.events[-2:]] == ["round_scored", "game_ended"]
+    assert outcome["detail"]["reason"] == "round_limit"
+    assert outcome["ranks"] == [1] * seats and outcome["scores"] == [0.0] * seats
+    assert_replays(m)
+
+
+def test_b31_a_small_round_limit_ends_with_the_usual_final_scoring() -> None:
+    m = table(hands=hands3(), agendas=["AG_VIKING", "AG_EU", "AG_ASIA"], max_rounds=2)
+    assert m.events[0]["payload"]["options"]["max_rounds"] == 2
+    play_round(m, {0: [("NEG_01", 0)], 1: [("NEG_07", 1)]})  # C01 to seat 0, C02 to seat 1
+    assert m.pending() and m.state.round == 2
+    events = play_round(m, {0: [("NEG_02", 1)]})  # round 2 shows C03, C04: C04 to seat 0
+    assert m.pending() == [] and m.state.deals == [["C01", "C04"], ["C02"], []]
+    assert [e["type"] for e in events[-2:]] == ["round_scored", "game_ended"]
+    assert not of_type(events, "round_started") and not of_type(events, "cards_drawn")
+    payload = events[-1]["payload"]
+    assert payload["reason"] == "round_limit"
+    # B-19: Iceland (C01) and Sweden (C04) carry Viking (2 each); Norway (C02) has no EU symbol.
+    assert payload["scores"] == final_result(m.state, "round_limit")["scores"] == [4, 1, 0]
+    assert payload["ranks"] == [1, 2, 3]
+    assert RULES.outcome(m.state) == {
+        "scores": [4.0, 1.0, 0.0],
+        "ranks": [1, 2, 3],
+        "detail": {**payload["detail"], "reason": "round_limit"},
+    }
+    assert_replays(m)
+
+
+def test_b31_six_deals_before_the_limit_end_the_game_as_before() -> None:
+    m = table(hands=[NEG[0:8], [], []], max_rounds=3)
+    for r in range(3):
+        play_round(m, {0: [(NEG[2 * r], 0), (NEG[2 * r + 1], 1)]})
+    assert len(m.state.deals[0]) == 6 and m.pending() == []
+    assert m.events[-1]["payload"]["reason"] == "six_deals"
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (0, "max_rounds"),
+        (-5, "max_rounds"),
+        (True, "max_rounds"),
+        (2.0, "max_rounds"),
+        ("60", "max_rounds"),
+        (None, "max_rounds"),
+        (1001, "1 to 1000"),
+    ],
+)
+def test_b31_max_rounds_is_validated(value: object, message: str) -> None:
+    with pytest.raises(BadOptions, match=message):
+        RULES.options(3, {"max_rounds": value})
+    assert RULES.options(3, {"max_rounds": 1000})["max_rounds"] == 1000
+    assert RULES.options(3, {"max_rounds": 1})["max_rounds"] == 1
+
+
+# --- Scenario set-up: trade deals already held ----------------------------------------------------
+
+
+def test_scenario_deals_are_held_from_the_start_and_out_of_the_country_deck() -> None:
+    deals = [["C05", "C06"], [], ["C07"]]
+    m = table(hands=hands3(), countries=["C01", "C02"], deals=deals)
+    assert m.state.deals == deals and m.state.slots == ["C01", "C02"]
+    assert len(m.state.country_deck) == 36 - 3 - 2
+    assert not {"C05", "C06", "C07"} & set(m.state.country_deck)
+    assert_conserved(m.state)
+    obs = RULES.observe(m.state, None)
+    assert obs["deals"] == deals  # deals are public (B-23)
+    started, redacted = m.events[0], m.events[0]["redacted"]
+    assert started["visible_to"] == [] and redacted is not None
+    assert "deals" in redacted["scenario"] and "C05" not in json.dumps(redacted)
+    # The state does not share lists with the stored event or the caller's options.
+    m.state.deals[0].append("C99")
+    assert started["payload"]["options"]["deals"][0] == ["C05", "C06"] and deals[0] == [
+        "C05",
+        "C06",
+    ]
+
+
+def test_scenario_deals_reach_a_first_round_take_directly() -> None:
+    m = table(hands=hands3(), deals=[["C30"], [], []])
+    place_all(m, {1: [("TAKE_2", 0)]})
+    assert RULES.legal(m.state, 1)["actions"] == [
+        {"effect": "none"},
+        {"effect": "take", "target": 0, "deal": "C30"},
+    ]
+    events = m.play(1, {"effect": "take", "target": 0, "deal": "C30"})
+    assert of_type(events, "countries_revealed")[-1]["payload"]["countries"][0] == "C30"
+    assert m.state.deals == [[], [], []]
+    assert_conserved(m.state)
+    assert_replays(m)
+
+
+def test_scenario_deals_five_held_and_one_won_end_the_game_after_round_one() -> None:
+    m = table(
+        hands=hands3(),
+        deals=[["C20", "C21", "C22", "C23", "C24"], [], []],
+        agendas=["AG_VIKING", "AG_EU", "AG_ASIA"],
+    )
+    events = play_round(m, {0: [("NEG_01", 0)]})
+    assert m.pending() == [] and m.events[-1]["payload"]["reason"] == "six_deals"
+    assert of_type(events, "game_ended")[0]["payload"]["detail"]["deals"] == [6, 0, 0]
+
+
 # --- Final score (B-19, B-20) ----------------------------------------------------------------------
 
 
@@ -505,7 +637,7 @@ def test_b19_a_deal_matches_once_however_many_symbols() -> None:
 
 def _final(deals: list[list[str]], agendas: list[str]) -> dict[str, object]:
     state = State(seats=len(deals), deals=deals, agendas=list(agendas))
-    return final_result(state)
+    return final_result(state, "six_deals")
 
 
 def test_b20_tie_broken_by_more_deals_then_shared() -> None:
@@ -552,6 +684,16 @@ def test_b23_hand_sizes_public_hands_hidden_no_hand_limit() -> None:
     assert obs["hand_sizes"] == [15, 15, 15]  # 12 + 3 draws each, no limit
     assert obs["hand"] == m.state.hands[1]
     assert RULES.observe(m.state, None)["hand"] is None
+
+
+@pytest.mark.parametrize("seat", [-1, -3, 3, 7, True, "0", 0.0])
+def test_b23_observe_rejects_a_seat_outside_the_table(seat: object) -> None:
+    m = table(hands=hands3())
+    before = RULES.dump(m.state)
+    with pytest.raises(ValueError, match="seat"):
+        RULES.observe(m.state, seat)  # type: ignore[arg-type]
+    assert RULES.dump(m.state) == before
+    assert RULES.observe(m.state, 2)["hand"] == m.state.hands[2]
 
 
 def test_b25_agendas_distinct_and_unused_hidden() -> None:

@@ -114,8 +114,8 @@ class Scripted:
         self.refusals.append(detail)
         return Move(default, verdict, detail)
 
-    def close(self, outcome: Outcome | None) -> None:
-        pass
+    def close(self, outcome: Outcome | None) -> str:
+        return ""
 
 
 class FailingAfterFolding(BrexitRules):
@@ -196,3 +196,10 @@ def test_a_malformed_action_is_a_strike_and_the_match_goes_on(game: str, junk: A
     assert all(r.startswith("malformed ") for r in players[1].refusals), players[1].refusals
     final = replay(rules, game_events(sink.events))
     assert rules.outcome(final) == sink.events[-1]["payload"]["outcome"]
+
+
+def test_a_time_limit_is_said_in_the_owners_words() -> None:
+    from games.engine.driver import MatchLimits
+
+    assert "for 30 minutes," in MatchLimits(max_seconds=1800).time_reason()
+    assert "for 45 seconds," in MatchLimits(max_seconds=45).time_reason()

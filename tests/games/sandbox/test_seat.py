@@ -54,6 +54,10 @@ class ScriptedConnection:
     def send(self, msg: dict[str, Any], timeout: float = 0.5) -> None:
         pass
 
+    def finish(self, end_msg: dict[str, Any], grace: float) -> str:
+        self._alive = False
+        return ""
+
     def close(self, grace: float = 0.0) -> None:
         self._alive = False
 
@@ -61,6 +65,7 @@ class ScriptedConnection:
 @pytest.fixture
 def scripted(monkeypatch: pytest.MonkeyPatch) -> type[ScriptedConnection]:
     monkeypatch.setattr(seat_module, "BotConnection", ScriptedConnection)
+    monkeypatch.setattr(seat_module, "require_isolation", lambda: "scripted")
     ScriptedConnection.script, ScriptedConnection.starts, ScriptedConnection.asked = [], [], []
     return ScriptedConnection
 

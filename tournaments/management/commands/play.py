@@ -1,34 +1,47 @@
 """``manage.py play``: run one match locally with the same engine, sandbox and event format.
 
     python manage.py play --game brexit --seat my_bot.py --seat builtin:greedy \\
-        --seat builtin:random --seed 7 --out match.json [--persist]
+        --seat builtin:random --seed 7 --out match.json [--persist [--public]]
+
+With ``--persist`` the match takes the platform's one write path: its bots, versions, match
+and seats are stored by tournaments.services (as an API challenge is) and it is played by the
+workers' runner (tournaments.runner.run_match), only in this process instead of a worker.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import transaction
 
-from games.engine.driver import MatchDriver, MemorySink, SeatPlayer
+from games.engine.driver import MatchDriver, MatchLimits, MatchStopped, MemorySink, SeatPlayer
 from games.engine.errors import BadOptions
+from games.engine.platform_events import BOT_VERDICT, aborted_event
 from games.engine.registry import get
+from games.engine.types import Event, Outcome
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
-from games.sandbox.upload import UploadError, unpack
 from replays import store
 from replays.document import match_document
-from replays.store import NewEvent
-from tournaments.models import BUILTIN_BOTS, Bot, BotLog, BotVersion, Match, Seat
-from tournaments.players import builtin_player
+from tournaments import runner, selectors, services
+from tournaments.local_bots import BadSeat, builtin_name, read_upload, unpack_into
+from tournaments.models import BotLog
+from tournaments.players import bot_limits, builtin_player
+
+
+class Played(NamedTuple):
+    match_id: str | None
+    status: str
+    outcome: Outcome | None
+    events: list[Event]
+    logs: list[tuple[int, int, str]]
+    reason: str
+    """Why the match was aborted ('' if it finished)."""
 
 
 class Command(BaseCommand):
@@ -48,6 +61,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--owner", default="local", help="--persist: the user owning local bots"
         )
+        parser.add_argument(
+            "--max-steps",
+            type=int,
+            default=MatchLimits().max_steps,
+            help="stop the match (aborted) if the game has not ended after this many decisions",
+        )
+        parser.add_argument(
+            "--public",
+            action="store_true",
+            help="--persist: list a new local bot for everyone (it is private by default)",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         try:
@@ -60,75 +84,138 @@ class Command(BaseCommand):
                 f"{info.name} needs {info.min_seats} to {info.max_seats} seats, not {len(specs)}"
             )
         try:
-            options = info.rules.options(len(specs), json.loads(opts["options"]))
+            asked = json.loads(opts["options"])
+            options = info.rules.options(len(specs), asked)
         except (BadOptions, json.JSONDecodeError) as exc:
             raise CommandError(f"--options: {exc}") from None
         seed = opts["seed"] if opts["seed"] is not None else random.getrandbits(62)
-        workdir = Path(tempfile.mkdtemp(prefix="backroom-play-"))
-        try:
-            uploads = [self._upload(spec) for spec in specs]
-            players = [
-                self._player(info.name, spec, upload, n, len(specs), options, seed, workdir)
-                for n, (spec, upload) in enumerate(zip(specs, uploads, strict=True))
-            ]
-            sink = MemorySink()
-            MatchDriver(
-                info.rules, seats=len(specs), seed=seed, options=options, players=players, sink=sink
-            ).run()
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
-        outcome = sink.events[-1]["payload"]["outcome"]
-        match_id = (
-            self._persist(info.name, options, seed, specs, uploads, sink, opts["owner"])
-            if opts["persist"]
-            else None
-        )
+        uploads = [self._upload(info.name, spec) for spec in specs]
+        if opts["persist"]:
+            played = self._play_stored(info.name, asked, seed, specs, uploads, opts)
+        else:
+            played = self._play_here(info.name, options, seed, specs, uploads, opts["max_steps"])
         doc = match_document(
-            match_id=match_id,
+            match_id=played.match_id,
             game=info.name,
             options=options,
             seed=seed,
-            seats=specs,
-            status="finished",
-            outcome=outcome,
-            events=sink.events,
+            seats=selectors.seat_labels(played.match_id) if played.match_id else specs,
+            status=played.status,
+            outcome=played.outcome,
+            events=played.events,
         )
         if opts["out"]:
             opts["out"].write_text(json.dumps(doc, indent=1))
-        for seat, (spec, rank, score) in enumerate(
-            zip(specs, outcome["ranks"], outcome["scores"], strict=True)
-        ):
-            self.stdout.write(f"seat {seat}  rank {rank}  score {score:g}  {spec}")
+        self._report(specs, played)
+        if played.reason:
+            raise CommandError(f"the match was aborted: {played.reason}")
+
+    def _play_here(
+        self,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        specs: list[str],
+        uploads: list[tuple[str, bytes] | None],
+        max_steps: int,
+    ) -> Played:
+        """In memory, with the workers' driver and sandbox; nothing is stored."""
+        rules = get(game).rules
+        workdir = Path(tempfile.mkdtemp(prefix="backroom-play-"))
+        sink = MemorySink()
+        reason = ""
+        try:
+            players = [
+                self._player(game, spec, upload, n, len(specs), options, seed, workdir)
+                for n, (spec, upload) in enumerate(zip(specs, uploads, strict=True))
+            ]
+            driver = MatchDriver(
+                rules,
+                seats=len(specs),
+                seed=seed,
+                options=options,
+                players=players,
+                sink=sink,
+                limits=MatchLimits(max_steps=max_steps),
+            )
+            try:
+                driver.run()
+            except MatchStopped as exc:  # the events played so far were flushed first
+                reason = str(exc)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        if reason:
+            events = [*sink.events, aborted_event(reason)]
+            return Played(None, "aborted", None, events, sink.logs, reason)
+        outcome = sink.events[-1]["payload"]["outcome"]
+        return Played(None, "finished", outcome, sink.events, sink.logs, "")
+
+    def _play_stored(
+        self,
+        game: str,
+        options: dict[str, Any],
+        seed: int,
+        specs: list[str],
+        uploads: list[tuple[str, bytes] | None],
+        opts: dict[str, Any],
+    ) -> Played:
+        """Stored as the API stores a challenge, and played by the workers' runner, here."""
+        owner = services.local_owner(username=opts["owner"])
+        try:
+            seats: list[dict[str, Any]] = []
+            for spec, upload in zip(specs, uploads, strict=True):
+                if upload is None:
+                    seats.append({"builtin": spec.removeprefix("builtin:")})
+                    continue
+                version = services.local_version(
+                    owner=owner,
+                    game=game,
+                    filename=upload[0],
+                    data=upload[1],
+                    is_public=opts["public"],
+                )
+                seats.append({"bot_version": version.pk})
+            match = services.create_challenge(
+                user=owner, game=game, seats=seats, options=options, seed=seed, queue=False
+            )
+        except services.Invalid as exc:
+            raise CommandError(str(exc)) from None
+        result = runner.run_match(match.id)
+        if result not in (runner.RunResult.FINISHED, runner.RunResult.ABORTED):
+            raise CommandError(f"match {match.id} was stored but not played: {result.value}")
+        match.refresh_from_db()
+        events = [ev.as_engine_event() for ev in store.read(match.id)]
+        logs = [
+            (log.seat, log.version, log.text)
+            for log in BotLog.objects.filter(match=match).order_by("version", "seat")
+        ]
+        return Played(str(match.id), match.status, match.outcome, events, logs, match.error)
+
+    def _report(self, specs: list[str], played: Played) -> None:
+        if played.outcome is not None:
+            for seat, (spec, rank, score) in enumerate(
+                zip(specs, played.outcome["ranks"], played.outcome["scores"], strict=True)
+            ):
+                self.stdout.write(f"seat {seat}  rank {rank}  score {score:g}  {spec}")
         verdicts = [
             ev["payload"]
-            for ev in sink.events
-            if ev["type"] == "bot_verdict" and ev["payload"]["verdict"] != "ok"
+            for ev in played.events
+            if ev["type"] == BOT_VERDICT and ev["payload"]["verdict"] != "ok"
         ]
         for v in verdicts:
             self.stdout.write(
                 f"  seat {v['seat']} step {v['step']}: {v['verdict']}: {v['detail'][:200]}"
             )
-        for seat, step, text in sink.logs:
+        for seat, step, text in played.logs:
             self.stderr.write(f"[seat {seat} step {step}] {text.rstrip()}")
-        self.stdout.write(
-            f"{len(sink.events)} events" + (f", stored as match {match_id}" if match_id else "")
-        )
+        stored = f", stored as match {played.match_id}" if played.match_id else ""
+        self.stdout.write(f"{len(played.events)} events{stored}")
 
-    def _upload(self, spec: str) -> tuple[str, bytes] | None:
-        if spec.startswith("builtin:"):
-            name = spec.removeprefix("builtin:")
-            if name not in BUILTIN_BOTS:
-                raise CommandError(
-                    f"unknown built-in bot {name!r}; choose from {', '.join(BUILTIN_BOTS)}"
-                )
-            return None
-        path = Path(spec)
-        if path.is_dir():
-            archive = shutil.make_archive(str(Path(tempfile.mkdtemp()) / "bot"), "zip", path)
-            return ("bot.zip", Path(archive).read_bytes())
-        if not path.is_file():
-            raise CommandError(f"--seat {spec}: no such file, and not builtin:NAME")
-        return (path.name, path.read_bytes())
+    def _upload(self, game: str, spec: str) -> tuple[str, bytes] | None:
+        try:
+            return None if builtin_name(game, spec) is not None else read_upload(spec)
+        except BadSeat as exc:
+            raise CommandError(str(exc)) from None
 
     def _player(
         self,
@@ -144,79 +231,10 @@ class Command(BaseCommand):
         if upload is None:
             return builtin_player(game, spec.removeprefix("builtin:"), seed=seed + seat)
         try:
-            files = unpack(*upload)
-        except UploadError as exc:
-            raise CommandError(f"--seat {spec}: {exc}") from None
-        folder = workdir / f"seat{seat}"
-        for rel, data in files.items():
-            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            (folder / rel).write_bytes(data)
-        folder.chmod(0o755)
-        return Sandboxed(SeatController(folder, game=game, seat=seat, seats=seats, options=options))
-
-    def _persist(
-        self,
-        game: str,
-        options: dict[str, Any],
-        seed: int,
-        specs: list[str],
-        uploads: list[tuple[str, bytes] | None],
-        sink: MemorySink,
-        owner_name: str,
-    ) -> str:
-        outcome = sink.events[-1]["payload"]["outcome"]
-        owner, _ = get_user_model().objects.get_or_create(username=owner_name)
-        engine_version = get(game).rules.engine_version
-        with transaction.atomic():
-            match = Match.objects.create(
-                game=game,
-                options=options,
-                seed=seed,
-                status=Match.Status.FINISHED,
-                outcome=outcome,
-                last_version=len(sink.events),
-            )
-            for n, (spec, upload) in enumerate(zip(specs, uploads, strict=True)):
-                version = None if upload is None else self._local_version(owner, game, upload)
-                Seat.objects.create(
-                    match=match,
-                    number=n,
-                    bot_version=version,
-                    builtin="" if version is not None else spec.removeprefix("builtin:"),
-                    rank=outcome["ranks"][n],
-                    score=outcome["scores"][n],
-                )
-            store.append(
-                match.id,
-                [NewEvent.from_engine(ev, engine_version=engine_version) for ev in sink.events],
-                0,
-            )
-            BotLog.objects.bulk_create(
-                BotLog(match=match, seat=s, version=v, text=t) for s, v, t in sink.logs
-            )
-            Match.objects.filter(id=match.id).update(
-                started_at=match.created_at, finished_at=match.created_at
-            )
-        return str(match.id)
-
-    def _local_version(self, owner: Any, game: str, upload: tuple[str, bytes]) -> BotVersion:
-        filename, data = upload
-        digest = hashlib.sha256(data).hexdigest()
-        bot, _ = Bot.objects.get_or_create(
-            owner=owner, name=f"local-{Path(filename).stem}"[:60], defaults={"game": game}
+            folder = unpack_into(workdir / f"seat{seat}", spec, upload)
+        except BadSeat as exc:
+            raise CommandError(str(exc)) from None
+        controller = SeatController(
+            folder, game=game, seat=seat, seats=seats, options=options, limits=bot_limits()
         )
-        existing = bot.versions.filter(sha256=digest).first()
-        if existing is not None:
-            return existing
-        number = (
-            bot.versions.order_by("-number").values_list("number", flat=True).first() or 0
-        ) + 1
-        return BotVersion.objects.create(
-            bot=bot,
-            number=number,
-            filename=filename,
-            upload=data,
-            sha256=digest,
-            size=len(data),
-            status=BotVersion.Status.READY,
-        )
+        return Sandboxed(controller)

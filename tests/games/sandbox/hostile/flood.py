@@ -1,4 +1,4 @@
-"""Prints without end (stdout goes to stderr under the runner)."""
+"""Prints without end (stdout goes to stderr under the bot kit)."""
 
 
 def act(observation, legal):

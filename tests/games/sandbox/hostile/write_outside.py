@@ -11,7 +11,7 @@ def start(info):
 
 def act(observation, legal):
     results = {}
-    for path in [*targets, "/bot/pwned", "/usr/pwned", "/pwned", "/sdk/runner.py", "/tmp/ok"]:
+    for path in [*targets, "/bot/pwned", "/usr/pwned", "/pwned", "/sdk/botkit.py", "/tmp/ok"]:
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as f:

@@ -1,7 +1,7 @@
 """Runs an author's ``bot.py`` behind protocol v1 (JSON lines on stdin/stdout).
 
-The platform starts ``python -I -S -B runner.py BOT_DIR [limits...]`` inside the
-sandbox. Before any of the author's code is imported, this runner moves the
+The platform starts ``python -I -S -B botkit.py BOT_DIR [limits...]`` inside the
+sandbox. Before any of the author's code is imported, this bot kit moves the
 protocol onto private file descriptors (so the bot's ``print()`` and
 ``input()`` cannot touch it), lowers the resource limits and installs a
 seccomp filter: from then on no exec, no new process, no socket. Standard
@@ -185,14 +185,17 @@ class Channel:
         return msg if isinstance(msg, dict) else None
 
     def send(self, msg: dict[str, Any]) -> None:
-        # Whatever the bot printed belongs to this move: flush it first.
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):  # a broken stderr must not lose the reply
-                stream.flush()
+        _flush_output()  # whatever the bot printed belongs to this move (or to its start)
         data = (json.dumps(msg, allow_nan=False, separators=(",", ":")) + "\n").encode()
         view = memoryview(data)
         while view:
             view = view[os.write(self._out, view) :]
+
+
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a broken stderr must not lose a reply
+            stream.flush()
 
 
 def _error(kind: str, message: str, msg_id: Any = None) -> dict[str, Any]:
@@ -234,6 +237,7 @@ def serve(channel: Channel, bot_dir: str) -> int:
                     bot.end(msg.get("outcome"))
                 except BaseException:
                     traceback.print_exc()
+            _flush_output()  # what end() printed is the last of the bot's log
             return 0
         if kind != "act":
             continue

@@ -1,0 +1,134 @@
+"""Can this host isolate bots? A real sandboxed smoke run says, once per process.
+
+The worker asks at start (``isolation_status``), ``deploy/sandbox/setup.sh`` prints the answer, and
+every bot start goes through ``require_isolation``. It sits above connection.py (it starts a real
+bot), which sits above isolation.py (how a bot process is confined).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from games.sandbox.connection import BotConnection
+from games.sandbox.isolation import (
+    BWRAP,
+    MODE_ENV,
+    PYTHON_ENV,
+    SETUP_HINT,
+    UID_PREFIX,
+    UNSAFE_DEV,
+    UNSAFE_WARNING,
+    SandboxUnavailable,
+    bot_python,
+    mode,
+    pool_users,
+)
+from games.sandbox.limits import Limits
+
+log = logging.getLogger("games.sandbox")
+
+_SMOKE_BOT = """
+import os, socket
+def act(observation, legal):
+    denied = []
+    attempts = [
+        ("fork", lambda: os.fork() or os._exit(0)),  # a child that did get made leaves at once
+        ("socket", socket.socket),
+        ("exec", lambda: os.execv("/nonexistent", ["x"])),  # FileNotFoundError if allowed
+    ]
+    for name, attempt in attempts:
+        try:
+            attempt()
+        except PermissionError:
+            denied.append(name)
+        except OSError:
+            pass
+    return {"denied": denied, "uid": os.getuid(), "env": sorted(os.environ)}
+"""
+
+_status_cache: dict[tuple[str, str], tuple[bool, str]] = {}
+
+
+def _check_bwrap() -> tuple[bool, str]:
+    if not sys.platform.startswith("linux"):
+        return False, f"bots can only be sandboxed on Linux (this is {sys.platform})"
+    if shutil.which("bwrap") is None:
+        return False, f"bubblewrap (bwrap) is not installed; {SETUP_HINT}"
+    python = bot_python()
+    if not os.access(python, os.X_OK):
+        return False, f"bot interpreter {python} is missing ({PYTHON_ENV} to choose another)"
+    try:
+        ctypes.CDLL("libseccomp.so.2")
+    except OSError:
+        return False, f"libseccomp2 is not installed; {SETUP_HINT}"
+    if os.geteuid() == 0 and not pool_users():
+        return False, f"no bot uid pool ({UID_PREFIX}0..N); {SETUP_HINT}"
+    return _smoke_run()
+
+
+def _smoke_run() -> tuple[bool, str]:
+    """Start a real sandboxed bot that tries fork, socket and exec: all must be denied."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "bot.py").write_text(_SMOKE_BOT)
+        conn = BotConnection(Path(tmp), Limits(), mode=BWRAP)
+        try:
+            started = conn.start({"type": "start", "protocol": 1, "smoke": True})
+            if started.fault is not None:
+                return False, _explain(f"{started.detail} {started.stderr}")
+            got = conn.ask({"type": "act", "id": 1, "observation": {}, "legal": {}}, 5.0)
+        finally:
+            conn.close()
+    reply = got.reply or {}
+    action = reply.get("action") if isinstance(reply.get("action"), dict) else None
+    if got.fault is not None or action is None:
+        return False, _explain(f"{got.detail} {got.stderr}")
+    if sorted(action["denied"]) != ["exec", "fork", "socket"]:
+        return False, f"seccomp filter not effective: only {action['denied']} were denied"
+    if os.geteuid() == 0 and action["uid"] == 0:
+        return False, "bot ran as root inside the sandbox"
+    who = f"uid pool of {len(pool_users())}" if os.geteuid() == 0 else f"uid {os.getuid()}"
+    return True, f"bubblewrap sandbox ready ({who}, seccomp on, user namespaces work)"
+
+
+def _explain(output: str) -> str:
+    output = " ".join(output.split())[:500]
+    if "namespace" in output.lower() or "Operation not permitted" in output:
+        return (
+            "bubblewrap cannot create user namespaces as the bot uid; the host must allow "
+            "unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, "
+            f"user.max_user_namespaces>0, no AppArmor userns restriction): {output}"
+        )
+    return f"sandbox smoke run failed: {output}"
+
+
+def isolation_status(refresh: bool = False) -> tuple[bool, str]:
+    """Whether uploaded bots may be started here, and why (the worker calls it at start)."""
+    current = mode()
+    if current == UNSAFE_DEV:
+        return True, UNSAFE_WARNING
+    if current != BWRAP:
+        return False, f"unknown {MODE_ENV}={current!r}; use {BWRAP!r} (default) or {UNSAFE_DEV!r}"
+    key = (current, bot_python())
+    if refresh or key not in _status_cache:
+        try:
+            _status_cache[key] = _check_bwrap()
+        except Exception as exc:  # the check itself must explain, not crash the worker
+            _status_cache[key] = (False, f"sandbox check failed: {exc!r}")
+    return _status_cache[key]
+
+
+def require_isolation() -> str:
+    """The mode to start bots in, or SandboxUnavailable saying why not."""
+    ok, reason = isolation_status()
+    if not ok:
+        raise SandboxUnavailable(reason)
+    current = mode()
+    if current == UNSAFE_DEV:
+        log.warning(UNSAFE_WARNING)
+    return current
