@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,13 @@ def status(url: str) -> int:
 def test_web_worker_and_beat_start_and_connect() -> None:
     port = free_port()
     # The Procfile runs the programs of this interpreter's environment.
-    env = {**_env(lease_seconds=60), "WEB_PORT": str(port), "VENV_BIN": str(BIN)}
+    # A node name of its own: two suites on one host must not share a worker's control queue.
+    env = {
+        **_env(lease_seconds=60),
+        "WEB_PORT": str(port),
+        "VENV_BIN": str(BIN),
+        "WORKER_NAME": f"procfile-{uuid.uuid4().hex[:8]}@%h",
+    }
     honcho = subprocess.Popen(
         [
             str(BIN / "honcho"),

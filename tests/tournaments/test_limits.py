@@ -162,3 +162,18 @@ def test_print_in_start_and_end_reaches_the_owner_s_log() -> None:
         f"goodbye, ranks {match.outcome['ranks']}\n",
     ]
     assert logs[0].version < logs[1].version == match.last_version - 1
+
+
+def test_passive_bots_end_by_the_round_limit_on_the_platform() -> None:
+    """B-31: three passive uploads finish a normal game after max_rounds, ranked, not aborted."""
+    match = match_of(PASSIVE, PASSIVE, PASSIVE)
+    match.options = {"max_rounds": 4}
+    match.save(update_fields=["options"])
+    assert runner.run_match(match.id) is runner.RunResult.FINISHED
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and not match.error
+    assert match.outcome is not None and match.outcome["detail"]["reason"] == "round_limit"
+    assert sorted(s.rank for s in match.seats.all()) == [1, 1, 1]  # nobody ever won a deal
+    ended = [e for e in store.read(match.id) if e.type == "game_ended"]
+    assert len(ended) == 1 and ended[0].payload["reason"] == "round_limit"
+    assert max(e.payload.get("round", 0) for e in store.read(match.id)) <= 4
