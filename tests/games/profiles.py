@@ -241,6 +241,7 @@ PROFILES: dict[str, Profile] = {
             {},
             optional={
                 "start_seat": st.integers(0, 1),
+                "max_rounds": st.integers(1, 12),  # B-31: the game also ends at the round limit
                 # A stacked deck: a scenario option, as hidden as the deck itself.
                 "negotiation_deck": st.just(["NEG_39", "NEG_38", "TAKE_5"]),
             },
