@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.brasilis import attribution, auction, dispute, pizza, trading
+from games.brasilis.actions import SHAPES
 from games.brasilis.cards import MONEY_UNIT
 from games.brasilis.fold import fold as _fold
 from games.brasilis.observe import observe as _observe
@@ -20,6 +21,7 @@ from games.brasilis.state import State
 from games.brasilis.state import dump as _dump
 from games.brasilis.state import load as _load
 from games.engine.errors import IllegalAction
+from games.engine.shapes import check_shape
 from games.engine.types import JSON, Action, Event, Legal, Outcome, Pending, Seat
 
 
@@ -34,6 +36,7 @@ def _check(state: State, seat: Seat, action: Action) -> str:
             f"it is not politician {seat}'s decision now (waiting for {state.waiting}, {state.phase})"
         )
     kind = state.phase
+    check_shape(SHAPES[kind], action, kind)  # types and keys first: the rules see only those
     if kind == "dispute":
         if "propose" in action:
             trading.check_proposal(state, seat, action)

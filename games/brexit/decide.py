@@ -9,11 +9,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from games.brexit.actions import SHAPES
 from games.brexit.effects import NONE, check_effect, targets
 from games.brexit.state import EFFECT, PLACEMENT, State
 from games.brexit.turn import emit, proceed
 from games.engine.errors import IllegalAction
 from games.engine.events import event, private_event
+from games.engine.shapes import check_shape
 from games.engine.types import Action, Event, Legal, Pending
 
 
@@ -91,6 +93,7 @@ def check(state: State, seat: int, action: Action) -> None:
         )
     if not isinstance(action, dict):
         raise IllegalAction(f"an action is a JSON object, not {type(action).__name__}")
+    check_shape(SHAPES[kind], action, kind)
     if kind == PLACEMENT:
         _placement(state, seat, action)
     else:
@@ -123,6 +126,7 @@ def decide(state: State, seat: int, action: Action, rng: random.Random) -> list[
     if state.phase == PLACEMENT:
         if seat != state.turn or type(action) is not dict:
             check(state, seat, action)  # raises with the reason
+        check_shape(SHAPES[PLACEMENT], action, PLACEMENT)
         place, counts = _placement(state, seat, action)
         emit(
             state,

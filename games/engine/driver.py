@@ -121,6 +121,8 @@ class Sink(Protocol):
         ...
 
 
+DETAIL_CAP = 2000
+"""Characters of an engine's refusal kept in a verdict (a bot can make the message huge)."""
 FLUSH_EVERY = 256
 """Events buffered at most, when no sandboxed bot forces an earlier flush."""
 STAGE_EVERY = 32
@@ -190,8 +192,10 @@ class MatchDriver:
         """How many of pending_events the sink has been given."""
         self.logs: list[tuple[Seat, int, str]] = []
         self.stats = [SeatStats() for _ in range(seats)]
+        self.history: list[Event] = list(game_events(stored))
+        """Every game event so far, to rebuild the state if a refused action touched it."""
         if stored:
-            self.state = replay(rules, game_events(stored))
+            self.state = replay(rules, self.history)
         else:
             opening = rules.setup(seats, seed, options)
             self.state = replay(rules, opening)
@@ -229,8 +233,10 @@ class MatchDriver:
             rng = step_rng(self.seed, self.version)
             try:
                 events = self.rules.decide(self.state, seat, move.action, rng)
-            except IllegalAction as exc:
-                move = player.strike("illegal_action", str(exc), self._default(seat))
+            except Exception as exc:  # a bot's action must never abort the match
+                detail = self._refused(exc)  # first: the default is chosen on the rebuilt state
+                move = player.strike("illegal_action", detail, self._default(seat))
+                rng = step_rng(self.seed, self.version)  # the failed attempt may have drawn
                 events = self.rules.decide(self.state, seat, move.action, rng)
             if player.external:
                 stats = self.stats[seat]
@@ -261,6 +267,18 @@ class MatchDriver:
     def _default(self, seat: Seat) -> Action:
         return self.rules.default_action(self.state, seat)
 
+    def _refused(self, exc: Exception) -> str:
+        """The verdict's detail, after putting the state back as it was before the action.
+
+        ``decide`` should change nothing when it raises, but an engine that folded an
+        event before failing would leave the live state ahead of the stream; folding
+        the recorded events again costs a replay, at most once per strike.
+        """
+        self.state = replay(self.rules, self.history)
+        if isinstance(exc, IllegalAction):
+            return str(exc)[:DETAIL_CAP]
+        return f"the engine could not apply this action ({type(exc).__name__}: {exc})"[:DETAIL_CAP]
+
     def _account(self, seat: Seat, move: Move, strikes: int, step: int) -> None:
         stats = self.stats[seat]
         stats.count(move, strikes)
@@ -281,6 +299,7 @@ class MatchDriver:
 
     def _record(self, events: list[Event]) -> None:
         self.pending_events.extend(events)
+        self.history.extend(game_events(events))
         self.version += len(events)
 
     def _finish(self) -> Outcome:

@@ -715,7 +715,7 @@ def test_b27_agenda_win_at_5_is_not_offered() -> None:
 
 def test_b30_no_trading_action_exists() -> None:
     m = table(hands=hands3())
-    with pytest.raises(IllegalAction, match="a placement is awaited"):
+    with pytest.raises(IllegalAction, match="malformed placement action"):
         m.play(0, {"trade": {"seat": 1, "card": "NEG_01"}})
 
 

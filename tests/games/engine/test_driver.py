@@ -1,4 +1,5 @@
-"""The match loop's contract with its sink: stage every event once, flush in order, abort on failure."""
+"""The match loop's contract: stage every event once, flush in order, abort on failure, and no bot's
+action, however malformed, can abort a match."""
 
 from __future__ import annotations
 
@@ -8,11 +9,16 @@ from typing import Any
 
 import pytest
 
+from games.brexit.rules import BrexitRules
 from games.engine import driver as driver_module
 from games.engine.builtin import make_player
-from games.engine.driver import Flush, InProcess, MatchDriver, MemorySink
+from games.engine.driver import Flush, InProcess, MatchDriver, MemorySink, Move
+from games.engine.errors import IllegalAction
+from games.engine.match import replay
+from games.engine.platform_events import game_events
 from games.engine.registry import get
-from games.engine.types import Event, Seat
+from games.engine.rules import Rules
+from games.engine.types import Action, Event, Outcome, Seat
 
 
 class RecordingSink(MemorySink):
@@ -80,6 +86,116 @@ def test_a_failing_player_aborts_the_sink_and_keeps_what_was_flushed(
         play("brexit", sink, [InProcess(fail_later)] * 4, flush_every=16)
     assert sink.aborted
     assert 0 < len(sink.events) < len(sink.staged)  # the staged tail was never flushed
+
+
+class Scripted:
+    """An external seat (as a sandboxed bot is) that plays the random bot, except at scripted decisions.
+
+    It does not call the game's check first, as the sandbox does, so what it sends reaches decide().
+    """
+
+    external = True
+
+    def __init__(self, game: str, seed: int, script: dict[int, Any]) -> None:
+        self.bot = make_player(game, "random", seed=seed)
+        self.script = script
+        self.decisions = 0
+        self.strikes = 0
+        self.refusals: list[str] = []
+
+    def move(self, rules: Rules[Any], state: Any, seat: Seat, rng: random.Random) -> Move:
+        self.decisions += 1
+        if self.decisions in self.script:
+            return Move(self.script[self.decisions])
+        return Move(self.bot(state, seat, rng))
+
+    def strike(self, verdict: str, detail: str, default: Action) -> Move:
+        self.strikes += 1
+        self.refusals.append(detail)
+        return Move(default, verdict, detail)
+
+    def close(self, outcome: Outcome | None) -> str:
+        return ""
+
+
+class FailingAfterFolding(BrexitRules):
+    """Brexit, except that an action holding "boom" folds the default action's events, then raises.
+
+    This is the worst a buggy engine can do with a bot's action: fail after changing the state.
+    """
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def decide(self, state: Any, seat: Seat, action: Action, rng: random.Random) -> list[Event]:
+        if "boom" in action:
+            super().decide(state, seat, self.default_action(state, seat), rng)
+            raise self.error
+        return super().decide(state, seat, action, rng)
+
+
+def scripted_match(
+    rules: Rules[Any], game: str, script: dict[int, Any]
+) -> tuple[RecordingSink, list[Scripted]]:
+    sink = RecordingSink()
+    players = [Scripted(game, seed=s, script=script if s == 1 else {}) for s in range(3)]
+    MatchDriver(rules, seats=3, seed=5, options={}, players=players, sink=sink, flush_every=8).run()
+    return sink, players
+
+
+def default_at(rules: Rules[Any], game: str, decision: int) -> list[Event]:
+    """The game events of the same match in which seat 1 played the default at ``decision``."""
+
+    class Default(Scripted):
+        def move(self, rules: Rules[Any], state: Any, seat: Seat, rng: random.Random) -> Move:
+            if self.decisions + 1 == decision:
+                self.decisions += 1
+                return Move(rules.default_action(state, seat))
+            return super().move(rules, state, seat, rng)
+
+    sink = RecordingSink()
+    players = [(Default if s == 1 else Scripted)(game, seed=s, script={}) for s in range(3)]
+    MatchDriver(rules, seats=3, seed=5, options={}, players=players, sink=sink, flush_every=8).run()
+    return list(game_events(sink.events))
+
+
+@pytest.mark.parametrize(
+    "error", [TypeError("unhashable type: 'list'"), IllegalAction("refused too late")]
+)
+def test_an_action_the_engine_fails_on_after_folding_is_an_illegal_action_on_the_rebuilt_state(
+    error: Exception,
+) -> None:
+    rules = FailingAfterFolding(error)
+    sink, players = scripted_match(rules, "brexit", {3: {"boom": True}})
+    assert sink.events[-1]["type"] == "match_finished"
+    assert not sink.aborted
+    assert players[1].strikes == 1 and str(error) in players[1].refusals[0]
+    verdicts = [e["payload"] for e in sink.events if e["type"] == "bot_verdict" and e["actor"] == 1]
+    assert [v["verdict"] for v in verdicts].count("illegal_action") == 1
+    # The failed attempt left no trace: the match is the one where seat 1 played the default.
+    assert list(game_events(sink.events)) == default_at(rules, "brexit", 3)
+    assert replay(rules, game_events(sink.events)) is not None
+
+
+@pytest.mark.parametrize(
+    ("game", "junk"),
+    [
+        ("brexit", {"place": [{"card": ["NEG_01"], "slot": True}]}),
+        ("brexit", {"place": {"card": "NEG_01"}}),
+        ("brasilis", {"play": ["P_01"], "target": 1.0}),
+        ("brasilis", {"give_to": True}),
+        ("brasilis", {"propose": {"to": 0, "cards": [{"id": "P_01"}]}}),
+    ],
+)
+def test_a_malformed_action_is_a_strike_and_the_match_goes_on(game: str, junk: Any) -> None:
+    rules = get(game).rules
+    script = {n: junk for n in (2, 4)}
+    sink, players = scripted_match(rules, game, script)
+    assert sink.events[-1]["type"] == "match_finished"
+    assert players[1].strikes == 2
+    assert all(r.startswith("malformed ") for r in players[1].refusals), players[1].refusals
+    final = replay(rules, game_events(sink.events))
+    assert rules.outcome(final) == sink.events[-1]["payload"]["outcome"]
 
 
 def test_a_time_limit_is_said_in_the_owners_words() -> None:

@@ -1,0 +1,196 @@
+"""The JSON shape of an action, declared as data and checked before any rule is.
+
+A bot's action arrives as parsed JSON, so anything can be in it: ``true`` where
+a seat is expected, ``1.0``, a list where a card id goes, keys nobody asked for.
+Each game declares one shape per decision kind (``games/<name>/actions.py``)
+and its ``check`` calls :func:`check_shape` first, so the rules only ever see
+well-typed values and cannot fail halfway through ``decide`` on a bad type.
+Shapes check types and keys; values (is that card in your hand?) stay the
+rules' business, with their own messages.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.engine.errors import IllegalAction
+
+
+class Shape:
+    """A JSON shape: :meth:`problem` says what is wrong with a value, or ``None``."""
+
+    def problem(self, value: Any, where: str) -> str | None:
+        """What is wrong with ``value`` found at path ``where`` (``""`` for the action itself)."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Scalar(Shape):
+    """A JSON integer, string or boolean: never a look-alike (``true`` is not ``1``)."""
+
+    name: str
+    kind: type
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if type(value) is not self.kind:
+            return f"{_name(where)} must be {self.name}, not {show(value)}"
+        return None
+
+    def describe(self) -> str:
+        return self.name
+
+
+INT = Scalar("an integer", int)
+"""A JSON integer without a fraction: ``1.0`` and ``true`` are rejected."""
+STR = Scalar("a string", str)
+BOOL = Scalar("true or false", bool)
+
+
+@dataclass(frozen=True)
+class Const(Shape):
+    """Exactly one JSON value (``{"pass": true}``)."""
+
+    value: str | bool | int
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if type(value) is not type(self.value) or value != self.value:
+            return f"{_name(where)} must be {show(self.value)}, not {show(value)}"
+        return None
+
+    def describe(self) -> str:
+        return show(self.value)
+
+
+@dataclass(frozen=True)
+class Among(Shape):
+    """A string from a fixed set, named for the message (``a Reposition card id``)."""
+
+    name: str
+    values: frozenset[str]
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if type(value) is not str or value not in self.values:
+            return f"{_name(where)} must be {self.name}, not {show(value)}"
+        return None
+
+    def describe(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class ListOf(Shape):
+    """A JSON array whose every item has the same shape."""
+
+    item: Shape
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if type(value) is not list:
+            return f"{_name(where)} must be a list, not {show(value)}"
+        for i, item in enumerate(value):
+            found = self.item.problem(item, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+
+    def describe(self) -> str:
+        return f"[{self.item.describe()}, ...]"
+
+
+@dataclass(frozen=True)
+class Obj(Shape):
+    """A JSON object with exactly these keys (``optional`` ones may be left out), no others."""
+
+    required: Mapping[str, Shape]
+    optional: Mapping[str, Shape] = field(default_factory=dict)
+
+    def fits_keys(self, value: Any) -> bool:
+        keys = set(value)
+        return set(self.required) <= keys <= set(self.required) | set(self.optional)
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if type(value) is not dict:
+            return f"{_name(where)} must be a JSON object {self.describe()}, not {show(value)}"
+        if not self.fits_keys(value):
+            return (
+                f"{_name(where)} must be {self.describe()}, not an object with keys {_keys(value)}"
+            )
+        for key, shape in (*self.required.items(), *self.optional.items()):
+            if key in value:
+                found = shape.problem(value[key], f"{where}.{key}" if where else key)
+                if found:
+                    return found
+        return None
+
+    def describe(self) -> str:
+        parts = [f'"{k}": {s.describe()}' for k, s in self.required.items()]
+        parts += [f'"{k}" (optional): {s.describe()}' for k, s in self.optional.items()]
+        return "{" + ", ".join(parts) + "}"
+
+
+@dataclass(frozen=True)
+class OneOf(Shape):
+    """One of several object shapes, told apart by their keys (then by their constants)."""
+
+    alternatives: tuple[Obj, ...]
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if type(value) is not dict:
+            return f"{_name(where)} must be a JSON object, not {show(value)}"
+        fitting = [alt for alt in self.alternatives if alt.fits_keys(value)]
+        if not fitting:
+            return f"{_name(where)} must be one of {self.describe()}; got an object with keys {_keys(value)}"
+        first = None
+        for alt in fitting:
+            found = alt.problem(value, where)
+            if found is None:
+                return None
+            first = first or f"(as {alt.describe()}) {found}"
+        return first
+
+    def describe(self) -> str:
+        return " or ".join(alt.describe() for alt in self.alternatives)
+
+
+def check_shape(shape: Shape, action: Any, kind: str) -> None:
+    """Raise :class:`IllegalAction` saying how ``action`` misses the ``kind`` decision's shape."""
+    found = shape.problem(action, "")
+    if found:
+        raise IllegalAction(f"malformed {kind} action: {found}")
+
+
+def _name(where: str) -> str:
+    return f'"{where}"' if where else "the action"
+
+
+def _keys(value: dict[Any, Any]) -> str:
+    return "[" + ", ".join(show(k) for k in sorted(value, key=str)[:8]) + "]"
+
+
+def show(value: Any, depth: int = 0) -> str:
+    """A short JSON rendering for messages: bounded however large or deep the value is."""
+    if value is None or type(value) is bool or type(value) is str:
+        text = json.dumps(value)
+        return text if len(text) <= 40 else text[:37] + '..."'
+    if type(value) is int:
+        return str(value) if abs(value) < 10**18 else "a huge integer"
+    if type(value) is float:
+        return repr(value) if math.isfinite(value) else json.dumps(value)
+    if type(value) is list:
+        if depth >= 1 or not value:
+            return "[...]" if value else "[]"
+        inner = ", ".join(show(v, depth + 1) for v in value[:3])
+        return f"[{inner}{', ...' if len(value) > 3 else ''}]"
+    if type(value) is dict:
+        if depth >= 1 or not value:
+            return "{...}" if value else "{}"
+        items = list(value.items())[:3]
+        inner = ", ".join(f"{show(k, depth + 1)}: {show(v, depth + 1)}" for k, v in items)
+        return "{" + inner + (", ..." if len(value) > 3 else "") + "}"
+    return type(value).__name__
