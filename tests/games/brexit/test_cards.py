@@ -1,4 +1,4 @@
-"""games/brexit/cards.py exports only what the engine, its bots or its tests read."""
+"""games/brexit/cards.py exports only what the engine, its bots, the viewer or the tests read."""
 
 from __future__ import annotations
 
@@ -36,7 +36,11 @@ def _exported() -> set[str]:
 
 def _used_elsewhere() -> set[str]:
     used = set()
-    for path in [*(ROOT / "games").rglob("*.py"), *(ROOT / "tests" / "games").rglob("*.py")]:
+    for path in [
+        *(ROOT / "games").rglob("*.py"),
+        *(ROOT / "replays").rglob("*.py"),  # the viewer names cards
+        *(ROOT / "tests" / "games").rglob("*.py"),
+    ]:
         if path == CARDS:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
