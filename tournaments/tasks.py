@@ -50,6 +50,8 @@ def play_match(self: Task[Any, Any], match_id: str) -> str:
     if result is runner.RunResult.BUSY:
         # Held by a worker that may have died: look again once its lease can have expired.
         raise self.retry(countdown=runner.lease_seconds() + 1)
+    if result is runner.RunResult.FINISHED:
+        update_ratings.delay()  # ratings follow results within moments, not at the next beat
     return str(result.value)
 
 
@@ -66,3 +68,11 @@ def reap_matches() -> int:
     from tournaments import runner
 
     return runner.reap_expired_leases()
+
+
+@shared_task(name="tournaments.update_ratings")
+def update_ratings() -> int:
+    """Rate every finished match the feed has settled (cheap when there is none)."""
+    from tournaments import rating_feed
+
+    return rating_feed.consume()
