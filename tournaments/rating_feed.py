@@ -81,7 +81,7 @@ def results(events: Sequence[StoredEvent], *, skip_rated: bool = True) -> list[r
         seats.setdefault(match_id, []).append(
             player_of(bot_version_id=bot_version_id, builtin=builtin)
         )
-    predecessors = _predecessors({p for ps in seats.values() for p in ps})
+    predecessors = predecessors({p for ps in seats.values() for p in ps})
     out: list[ratings.Result] = []
     seen: set[uuid.UUID] = set()
     for event in finished:
@@ -111,7 +111,7 @@ def results(events: Sequence[StoredEvent], *, skip_rated: bool = True) -> list[r
     return out
 
 
-def _predecessors(players: Iterable[str]) -> dict[str, tuple[str, ...]]:
+def predecessors(players: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """Each version's earlier versions of the same bot, newest first."""
     ids = [v for v in map(version_id, players) if v is not None]
     if not ids:

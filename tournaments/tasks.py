@@ -76,3 +76,11 @@ def update_ratings() -> int:
     from tournaments import rating_feed
 
     return rating_feed.consume()
+
+
+@shared_task(name="tournaments.run_ladders")
+def run_ladders() -> int:
+    """One round of every active ladder (scheduled by a periodic task editable in the admin)."""
+    from tournaments import ladders
+
+    return ladders.play_rounds()

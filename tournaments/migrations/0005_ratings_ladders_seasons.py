@@ -12,10 +12,29 @@ FINISHED_INDEX = (
 )
 
 
+LADDER_ROUNDS = "ladder rounds"
+
+
+def schedule_ladder_rounds(apps, schema_editor):
+    """A ladder round every three minutes: a periodic task staff can edit in the admin."""
+    interval = apps.get_model("django_celery_beat", "IntervalSchedule")
+    task = apps.get_model("django_celery_beat", "PeriodicTask")
+    every, _ = interval.objects.get_or_create(every=3, period="minutes")
+    task.objects.get_or_create(
+        name=LADDER_ROUNDS,
+        defaults={"task": "tournaments.run_ladders", "interval": every, "enabled": True},
+    )
+
+
+def unschedule_ladder_rounds(apps, schema_editor):
+    apps.get_model("django_celery_beat", "PeriodicTask").objects.filter(name=LADDER_ROUNDS).delete()
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
         ('tournaments', '0004_lean_result_writes'),
+        ('django_celery_beat', '0019_alter_periodictasks_options'),
     ]
 
     operations = [
@@ -251,4 +270,5 @@ class Migration(migrations.Migration):
             constraint=models.CheckConstraint(condition=models.Q(models.Q(('bot_version__isnull', False), ('builtin', '')), models.Q(('bot_version__isnull', True), models.Q(('builtin', ''), _negated=True)), _connector='OR'), name='season_entrant_is_a_version_or_a_builtin'),
         ),
         migrations.RunSQL(FINISHED_INDEX, "DROP INDEX tournaments_finished_events"),
+        migrations.RunPython(schedule_ladder_rounds, unschedule_ladder_rounds),
     ]
