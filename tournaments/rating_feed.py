@@ -81,7 +81,7 @@ def results(events: Sequence[StoredEvent], *, skip_rated: bool = True) -> list[r
         seats.setdefault(match_id, []).append(
             player_of(bot_version_id=bot_version_id, builtin=builtin)
         )
-    predecessors = predecessors({p for ps in seats.values() for p in ps})
+    earlier = predecessors({p for ps in seats.values() for p in ps})
     out: list[ratings.Result] = []
     seen: set[uuid.UUID] = set()
     for event in finished:
@@ -105,7 +105,7 @@ def results(events: Sequence[StoredEvent], *, skip_rated: bool = True) -> list[r
                 ),
                 players=players,
                 ranks=ranks,
-                predecessors=tuple(predecessors.get(p, ()) for p in players),
+                predecessors=tuple(earlier.get(p, ()) for p in players),
             )
         )
     return out

@@ -84,3 +84,11 @@ def run_ladders() -> int:
     from tournaments import ladders
 
     return ladders.play_rounds()
+
+
+@shared_task(name="tournaments.run_seasons")
+def run_seasons() -> int:
+    """Start each running season's matches that its pace allows by now."""
+    from tournaments import seasons
+
+    return seasons.play_all_due()
