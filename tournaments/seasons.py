@@ -346,10 +346,11 @@ def play_all_due() -> int:
 
 def rerun_void(*, season: Season) -> int:
     """Play again each fixture whose match was void (aborted or cancelled) while the season runs."""
-    if season.state not in (State.RUNNING, State.PAUSED):
-        raise services.Invalid({"state": f"a {season.state} season plays no more matches"})
     count = 0
     with transaction.atomic():
+        season = Season.objects.select_for_update().get(pk=season.pk)
+        if season.state not in (State.RUNNING, State.PAUSED):
+            raise services.Invalid({"state": f"a {season.state} season plays no more matches"})
         for fixture in Fixture.objects.select_for_update().filter(
             season=season, match__status=Match.Status.ABORTED
         ):

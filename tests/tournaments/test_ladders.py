@@ -80,7 +80,7 @@ def test_a_deactivated_bot_leaves_and_its_queued_matches_are_cancelled(ladder: L
     created = ladders.play_round(ladder, random.Random(4))
     mine = [m for m in created if f"v:{version.pk}" in seatings(m)]
     assert mine
-    services.deactivate_bot(bot=version.bot)
+    services.deactivate_bot(bot=version.bot)  # type: ignore[arg-type]
     for match in mine:
         match.refresh_from_db()
         assert match.status == Match.Status.ABORTED and match.error.startswith("cancelled")

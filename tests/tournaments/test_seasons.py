@@ -18,7 +18,14 @@ pytestmark = pytest.mark.django_db
 
 
 def make_season(entrants: int = 6, **kw: object) -> Season:
-    fields = {"name": "autumn", "game": "brexit", "seats": 3, "rounds": 4, "matches_per_hour": 60}
+    fields = {
+        "name": "autumn",
+        "game": "brexit",
+        "seats": 3,
+        "rounds": 4,
+        "matches_per_hour": 60,
+        "starts_at": timezone.now() - timedelta(days=1),  # the whole schedule is due
+    }
     season = Season.objects.create(**{**fields, **kw})
     builtins = ["random", "greedy", "search"][:entrants]
     for name in builtins:
@@ -128,6 +135,7 @@ def test_a_season_runs_to_its_end_and_freezes_standings() -> None:
     assert season.state == "finished"
     assert seasons.progress(season) == (12, 12)  # 3 rounds of 2 tables, 2 rotations each
     standings = season.standings
+    assert standings is not None
     assert [s["place"] for s in standings] == [1, 2, 3, 4]
     assert all(s["low"] < s["elo"] < s["high"] and s["games"] == 6 for s in standings)
     # Frozen: later changes to results do not move them.
