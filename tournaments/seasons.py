@@ -410,3 +410,12 @@ def progress(season: Season) -> tuple[int, int]:
     """(matches finished, matches scheduled) so far."""
     fixtures = Fixture.objects.filter(season=season)
     return fixtures.filter(match__status=Match.Status.FINISHED).count(), fixtures.count()
+
+
+def recompute_standings(*, season: Season) -> Season:
+    """Fit the standings again from the results (a finished season's stay frozen otherwise)."""
+    with transaction.atomic():
+        season = Season.objects.select_for_update().get(pk=season.pk)
+        season.standings = standings(season)
+        season.save(update_fields=["standings"])
+    return season
