@@ -39,7 +39,7 @@ def test_ladders_are_listed_and_filtered_for_anonymous_readers(ladder: Ladder) -
     api = APIClient()
     body = api.get("/api/ladders/").json()
     assert body["count"] == 2
-    only = api.get("/api/ladders/", {"game": "brexit", "seats": 4}).json()["results"]
+    only = api.get("/api/ladders/", {"game": "brexit", "seats": "4"}).json()["results"]
     assert [(lad["name"], lad["members"]) for lad in only] == [("brexit 4", 1)]
     assert api.get("/api/ladders/", {"seats": 9}).status_code == 400
 
@@ -82,7 +82,7 @@ def test_rating_history_per_bot_is_paginated(ladder: Ladder) -> None:
             )
     api = APIClient()
     page = api.get(
-        f"/api/ladders/{ladder.pk}/history/", {"player": "builtin:random", "limit": 2}
+        f"/api/ladders/{ladder.pk}/history/", {"player": "builtin:random", "limit": "2"}
     ).json()
     assert page["count"] == 3 and len(page["results"]) == 2 and page["next"]
     assert [r["position"] for r in page["results"]] == [1, 2]

@@ -62,7 +62,7 @@ def season_action(client: Client, season: Season, action: str) -> str:
 
 @pytest.fixture
 def staff_client(client: Client) -> Client:
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))  # type: ignore[arg-type]
     return client
 
 
