@@ -16,6 +16,7 @@ import uuid
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection, transaction
 
@@ -23,7 +24,7 @@ from games.engine.platform_events import MATCH_FINISHED
 from replays import feed
 from replays.store import StoredEvent
 from tournaments import ratings
-from tournaments.models import BotVersion, Match, Rating, RatingHistory, Seat
+from tournaments.models import BotVersion, Rating
 
 CONSUMER = "ratings"
 _LOCK = zlib.crc32(b"tournaments.ratings")
@@ -54,34 +55,37 @@ def _lock() -> None:
 # Reading results
 
 
+# One round trip per batch, with the ids bound as one array parameter (server-side):
+# quoting a thousand ids into the query text cost more than running it.
+_RESULTS = """
+SELECT m.id, m.game, m.ladder_id, m.season_id,
+       array_agg(CASE WHEN s.bot_version_id IS NULL THEN 'builtin:' || s.builtin
+                      ELSE 'v:' || s.bot_version_id END ORDER BY s.number),
+       EXISTS (SELECT 1 FROM tournaments_ratinghistory h WHERE h.match_id = m.id)
+FROM tournaments_match m JOIN tournaments_seat s ON s.match_id = m.id
+WHERE m.id = ANY(%s) AND m.rated
+GROUP BY m.id
+"""
+
+
+def _raw() -> Any:
+    connection.ensure_connection()
+    raw = connection.connection
+    assert raw is not None
+    return raw
+
+
 def results(events: Sequence[StoredEvent], *, skip_rated: bool = True) -> list[ratings.Result]:
     """The rated results among ``events``, in their order (unrated and already-rated left out)."""
     finished = [e for e in events if e.type == MATCH_FINISHED]
-    ids = [e.stream_id for e in finished]
-    matches = {
-        m["id"]: m
-        for m in Match.objects.filter(id__in=ids, rated=True).values(
-            "id", "game", "ladder_id", "season_id"
-        )
-    }
-    if skip_rated and matches:
-        done = set(
-            RatingHistory.objects.filter(match_id__in=list(matches))
-            .values_list("match_id", flat=True)
-            .distinct()
-        )
-        for match_id in done:
-            matches.pop(match_id, None)
-    seats: dict[uuid.UUID, list[str]] = {}
-    for match_id, bot_version_id, builtin in (
-        Seat.objects.filter(match_id__in=list(matches))
-        .order_by("match_id", "number")
-        .values_list("match_id", "bot_version_id", "builtin")
-    ):
-        seats.setdefault(match_id, []).append(
-            player_of(bot_version_id=bot_version_id, builtin=builtin)
-        )
-    earlier = predecessors({p for ps in seats.values() for p in ps})
+    if not finished:
+        return []
+    with _raw().cursor() as cur:
+        cur.execute(_RESULTS, [[e.stream_id for e in finished]])
+        rows = cur.fetchall()
+    matches = {row[0]: row for row in rows if not (skip_rated and row[5])}
+    versions = {p for row in matches.values() for p in row[4] if p.startswith("v:")}
+    earlier = predecessors(versions)
     out: list[ratings.Result] = []
     seen: set[uuid.UUID] = set()
     for event in finished:
@@ -89,7 +93,7 @@ def results(events: Sequence[StoredEvent], *, skip_rated: bool = True) -> list[r
         if match is None or event.stream_id in seen:
             continue
         seen.add(event.stream_id)
-        players = tuple(seats.get(event.stream_id, ()))
+        players = tuple(match[4])
         ranks = tuple(int(r) for r in event.payload["outcome"]["ranks"])
         if len(players) != len(ranks):
             continue
@@ -98,14 +102,11 @@ def results(events: Sequence[StoredEvent], *, skip_rated: bool = True) -> list[r
                 position=event.position,
                 match=str(event.stream_id),
                 pool=pool_of(
-                    ladder_id=match["ladder_id"],
-                    season_id=match["season_id"],
-                    game=match["game"],
-                    seats=len(players),
+                    ladder_id=match[2], season_id=match[3], game=match[1], seats=len(players)
                 ),
                 players=players,
                 ranks=ranks,
-                predecessors=tuple(earlier.get(p, ()) for p in players),
+                predecessors=tuple(earlier.get(p, ()) for p in players) if earlier else (),
             )
         )
     return out
@@ -150,60 +151,82 @@ def _stored_skills(found: Iterable[ratings.Result]) -> dict[tuple[str, str], rat
     }
 
 
-def _rating_row(pool: str, player: str, skill: ratings.Skill) -> Rating:
+_UPSERT = """
+INSERT INTO tournaments_rating (pool, player, ladder_id, season_id, bot_version_id, builtin,
+    mu, sigma, elo, rating, deviation, conservative, games, updated_at)
+SELECT v.*, now() FROM unnest(
+    %s::text[], %s::text[], %s::bigint[], %s::bigint[], %s::bigint[], %s::text[],
+    %s::float8[], %s::float8[], %s::float8[], %s::float8[], %s::float8[], %s::float8[], %s::int[]
+) AS v
+ON CONFLICT (pool, player) DO UPDATE SET
+    mu = excluded.mu, sigma = excluded.sigma, elo = excluded.elo, rating = excluded.rating,
+    deviation = excluded.deviation, conservative = excluded.conservative,
+    games = excluded.games, updated_at = excluded.updated_at
+"""
+_HISTORY_COPY = (
+    "COPY tournaments_ratinghistory (match_id, position, pool, player, bot_version_id, builtin,"
+    " rank, mu_before, sigma_before, mu_after, sigma_after, rating_before, rating_after,"
+    " elo_before, elo_after) FROM STDIN"
+)
+
+
+def _ids(pool: str, player: str) -> tuple[int | None, int | None, int | None, str]:
+    """(ladder, season, bot version, builtin) of a rating row."""
     kind, _, ident = pool.partition(":")
     vid = version_id(player)
-    return Rating(
-        pool=pool,
-        player=player,
-        ladder_id=int(ident) if kind == "ladder" else None,
-        season_id=int(ident) if kind == "season" else None,
-        bot_version_id=vid,
-        builtin="" if vid is not None else player.removeprefix("builtin:"),
-        mu=skill.mu,
-        sigma=skill.sigma,
-        elo=skill.elo,
-        rating=skill.rating,
-        deviation=skill.deviation,
-        conservative=skill.conservative,
-        games=skill.games,
+    return (
+        int(ident) if kind == "ladder" else None,
+        int(ident) if kind == "season" else None,
+        vid,
+        "" if vid is not None else player.removeprefix("builtin:"),
     )
 
 
-def _history_row(change: ratings.Change) -> RatingHistory:
-    vid = version_id(change.player)
-    return RatingHistory(
-        match_id=uuid.UUID(change.match),
-        position=change.position,
-        pool=change.pool,
-        player=change.player,
-        bot_version_id=vid,
-        builtin="" if vid is not None else change.player.removeprefix("builtin:"),
-        rank=change.rank,
-        mu_before=change.before.mu,
-        sigma_before=change.before.sigma,
-        mu_after=change.after.mu,
-        sigma_after=change.after.sigma,
-        rating_before=change.before.rating,
-        rating_after=change.after.rating,
-        elo_before=change.before.elo,
-        elo_after=change.after.elo,
+_NULL = "\\N"
+
+
+def _history_line(c: ratings.Change) -> str:
+    vid = version_id(c.player)
+    builtin = "" if vid is not None else c.player.removeprefix("builtin:")
+    version = _NULL if vid is None else str(vid)
+    b, a = c.before, c.after
+    # repr() of a float is exact, so the stored history rebuilds to the same bits.
+    return (
+        f"{c.match}\t{c.position}\t{c.pool}\t{c.player}\t{version}"
+        f"\t{builtin}\t{c.rank}\t{b.mu!r}\t{b.sigma!r}\t{a.mu!r}\t{a.sigma!r}"
+        f"\t{b.rating!r}\t{a.rating!r}\t{b.elo!r}\t{a.elo!r}\n"
     )
-
-
-_RATING_FIELDS = ["mu", "sigma", "elo", "rating", "deviation", "conservative", "games"]
 
 
 def _write(book: ratings.Book, changes: Sequence[ratings.Change]) -> None:
-    touched = {(c.pool, c.player) for c in changes}
-    Rating.objects.bulk_create(
-        [_rating_row(pool, player, book.skills[(pool, player)]) for pool, player in touched],
-        update_conflicts=True,
-        unique_fields=["pool", "player"],
-        update_fields=[*_RATING_FIELDS, "updated_at"],
-        batch_size=2000,
-    )
-    RatingHistory.objects.bulk_create(map(_history_row, changes), batch_size=2000)
+    """Upsert the touched ratings in one statement and COPY the history rows."""
+    touched = sorted({(c.pool, c.player) for c in changes})
+    columns: list[list[Any]] = [[] for _ in range(13)]
+    for pool, player in touched:
+        skill = book.skills[(pool, player)]
+        ladder, season, vid, builtin = _ids(pool, player)
+        values = (
+            pool,
+            player,
+            ladder,
+            season,
+            vid,
+            builtin,
+            skill.mu,
+            skill.sigma,
+            skill.elo,
+            skill.rating,
+            skill.deviation,
+            skill.conservative,
+            skill.games,
+        )
+        for column, value in zip(columns, values, strict=True):
+            column.append(value)
+    with _raw().cursor() as cur:
+        cur.execute(_UPSERT, columns)
+        with cur.copy(_HISTORY_COPY) as copy:
+            for start in range(0, len(changes), 5000):
+                copy.write("".join(map(_history_line, changes[start : start + 5000])))
 
 
 def handle(events: list[StoredEvent]) -> None:
@@ -217,7 +240,7 @@ def handle(events: list[StoredEvent]) -> None:
     _write(book, changes)
 
 
-def consume(consumer: str = CONSUMER, limit: int = 1000) -> int:
+def consume(consumer: str = CONSUMER, limit: int = 2000) -> int:
     """Rate everything the feed has settled; returns how many results were read."""
     total = 0
     while True:
@@ -295,7 +318,7 @@ def rebuild(*, write: bool = True, consumer: str = CONSUMER) -> Rebuilt:
         book, changes, count = recompute(feed.checkpoint(consumer))
         diffs = _differences(book)
         if write:
-            RatingHistory.objects.all().delete()
-            Rating.objects.all().delete()
+            with connection.cursor() as cur:
+                cur.execute("TRUNCATE tournaments_ratinghistory, tournaments_rating")
             _write(book, changes)
     return Rebuilt(count, len(book.skills), len(changes), diffs)

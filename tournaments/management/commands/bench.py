@@ -41,6 +41,19 @@ def _match(options: dict[str, Any]) -> dict[str, Any]:
         return bench_match(games, seconds=options["seconds"])
 
 
+def _ratings(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.rating_bench import bench_ratings
+
+    with _database(options):
+        return bench_ratings(results=options["results"])
+
+
+def _convergence(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.convergence import bench_convergence
+
+    return bench_convergence(seeds=options["seeds"])
+
+
 def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
     """A throwaway database unless --in-place (the test suite's database is throwaway already)."""
     from replays.bench import bench_database
@@ -53,6 +66,8 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "engine": _engine,
     "sandbox": _sandbox,
     "match": _match,
+    "ratings": _ratings,
+    "convergence": _convergence,
 }
 
 
@@ -71,6 +86,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--batches", type=int, default=300, help="eventstore: batches of 100 events"
         )
+        parser.add_argument(
+            "--results", type=int, default=100_000, help="ratings: stored 4-player results"
+        )
+        parser.add_argument("--seeds", type=int, default=10, help="convergence: simulations")
         parser.add_argument(
             "--in-place",
             action="store_true",
