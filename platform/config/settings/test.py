@@ -5,8 +5,9 @@ from config.settings.base import CACHES, env
 
 DEBUG = False
 # The suite's tasks go to their own queues, so a running `make up` worker never takes them.
-CELERY_TASK_DEFAULT_QUEUE = "test-celery"
-MATCH_QUEUE = "test-matches"
+# (A test that starts its own worker and beat may name its own queues.)
+CELERY_TASK_DEFAULT_QUEUE = env.str("TEST_CELERY_QUEUE", default="test-celery")
+MATCH_QUEUE = env.str("TEST_MATCH_QUEUE", default="test-matches")
 CELERY_TASK_ROUTES = {"tournaments.play_match": {"queue": MATCH_QUEUE}}
 DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
 BOT_MOVE_SECONDS = 0.5  # hostile bots that sleep or spin cost the suite less
