@@ -28,6 +28,7 @@ def test_bench_convergence_prints_json() -> None:
     figures = json.loads(out.getvalue())
     assert figures["seeds"] == 1 and figures["bots"] == 20
     assert len(figures["settled_games_per_bot_per_seed"]) == 1
+    assert figures["settled_games_per_bot_median"] == figures["settled_games_per_bot_per_seed"][0]
 
 
 def test_the_ladder_finds_the_true_order_of_twenty_bots() -> None:
