@@ -131,6 +131,16 @@ class SeasonEntrant(models.Model):
     def player(self) -> str:
         return f"v:{self.bot_version_id}" if self.bot_version_id else f"builtin:{self.builtin}"
 
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        if bool(self.bot_version_id) == bool(self.builtin):
+            raise ValidationError("give exactly one of a bot version or a built-in bot")
+        if self.builtin and self.builtin not in BUILTIN_BOTS:
+            raise ValidationError(
+                {"builtin": f"unknown built-in bot; choose one of {', '.join(BUILTIN_BOTS)}"}
+            )
+
 
 class Fixture(models.Model):
     """One scheduled game of a season: who sits where, on which deal; its match once started."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import subprocess
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -23,8 +22,6 @@ from tests.tournaments.test_season_admin import create_season_in_admin, season_a
 from tournaments.models import Ladder, Match, Rating, RatingHistory, Season
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
-
-BOTS = Path(__file__).parent / "bots"
 
 
 @pytest.fixture
@@ -145,7 +142,7 @@ def test_a_season_created_in_the_admin_runs_to_its_end(
 ) -> None:
     PeriodicTask.objects.filter(name="ladder rounds").update(enabled=False)
     client = Client()
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))  # type: ignore[arg-type]
     season = create_season_in_admin(
         client,
         name="e2e season",

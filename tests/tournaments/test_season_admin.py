@@ -23,10 +23,10 @@ def _management(prefix: str, total: int) -> dict[str, Any]:
     }
 
 
-def create_season_in_admin(
+def post_season_form(
     client: Client, *, name: str, entrants: list[dict[str, Any]], **fields: Any
-) -> Season:
-    """Post the admin's add form with its entrants inline; returns the saved season."""
+) -> Any:
+    """Post the admin's add form with its entrants inline."""
     data: dict[str, Any] = {
         "name": name,
         "game": "brexit",
@@ -45,8 +45,15 @@ def create_season_in_admin(
         data[f"entrants-{i}-bot_version"] = str(entrant.get("bot_version", ""))
         data[f"entrants-{i}-builtin"] = entrant.get("builtin", "")
     data.update({k: str(v) for k, v in fields.items()})
-    response = client.post(reverse("admin:tournaments_season_add"), data)
-    assert response.status_code == 302, response.content.decode()[:3000]
+    return client.post(reverse("admin:tournaments_season_add"), data)
+
+
+def create_season_in_admin(
+    client: Client, *, name: str, entrants: list[dict[str, Any]], **fields: Any
+) -> Season:
+    """Post the admin's add form with its entrants inline; returns the saved season."""
+    response = post_season_form(client, name=name, entrants=entrants, **fields)
+    assert response.status_code == 302, response.content.decode()[-3000:]
     return Season.objects.get(name=name)
 
 
@@ -111,3 +118,19 @@ def test_staff_disable_a_bot_from_the_admin(staff_client: Client) -> None:
     assert response.status_code == 200
     version.bot.refresh_from_db()
     assert not version.bot.is_active
+
+
+def test_an_entrant_must_be_a_version_or_a_known_builtin(staff_client: Client) -> None:
+    response = post_season_form(
+        staff_client,
+        name="bad entrants",
+        entrants=[
+            {"builtin": "nobody"},
+            {"builtin": "random", "bot_version": BotVersionFactory().pk},
+        ],
+    )
+    assert response.status_code == 200  # the form again, with the errors
+    html = response.content.decode()
+    assert "unknown built-in bot" in html
+    assert "give exactly one of a bot version or a built-in bot" in html
+    assert not Season.objects.filter(name="bad entrants").exists()

@@ -159,7 +159,7 @@ def test_swiss_draws_each_round_after_the_last() -> None:
 
 
 def test_a_disabled_bots_pending_games_are_void_and_can_be_rerun() -> None:
-    season = make_season(entrants=4, rounds=1, matches_per_hour=100_000)
+    season = make_season(entrants=4, seats=2, rounds=1, matches_per_hour=100_000)  # no byes
     seasons.open_season(season=season)
     seasons.start_season(season=season)
     version = SeasonEntrant.objects.get(season=season, bot_version__isnull=False).bot_version
