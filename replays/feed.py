@@ -19,16 +19,25 @@ from django.db import connection, transaction
 from replays.models import FeedCheckpoint
 from replays.store import _COLUMNS, StoredEvent, _fetch
 
-_FEED = (
+_SETTLED = (
     f"SELECT {_COLUMNS} FROM replays_event"
     " WHERE position > %s AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
-    " ORDER BY position LIMIT %s"
 )
+_FEED = _SETTLED + " ORDER BY position LIMIT %s"
+_FEED_OF_TYPE = _SETTLED + " AND event_type = %s ORDER BY position LIMIT %s"
 
 
-def read_after(position: int, limit: int = 1000) -> list[StoredEvent]:
-    """Up to ``limit`` events after ``position`` whose transactions are all settled."""
-    return _fetch(_FEED, [position, limit])
+def read_after(
+    position: int, limit: int = 1000, event_type: str | None = None
+) -> list[StoredEvent]:
+    """Up to ``limit`` events after ``position`` whose transactions are all settled.
+
+    ``event_type`` keeps only events of that type (a read model that needs one type
+    skips the rest in the database, not in Python).
+    """
+    if event_type is None:
+        return _fetch(_FEED, [position, limit])
+    return _fetch(_FEED_OF_TYPE, [position, event_type, limit])
 
 
 def checkpoint(consumer: str) -> int:
@@ -39,7 +48,12 @@ def checkpoint(consumer: str) -> int:
     return row or 0
 
 
-def consume(consumer: str, handle: Callable[[list[StoredEvent]], None], limit: int = 1000) -> int:
+def consume(
+    consumer: str,
+    handle: Callable[[list[StoredEvent]], None],
+    limit: int = 1000,
+    event_type: str | None = None,
+) -> int:
     """Hand the next batch to ``handle`` and advance the checkpoint; returns the batch size.
 
     ``handle`` runs in the same transaction as the checkpoint update, so a read
@@ -50,7 +64,7 @@ def consume(consumer: str, handle: Callable[[list[StoredEvent]], None], limit: i
     with transaction.atomic():
         with connection.cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(consumer.encode())])
-        events = read_after(checkpoint(consumer), limit)
+        events = read_after(checkpoint(consumer), limit, event_type)
         if events:
             handle(events)
             FeedCheckpoint.objects.update_or_create(

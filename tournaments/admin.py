@@ -9,17 +9,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tournaments.models import Bot, BotLog, BotVersion, Ladder, Match, Season, Seat
-
-
-@admin.register(Ladder)
-class LadderAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    list_display = ["name", "game", "created_at"]
-
-
-@admin.register(Season)
-class SeasonAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    list_display = ["name", "game", "created_at"]
+from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
 
 
 class BotVersionInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -37,6 +27,15 @@ class BotAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_filter = ["game", "is_active", "is_public"]
     search_fields = ["name", "owner__username"]
     inlines = [BotVersionInline]
+    actions = ["disable_and_void"]
+
+    @admin.action(description="Disable, and void their pending rated matches")
+    def disable_and_void(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:
+        from tournaments import services
+
+        for bot in queryset:
+            services.deactivate_bot(bot=bot)
+        messages.info(request, f"{queryset.count()} bots disabled; their queued matches are void")
 
 
 @admin.register(BotVersion)
@@ -44,6 +43,7 @@ class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ["__str__", "status", "size", "created_at", "validated_at"]
     list_filter = ["status", "bot__game"]
     exclude = ["upload"]
+    search_fields = ["bot__name", "bot__owner__username"]  # season entrants' autocomplete
     readonly_fields = ["bot", "number", "filename", "sha256", "size", "created_at", "validated_at"]
 
     @admin.action(description="Validate again")
@@ -127,3 +127,7 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 class BotLogAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ["match", "seat", "version", "verdict"]
     search_fields = ["match__id"]
+
+
+# Ladders and seasons live in tournaments/season_admin.py; imported here so they register.
+from tournaments import season_admin  # noqa: E402, F401

@@ -26,7 +26,7 @@ from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, unpack
 from tournaments import selectors, tasks
-from tournaments.models import Bot, BotVersion, Match, Seat
+from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 
 MAX_SEED = 2**63 - 1
 
@@ -108,10 +108,17 @@ def update_bot(*, bot: Bot, **changes: Any) -> Bot:
 
 
 def deactivate_bot(*, bot: Bot) -> Bot:
-    """Stop matching the bot; its versions and past matches stay (they are referenced)."""
+    """Stop matching the bot; its versions and past matches stay (they are referenced).
+
+    Its queued rated matches (ladders, seasons) are cancelled, not played.
+    """
     if bot.is_active:
         bot.is_active = False
         bot.save(update_fields=["is_active"])
+    cancel_queued_matches(
+        matches=Match.objects.filter(rated=True, seats__bot_version__bot=bot),
+        reason=f"bot {bot.name} was deactivated",
+    )
     return bot
 
 
@@ -282,3 +289,77 @@ def _seat_versions(
     if errors:
         raise Invalid({"seats": errors})
     return result
+
+
+# Rated play: matches that ladders and seasons create (never users), and their cancellation.
+
+
+def create_rated_match(
+    *,
+    game: str,
+    players: Sequence[str],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    ladder: Ladder | None = None,
+    season: Season | None = None,
+) -> Match:
+    """A rated match, queued for the workers once the caller's transaction commits.
+
+    ``players`` are in seat order, each ``"v:<version id>"`` or ``"builtin:<name>"``;
+    the scheduler (ladder round, season) has chosen them, so they are trusted here.
+    """
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=game,
+            options=dict(options or {}),
+            seed=seed,
+            rated=True,
+            ladder=ladder,
+            season=season,
+        )
+        Seat.objects.bulk_create(
+            Seat(
+                match=match,
+                number=number,
+                bot_version_id=int(player[2:]) if player.startswith("v:") else None,
+                builtin="" if player.startswith("v:") else player.removeprefix("builtin:"),
+            )
+            for number, player in enumerate(players)
+        )
+        match_id = str(match.pk)
+        transaction.on_commit(lambda: tasks.play_match.delay(match_id))
+    return match
+
+
+def cancel_queued_matches(*, matches: Any, reason: str) -> int:
+    """Cancel the queued ones among ``matches`` (a queryset): they end aborted, never played.
+
+    A match that a worker already started is left to finish. The aborted event
+    in the stream ends a built-in match that a worker is playing without a lease:
+    its next append meets a stream that moved on and stops.
+    """
+    from games.engine.platform_events import aborted_event
+    from replays import store
+    from replays.store import ConcurrencyError, NewEvent
+
+    ids = list(matches.filter(status=Match.Status.QUEUED).values_list("id", flat=True).distinct())
+    cancelled = 0
+    for match_id in ids:
+        with transaction.atomic():
+            done = Match.objects.filter(id=match_id, status=Match.Status.QUEUED).update(
+                status=Match.Status.ABORTED, error=f"cancelled: {reason}"[:2000]
+            )
+            if not done:
+                continue
+            cancelled += 1
+            game = Match.objects.values_list("game", flat=True).get(id=match_id)
+            event = NewEvent.from_engine(
+                aborted_event(f"cancelled: {reason}"),
+                engine_version=GAMES[game].rules.engine_version,
+            )
+            try:
+                with transaction.atomic():
+                    store.append(match_id, [event], store.current_version(match_id))
+            except ConcurrencyError:
+                pass  # a worker is appending: it finishes the match (its result stands)
+    return cancelled

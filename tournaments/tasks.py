@@ -51,6 +51,8 @@ def play_match(self: Task[Any, Any], match_id: str) -> str:
     if result is runner.RunResult.BUSY:
         # Held by a worker that may have died: look again once its lease can have expired.
         raise self.retry(countdown=runner.lease_seconds() + 1)
+    if result is runner.RunResult.FINISHED:
+        update_ratings.delay()  # ratings follow results within moments, not at the next beat
     return str(result.value)
 
 
@@ -73,3 +75,27 @@ def reap_matches() -> int:
     from tournaments import runner
 
     return runner.reap_expired_leases(send=enqueue_match)
+
+
+@shared_task(name="tournaments.update_ratings")
+def update_ratings() -> int:
+    """Rate every finished match the feed has settled (cheap when there is none)."""
+    from tournaments import rating_feed
+
+    return rating_feed.consume()
+
+
+@shared_task(name="tournaments.run_ladders")
+def run_ladders() -> int:
+    """One round of every active ladder (scheduled by a periodic task editable in the admin)."""
+    from tournaments import ladders
+
+    return ladders.play_rounds()
+
+
+@shared_task(name="tournaments.run_seasons")
+def run_seasons() -> int:
+    """Start each running season's matches that its pace allows by now."""
+    from tournaments import seasons
+
+    return seasons.play_all_due()

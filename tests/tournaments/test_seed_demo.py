@@ -1,20 +1,39 @@
-"""make up seeds one finished demo match per game, once."""
+"""make up seeds demo matches, a ladder per game with the built-ins, and a running demo season, once."""
 
 from __future__ import annotations
 
 import pytest
 from django.core.management import call_command
+from django_celery_beat.models import PeriodicTask
 
-from tournaments.models import Match
+from tournaments.models import Fixture, Ladder, Match, Season
 
 pytestmark = pytest.mark.django_db
 
 
-def test_seed_demo_plays_one_match_per_game_once() -> None:
+def test_seed_demo_seeds_each_part_once() -> None:
     call_command("seed_demo")
-    assert sorted(Match.objects.values_list("game", "status")) == [
+    demo = Match.objects.filter(ladder=None, season=None)
+    assert sorted(demo.values_list("game", "status")) == [
         ("brasilis", "finished"),
         ("brexit", "finished"),
     ]
+    assert sorted(Ladder.objects.values_list("game", "seats", "is_active")) == [
+        ("brasilis", 3, True),
+        ("brexit", 3, True),
+    ]
+    assert all(set(lad.builtins) == {"random", "greedy", "search"} for lad in Ladder.objects.all())
+    # Each ladder's first round is queued already: three seat rotations of one deal.
+    for ladder in Ladder.objects.all():
+        queued = Match.objects.filter(ladder=ladder, rated=True, status="queued")
+        assert queued.count() == 3 and len(set(queued.values_list("seed", flat=True))) == 1
+    assert PeriodicTask.objects.get(name="ladder rounds").task == "tournaments.run_ladders"
+    season = Season.objects.get(name="Demo season")
+    assert season.state == "running" and season.entrants.count() == 3
+    assert Fixture.objects.filter(season=season).count() == 3  # one table, three rotations
+    assert Match.objects.filter(season=season).count() >= 1  # its first match is queued
+
+    matches = Match.objects.count()
     call_command("seed_demo")
-    assert Match.objects.count() == 2
+    assert Match.objects.count() == matches
+    assert Ladder.objects.count() == 2 and Season.objects.count() == 1

@@ -40,3 +40,29 @@ urlpatterns += [
     ),
     path("matches/<uuid:match_id>/fork/", replay.MatchForkView.as_view(), name="match-fork"),
 ]
+
+# Ladders and seasons (read-only): views in their own modules.
+from tournaments.api import ladders as ladder_views  # noqa: E402
+from tournaments.api import seasons as season_views  # noqa: E402
+
+urlpatterns += [
+    path("ladders/", ladder_views.LadderListView.as_view(), name="ladder-list"),
+    path("ladders/<int:ladder_id>/", ladder_views.LadderDetailView.as_view(), name="ladder-detail"),
+    path(
+        "ladders/<int:ladder_id>/ratings/",
+        ladder_views.LadderRatingsView.as_view(),
+        name="ladder-ratings",
+    ),
+    path(
+        "ladders/<int:ladder_id>/history/",
+        ladder_views.LadderHistoryView.as_view(),
+        name="ladder-history",
+    ),
+    path("seasons/", season_views.SeasonListView.as_view(), name="season-list"),
+    path("seasons/<int:season_id>/", season_views.SeasonDetailView.as_view(), name="season-detail"),
+    path(
+        "seasons/<int:season_id>/schedule/",
+        season_views.SeasonScheduleView.as_view(),
+        name="season-schedule",
+    ),
+]

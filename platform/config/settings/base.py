@@ -90,6 +90,10 @@ CELERY_TASK_ROUTES = {"tournaments.play_match": {"queue": MATCH_QUEUE}}
 CELERY_BEAT_SCHEDULE = {
     # Re-queue matches whose worker died (its lease stopped being renewed).
     "reap-matches": {"task": "tournaments.reap_matches", "schedule": 30.0},
+    # Ratings catch up with results the per-match trigger missed (a worker lost its message).
+    "update-ratings": {"task": "tournaments.update_ratings", "schedule": 15.0},
+    # Seasons start, pause and finish on their own clock; each running one gets its due matches.
+    "run-seasons": {"task": "tournaments.run_seasons", "schedule": 30.0},
 }
 MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", default=60)
 # A match still playing after this many decisions (unset: games.engine.driver.MatchLimits), or

@@ -12,8 +12,9 @@ DEBUG = False
 # another suite on the same broker takes (or purges) them. The e2e tests pass the prefix on to
 # the workers they start. Unused for 6 hours, RabbitMQ drops a run's queues (x-expires).
 TEST_QUEUE_PREFIX = env.str("TEST_QUEUE_PREFIX", default=f"test-{uuid.uuid4().hex[:8]}")
-CELERY_TASK_DEFAULT_QUEUE = f"{TEST_QUEUE_PREFIX}-celery"
-MATCH_QUEUE = f"{TEST_QUEUE_PREFIX}-matches"
+# A test that starts its own worker and beat may name its own queues.
+CELERY_TASK_DEFAULT_QUEUE = env.str("TEST_CELERY_QUEUE", default=f"{TEST_QUEUE_PREFIX}-celery")
+MATCH_QUEUE = env.str("TEST_MATCH_QUEUE", default=f"{TEST_QUEUE_PREFIX}-matches")
 CELERY_TASK_QUEUES = [
     Queue(name, Exchange(name), routing_key=name, queue_arguments={"x-expires": 6 * 3600 * 1000})
     for name in (CELERY_TASK_DEFAULT_QUEUE, MATCH_QUEUE)

@@ -48,6 +48,19 @@ def _replay(options: dict[str, Any]) -> dict[str, Any]:
         return bench_replay()
 
 
+def _ratings(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.rating_bench import bench_ratings
+
+    with _database(options):
+        return bench_ratings(results=options["results"])
+
+
+def _convergence(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.convergence import bench_convergence
+
+    return bench_convergence(seeds=options["seeds"])
+
+
 def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
     """A throwaway database unless --in-place (the test suite's database is throwaway already)."""
     from replays.bench import bench_database
@@ -61,6 +74,8 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "sandbox": _sandbox,
     "match": _match,
     "replay": _replay,
+    "ratings": _ratings,
+    "convergence": _convergence,
 }
 
 
@@ -79,6 +94,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--batches", type=int, default=300, help="eventstore: batches of 100 events"
         )
+        parser.add_argument(
+            "--results", type=int, default=100_000, help="ratings: stored 4-player results"
+        )
+        parser.add_argument("--seeds", type=int, default=10, help="convergence: simulations")
         parser.add_argument(
             "--in-place",
             action="store_true",

@@ -1,29 +1,47 @@
-"""Seed the demo data once: a finished match of each game between built-in bots.
+"""Seed the demo data once: a finished match of each game, a ladder per game, a demo season.
 
 ``make up`` runs it after migrating, so a fresh install has something to list
-and replay. It does nothing when any match exists already.
+and replay, and, as soon as the workers and beat are up, matches being played
+and ratings moving with no further command: each ladder's first round is queued
+here, the beat plays the next ones, and the demo season starts at once. Each
+part is created only if it is missing.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from django.core.management.base import BaseCommand
+from django.db import transaction
+from django.utils import timezone
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
-from tournaments import runner
-from tournaments.models import Match, Seat
+from tournaments import ladders, runner, seasons
+from tournaments.models import BUILTIN_BOTS, Ladder, Match, Season, SeasonEntrant, Seat
 
 DEMO = [
     ("brexit", 2026, ("search", "greedy", "random", "random")),
     ("brasilis", 2010, ("search", "greedy", "greedy", "random")),
 ]
+# The built-in bots fill a three-seat table: both games take three players.
+LADDER_SEATS = 3
+DEMO_SEASON = "Demo season"
+LADDER_ROUNDS = "ladder rounds"
 
 
 class Command(BaseCommand):
-    help = "Create and play one demo match per game, once."
+    help = "Create the demo matches, ladders and season, each once."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if Match.objects.exists():
+        self._demo_matches()
+        self._ladder_schedule()
+        for game, _, _ in DEMO:
+            self._ladder(game)
+        self._season()
+
+    def _demo_matches(self) -> None:
+        if Match.objects.filter(ladder=None, season=None).exists():
             self.stdout.write("demo data: matches exist already, nothing to seed")
             return
         for game, seed, bots in DEMO:
@@ -33,3 +51,41 @@ class Command(BaseCommand):
             )
             result = runner.run_match(match.id)
             self.stdout.write(f"demo data: {game} match {match.id} {result.value}")
+
+    def _ladder_schedule(self) -> None:
+        """The periodic task the migration made (a flushed database may have lost it)."""
+        every, _ = IntervalSchedule.objects.get_or_create(every=3, period=IntervalSchedule.MINUTES)
+        PeriodicTask.objects.get_or_create(
+            name=LADDER_ROUNDS, defaults={"task": "tournaments.run_ladders", "interval": every}
+        )
+
+    def _ladder(self, game: str) -> None:
+        ladder, created = Ladder.objects.get_or_create(
+            game=game,
+            seats=LADDER_SEATS,
+            defaults={"name": f"{game} ({LADDER_SEATS} players)", "builtins": list(BUILTIN_BOTS)},
+        )
+        if created:
+            # The first round now: the workers play it as soon as they start.
+            queued = ladders.play_round(ladder)
+            self.stdout.write(f"demo data: ladder {ladder.name}, first round of {len(queued)}")
+
+    def _season(self) -> None:
+        if Season.objects.filter(name=DEMO_SEASON).exists():
+            return
+        with transaction.atomic():
+            season = Season.objects.create(
+                name=DEMO_SEASON,
+                game="brexit",
+                seats=LADDER_SEATS,
+                format=Season.Format.ROUND_ROBIN,
+                games_per_table=0,
+                starts_at=timezone.now(),
+                matches_per_hour=120,
+            )
+            for name in BUILTIN_BOTS:
+                SeasonEntrant.objects.create(season=season, builtin=name)
+            seasons.open_season(season=season)
+            seasons.start_season(season=season, rng=random.Random(2026))
+            seasons.play_due(season=season)
+        self.stdout.write(f"demo data: {DEMO_SEASON} running")

@@ -1,0 +1,167 @@
+"""End to end with a real worker and beat: a ladder plays rounds by itself and ratings move;
+a season created through the admin runs to its end and shows final standings with intervals.
+
+The worker and beat here use queues of their own, so that other suites' workers on the same
+broker never take these tasks (and this worker never takes theirs).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from collections.abc import Callable, Iterator
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+from tests.e2e.conftest import ROOT, Worker, _env, wait_until
+from tests.factories import UserFactory
+from tests.tournaments.test_season_admin import create_season_in_admin, season_action
+from tournaments.models import Ladder, Match, Rating, RatingHistory, Season
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
+
+
+@pytest.fixture
+def worker_and_beat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Callable[[], tuple[Worker, Worker]]]:
+    from config.celery import app
+
+    suffix = uuid.uuid4().hex[:8]
+    queues = {
+        "TEST_CELERY_QUEUE": f"t9-celery-{suffix}",
+        "TEST_MATCH_QUEUE": f"t9-matches-{suffix}",
+    }
+    # This process sends to the same queues as the processes it starts.
+    monkeypatch.setitem(app.conf, "task_default_queue", queues["TEST_CELERY_QUEUE"])
+    monkeypatch.setitem(
+        app.conf, "task_routes", {"tournaments.play_match": {"queue": queues["TEST_MATCH_QUEUE"]}}
+    )
+    started: list[Worker] = []
+
+    def start() -> tuple[Worker, Worker]:
+        env = {**_env(60), **queues}
+        common = {
+            "cwd": ROOT,
+            "env": env,
+            "stdout": subprocess.PIPE,
+            "stderr": subprocess.STDOUT,
+            "text": True,
+            "start_new_session": True,
+        }
+        worker = Worker(
+            subprocess.Popen(
+                [
+                    str(ROOT / ".venv/bin/celery"),
+                    "-A",
+                    "config",
+                    "worker",
+                    "--pool",
+                    "solo",
+                    "--queues",
+                    ",".join(queues.values()),
+                    "--loglevel",
+                    "INFO",
+                    "--hostname",
+                    f"t9-{suffix}@%h",
+                    "--without-mingle",
+                    "--without-gossip",
+                ],
+                **common,  # type: ignore[call-overload]
+            ),
+            "worker",
+        )
+        beat = Worker(
+            subprocess.Popen(
+                [
+                    str(ROOT / ".venv/bin/celery"),
+                    "-A",
+                    "config",
+                    "beat",
+                    "--loglevel",
+                    "INFO",
+                    "--max-interval",
+                    "2",
+                ],
+                **common,  # type: ignore[call-overload]
+            ),
+            "beat",
+        )
+        started.extend([worker, beat])
+        if not worker.ready.wait(60):
+            pytest.fail(f"worker did not start:\n{worker.log}")
+        return worker, beat
+
+    yield start
+    for process in started:
+        process.stop()
+        app.control.purge()
+
+
+@pytest.mark.timeout(600)
+def test_a_ladder_of_builtin_bots_plays_rounds_by_itself(
+    worker_and_beat: Callable[[], tuple[Worker, Worker]],
+) -> None:
+    """The three built-in bots in a two-player ladder: one table, two games a round."""
+    ladder = Ladder.objects.create(
+        name="e2e duels", game="brexit", seats=2, builtins=["random", "greedy", "search"]
+    )
+    every, _ = IntervalSchedule.objects.get_or_create(every=5, period=IntervalSchedule.SECONDS)
+    PeriodicTask.objects.update_or_create(
+        name="ladder rounds", defaults={"task": "tournaments.run_ladders", "interval": every}
+    )
+    worker, beat = worker_and_beat()
+    players = {"builtin:random", "builtin:greedy", "builtin:search"}
+
+    def two_rounds_rated() -> bool:
+        seeds = set(
+            Match.objects.filter(ladder=ladder, status="finished").values_list("seed", flat=True)
+        )
+        rated = set(
+            Rating.objects.filter(ladder=ladder, games__gt=0).values_list("player", flat=True)
+        )
+        return len(seeds) >= 3 and rated == players
+
+    wait_until(two_rounds_rated, 420, "three ladder rounds played and every bot rated", worker)
+    assert "tournaments.run_ladders" in beat.log
+    moved = RatingHistory.objects.filter(pool=f"ladder:{ladder.pk}").exclude(mu_after=25.0)
+    assert moved.exists()
+    assert len({r.rating for r in Rating.objects.filter(ladder=ladder)}) > 1
+    # Each duplicate set is the same deal with the seats swapped.
+    for seed in set(Match.objects.filter(ladder=ladder).values_list("seed", flat=True)):
+        games = Match.objects.filter(ladder=ladder, seed=seed)
+        assert games.count() == 2
+
+
+@pytest.mark.timeout(600)
+def test_a_season_created_in_the_admin_runs_to_its_end(
+    worker_and_beat: Callable[[], tuple[Worker, Worker]],
+) -> None:
+    PeriodicTask.objects.filter(name="ladder rounds").update(enabled=False)
+    client = Client()
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))  # type: ignore[arg-type]
+    season = create_season_in_admin(
+        client,
+        name="e2e season",
+        entrants=[{"builtin": "random"}, {"builtin": "greedy"}, {"builtin": "search"}],
+        format="round_robin",
+        matches_per_hour="3600",
+    )
+    assert "open" in season_action(client, season, "open_season")
+    assert "running" in season_action(client, season, "start_season")
+    worker, _ = worker_and_beat()
+    wait_until(
+        lambda: Season.objects.get(pk=season.pk).state == "finished",
+        300,
+        "the season to finish",
+        worker,
+    )
+    season.refresh_from_db()
+    assert season.standings is not None and len(season.standings) == 3
+    assert all(s["low"] < s["elo"] < s["high"] and s["games"] == 3 for s in season.standings)
+    page = client.get(reverse("admin:tournaments_season_change", args=[season.pk])).content.decode()
+    assert "3 / 3" in page and "95% interval" in page
+    assert Match.objects.filter(season=season, status="finished").count() == 3

@@ -1,0 +1,144 @@
+"""Ladder membership and rounds against the real database (matches are queued, not played)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from tests.factories import BotFactory, BotVersionFactory
+from tournaments import ladders, matchmaking, services
+from tournaments.models import BotVersion, Ladder, Match, Rating
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ladder() -> Ladder:
+    return Ladder.objects.create(
+        name="brexit duels", game="brexit", seats=2, builtins=["random", "greedy", "search"]
+    )
+
+
+def seatings(match: Match) -> list[str]:
+    return [
+        f"v:{s.bot_version_id}" if s.bot_version_id else f"builtin:{s.builtin}"
+        for s in match.seats.order_by("number")
+    ]
+
+
+def test_members_are_each_active_bots_newest_ready_version_and_the_builtins(ladder: Ladder) -> None:
+    bot = BotFactory()
+    BotVersionFactory(bot=bot)
+    newest = BotVersionFactory(bot=bot)
+    BotVersionFactory(bot=bot, status=BotVersion.Status.PENDING)  # not ready yet: v2 plays on
+    BotVersionFactory(bot=BotFactory(is_active=False))
+    BotVersionFactory(status=BotVersion.Status.REJECTED)
+    BotVersionFactory(bot=BotFactory(game="brasilis"))
+    assert ladders.members(ladder) == [
+        f"v:{newest.pk}",
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:search",
+    ]
+
+
+def test_a_round_seats_each_free_member_once_in_duplicate_sets(ladder: Ladder) -> None:
+    versions = [BotVersionFactory() for _ in range(3)]
+    created = ladders.play_round(ladder, random.Random(1))
+    assert len(created) == 3 * 2  # six members, three tables, one game per seat rotation
+    assert all(m.rated and m.ladder_id == ladder.pk and m.status == "queued" for m in created)
+    by_seed: dict[int, list[list[str]]] = {}
+    for match in created:
+        by_seed.setdefault(match.seed, []).append(seatings(match))
+    assert len(by_seed) == 3
+    for games in by_seed.values():
+        assert games[1] == list(reversed(games[0]))  # the same deal with the seats swapped
+    seated = Counter(p for games in by_seed.values() for p in games[0])
+    assert set(seated) == {f"v:{v.pk}" for v in versions} | {
+        "builtin:random",
+        "builtin:greedy",
+        "builtin:search",
+    }
+    assert set(seated.values()) == {1}
+    # Everyone is waiting for a game: the next round seats nobody.
+    assert ladders.play_round(ladder, random.Random(2)) == []
+
+
+def test_the_daily_cap_sits_a_bot_out(ladder: Ladder) -> None:
+    ladder.games_per_day = 3
+    ladder.save()
+    ladders.play_round(ladder, random.Random(1))
+    Match.objects.update(status=Match.Status.FINISHED)
+    second = ladders.play_round(ladder, random.Random(2))
+    assert second == []  # two games played, two more would pass the cap of three
+
+
+def test_a_deactivated_bot_leaves_and_its_queued_matches_are_cancelled(ladder: Ladder) -> None:
+    version = BotVersionFactory()
+    created = ladders.play_round(ladder, random.Random(4))
+    mine = [m for m in created if f"v:{version.pk}" in seatings(m)]
+    assert mine
+    services.deactivate_bot(bot=version.bot)  # type: ignore[arg-type]
+    for match in mine:
+        match.refresh_from_db()
+        assert match.status == Match.Status.ABORTED and match.error.startswith("cancelled")
+    assert f"v:{version.pk}" not in ladders.members(ladder)
+    others = Match.objects.exclude(id__in=[m.id for m in mine])
+    assert set(others.values_list("status", flat=True)) == {"queued"}
+
+
+def test_a_rejected_version_leaves_at_the_next_round_with_its_queued_matches(
+    ladder: Ladder,
+) -> None:
+    version = BotVersionFactory()
+    created = ladders.play_round(ladder, random.Random(4))
+    mine = [m.id for m in created if f"v:{version.pk}" in seatings(m)]
+    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.REJECTED)
+    ladders.play_round(ladder, random.Random(5))
+    assert set(Match.objects.filter(id__in=mine).values_list("status", flat=True)) == {"aborted"}
+
+
+def test_entrants_carry_ratings_and_recent_games(ladder: Ladder) -> None:
+    Rating.objects.create(
+        pool=ladders.pool(ladder),
+        player="builtin:search",
+        ladder=ladder,
+        builtin="search",
+        mu=30.0,
+        sigma=2.0,
+        elo=1600.0,
+        rating=1647.4,
+        deviation=59.0,
+        conservative=1470.0,
+        games=40,
+    )
+    version = BotVersionFactory()  # four members: two tables, everyone seated
+    ladders.play_round(ladder, random.Random(1))
+    everyone, pending = ladders.entrants(ladder, ladders.members(ladder))
+    search = next(e for e in everyone if e.player == "builtin:search")
+    assert search.deviation == pytest.approx(2.0 * 29.48, abs=0.1)
+    assert search.recent_games == 2
+    assert pending == {"builtin:random", "builtin:greedy", "builtin:search", f"v:{version.pk}"}
+
+
+def test_seed_weight_rises_with_uncertainty_and_falls_with_recent_games() -> None:
+    sure = matchmaking.Entrant("a", 1500, 50, 0)
+    unsure = matchmaking.Entrant("b", 1500, 200, 0)
+    busy = matchmaking.Entrant("c", 1500, 200, 10)
+    assert matchmaking.seed_weight(unsure) > matchmaking.seed_weight(sure)
+    assert matchmaking.seed_weight(busy) < matchmaking.seed_weight(unsure)
+
+
+def test_tables_are_filled_from_the_seeds_rating_window_at_random() -> None:
+    field = [matchmaking.Entrant(f"p{i:02d}", 1000 + 100 * i, 50) for i in range(20)]
+    settings = matchmaking.Settings(seats=4, window=4, tables=1)
+    tables = {
+        tuple(sorted(matchmaking.round_tables(field, settings, random.Random(s))[0]))
+        for s in range(200)
+    }
+    for table in tables:
+        ratings_at = sorted(int(p[1:]) for p in table)
+        assert ratings_at[-1] - ratings_at[0] <= 8  # seed plus its four nearest on either side
+    assert len(tables) > 20  # random filling: many different tables, not one fixed grouping

@@ -1,0 +1,172 @@
+"""Seasons: validated transitions, the schedule, play at the pace, frozen standings."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.factories import BotVersionFactory
+from tournaments import seasons, services
+from tournaments.models import Fixture, Match, Season, SeasonEntrant
+
+pytestmark = pytest.mark.django_db
+
+
+def make_season(entrants: int = 6, **kw: object) -> Season:
+    fields = {
+        "name": "autumn",
+        "game": "brexit",
+        "seats": 3,
+        "rounds": 4,
+        "matches_per_hour": 60,
+        "starts_at": timezone.now() - timedelta(days=1),  # the whole schedule is due
+    }
+    season = Season.objects.create(**{**fields, **kw})
+    builtins = ["random", "greedy", "search"][:entrants]
+    for name in builtins:
+        SeasonEntrant.objects.create(season=season, builtin=name)
+    for _ in range(entrants - len(builtins)):
+        SeasonEntrant.objects.create(season=season, bot_version=BotVersionFactory())
+    return season
+
+
+def finish_matches(matches: list[Match], rng: random.Random) -> None:
+    """Stand-in for the workers: a random full ranking per match."""
+    for match in matches:
+        seats = list(match.seats.all())
+        ranks = list(range(1, len(seats) + 1))
+        rng.shuffle(ranks)
+        for seat, rank in zip(seats, ranks, strict=True):
+            seat.rank = rank
+            seat.save(update_fields=["rank"])
+        Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+
+
+def test_every_transition_is_checked() -> None:
+    season = make_season()
+    with pytest.raises(services.Invalid, match="a draft season cannot become running"):
+        seasons.start_season(season=season)
+    seasons.open_season(season=season)
+    seasons.start_season(season=season)
+    seasons.pause_season(season=season)
+    with pytest.raises(services.Invalid, match="cannot become paused"):
+        seasons.pause_season(season=season)
+    seasons.resume_season(season=season)
+    seasons.finish_season(season=season)
+    with pytest.raises(services.Invalid, match="a finished season cannot become running"):
+        seasons.resume_season(season=season)
+    other = make_season(name="spring")
+    seasons.cancel_season(season=other)
+    assert Season.objects.get(pk=other.pk).state == "cancelled"
+
+
+def test_a_season_needs_enough_ready_entrants() -> None:
+    season = make_season(entrants=2)
+    seasons.open_season(season=season)
+    with pytest.raises(services.Invalid, match="needs at least 3 entrants"):
+        seasons.start_season(season=season)
+
+
+def test_balanced_schedule_every_pair_meets_about_equally_often() -> None:
+    season = make_season(entrants=7, rounds=6)
+    seasons.open_season(season=season)
+    seasons.start_season(season=season, rng=random.Random(3))
+    fixtures = list(Fixture.objects.filter(season=season))
+    tables = {(f.round, f.table): f for f in fixtures if f.game_number == 1}
+    assert len(tables) == 6 * 2  # seven entrants, tables of three: two tables, one bye a round
+    assert len(fixtures) == len(tables) * 3  # one game per seat rotation of the same deal
+    met = Counter(
+        tuple(sorted(pair))
+        for f in tables.values()
+        for pair in itertools.combinations(f.players, 2)
+    )
+    everyone = seasons.players(season)
+    counts = [met[tuple(sorted(p))] for p in itertools.combinations(everyone, 2)]
+    assert max(counts) - min(counts) <= 2
+    played = Counter(p for f in tables.values() for p in f.players)
+    assert max(played.values()) - min(played.values()) <= 1
+    for (r, t), first in tables.items():
+        same = [f for f in fixtures if (f.round, f.table) == (r, t)]
+        assert {f.seed for f in same} == {first.seed}
+        assert {f.players[0] for f in same} == set(first.players)  # each holds seat 0 once
+
+
+def test_round_robin_plays_every_table_of_the_field() -> None:
+    season = make_season(entrants=5, format=Season.Format.ROUND_ROBIN, games_per_table=1)
+    seasons.open_season(season=season)
+    seasons.start_season(season=season)
+    tables = [frozenset(f.players) for f in Fixture.objects.filter(season=season)]
+    assert len(tables) == len(set(tables)) == 10  # 5 choose 3
+
+
+def test_matches_start_at_the_seasons_pace_and_pause_stops_them() -> None:
+    season = make_season(matches_per_hour=10)
+    season.starts_at = timezone.now() - timedelta(minutes=30)
+    season.save()
+    seasons.open_season(season=season)
+    seasons.start_season(season=season)
+    created = seasons.play_due(season=season)
+    assert len(created) == 6  # one at the start, then ten an hour for half an hour
+    assert all(m.rated and m.season_id == season.pk for m in created)
+    assert seasons.play_due(season=season) == []
+    seasons.pause_season(season=season)
+    assert Fixture.objects.filter(season=season, match__isnull=False).count() == 0
+    assert set(Match.objects.values_list("status", flat=True)) == {"aborted"}
+    assert seasons.play_due(season=season) == []
+    seasons.resume_season(season=season)
+    assert len(seasons.play_due(season=season)) == 6
+
+
+def test_a_season_runs_to_its_end_and_freezes_standings() -> None:
+    season = make_season(entrants=4, seats=2, rounds=3, matches_per_hour=100_000)
+    seasons.open_season(season=season)
+    seasons.start_season(season=season)
+    rng = random.Random(5)
+    for _ in range(10):
+        finish_matches(seasons.play_due(season=season), rng)
+        season.refresh_from_db()
+        if season.state == "finished":
+            break
+    assert season.state == "finished"
+    assert seasons.progress(season) == (12, 12)  # 3 rounds of 2 tables, 2 rotations each
+    standings = season.standings
+    assert standings is not None
+    assert [s["place"] for s in standings] == [1, 2, 3, 4]
+    assert all(s["low"] < s["elo"] < s["high"] and s["games"] == 6 for s in standings)
+    # Frozen: later changes to results do not move them.
+    Match.objects.filter(season=season).update(status=Match.Status.ABORTED)
+    season.refresh_from_db()
+    assert season.standings == standings
+
+
+def test_swiss_draws_each_round_after_the_last() -> None:
+    season = make_season(entrants=7, format=Season.Format.SWISS, rounds=2, matches_per_hour=100_000)
+    seasons.open_season(season=season)
+    seasons.start_season(season=season)
+    assert set(Fixture.objects.filter(season=season).values_list("round", flat=True)) == {1}
+    rng = random.Random(2)
+    for _ in range(20):  # the pace allows a few matches each call
+        finish_matches(seasons.play_due(season=season), rng)
+        if Fixture.objects.filter(season=season, round=2).exists():
+            break
+    assert not Fixture.objects.filter(season=season, round=1, match__isnull=True).exists()
+    assert set(Fixture.objects.filter(season=season).values_list("round", flat=True)) == {1, 2}
+
+
+def test_a_disabled_bots_pending_games_are_void_and_can_be_rerun() -> None:
+    season = make_season(entrants=4, seats=2, rounds=1, matches_per_hour=100_000)  # no byes
+    seasons.open_season(season=season)
+    seasons.start_season(season=season)
+    version = SeasonEntrant.objects.get(season=season, bot_version__isnull=False).bot_version
+    assert version is not None
+    services.deactivate_bot(bot=version.bot)
+    created = seasons.play_due(season=season)
+    void = [m for m in created if m.seats.filter(bot_version=version).exists()]
+    assert void
+    assert {Match.objects.get(pk=m.pk).status for m in void} == {"aborted"}
+    assert seasons.rerun_void(season=season) == len(void)

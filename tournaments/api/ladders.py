@@ -1,0 +1,192 @@
+"""Ladders, their ratings and each bot's rating history: read-only, open to anonymous readers.
+
+A private bot's rating is listed (it plays in the ladder) under a neutral name
+for anyone but its owner and staff, as the bot listing itself would hide it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tournaments import ladders
+from tournaments.models import GAME_CHOICES, Ladder, Rating, RatingHistory
+
+PRIVATE = "(private bot)"
+
+
+def player_name(version: Any, builtin: str, request: Request) -> str:
+    """How a rated player is shown: "bot vN", a built-in's name, or a neutral private label."""
+    if version is None:
+        return f"builtin:{builtin}"
+    user = request.user
+    bot = version.bot
+    if bot.is_public or (user.is_authenticated and (user.is_staff or user.pk == bot.owner_id)):
+        return f"{bot.name} v{version.number}"
+    return PRIVATE
+
+
+class LadderSerializer(serializers.ModelSerializer[Ladder]):
+    members = serializers.SerializerMethodField()
+    rated_players = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Ladder
+        fields = [
+            "id",
+            "name",
+            "game",
+            "seats",
+            "options",
+            "is_active",
+            "duplicate_deals",
+            "games_per_day",
+            "builtins",
+            "members",
+            "rated_players",
+            "created_at",
+        ]
+
+    def get_members(self, ladder: Ladder) -> int:
+        return len(ladders.members(ladder))
+
+    def get_rated_players(self, ladder: Ladder) -> int:
+        return Rating.objects.filter(pool=ladders.pool(ladder)).count()
+
+
+class RatingSerializer(serializers.ModelSerializer[Rating]):
+    name = serializers.SerializerMethodField()
+    bot = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Rating
+        fields = [
+            "player",
+            "name",
+            "bot",
+            "bot_version",
+            "builtin",
+            "rating",
+            "deviation",
+            "conservative",
+            "elo",
+            "mu",
+            "sigma",
+            "games",
+            "updated_at",
+        ]
+
+    def get_name(self, rating: Rating) -> str:
+        return player_name(rating.bot_version, rating.builtin, self.context["request"])
+
+    def get_bot(self, rating: Rating) -> int | None:
+        if (
+            rating.bot_version is None
+            or player_name(rating.bot_version, "", self.context["request"]) == PRIVATE
+        ):
+            return None
+        return rating.bot_version.bot_id
+
+
+class RatingHistorySerializer(serializers.ModelSerializer[RatingHistory]):
+    change = serializers.FloatField(read_only=True)
+
+    class Meta:
+        model = RatingHistory
+        fields = [
+            "match",
+            "position",
+            "player",
+            "rank",
+            "rating_before",
+            "rating_after",
+            "change",
+            "elo_before",
+            "elo_after",
+            "mu_before",
+            "sigma_before",
+            "mu_after",
+            "sigma_after",
+        ]
+
+
+class LadderFilter(serializers.Serializer[Any]):
+    game = serializers.ChoiceField(choices=GAME_CHOICES, required=False)
+    seats = serializers.IntegerField(min_value=2, max_value=6, required=False)
+
+
+class HistoryFilter(serializers.Serializer[Any]):
+    player = serializers.RegexField(
+        r"^(v:\d+|builtin:[a-z_]+)$",
+        required=False,
+        help_text='"v:<bot version id>" or "builtin:<name>"; all players if omitted.',
+    )
+
+
+class LadderListView(generics.ListAPIView[Ladder]):
+    serializer_class = LadderSerializer
+    permission_classes = [AllowAny]
+
+    def get_queryset(self) -> QuerySet[Ladder]:
+        filters = LadderFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        return Ladder.objects.filter(**filters.validated_data).order_by("game", "seats", "id")
+
+    @extend_schema(parameters=[LadderFilter], summary="Ladders, per game and seat count")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class LadderDetailView(generics.RetrieveAPIView[Ladder]):
+    serializer_class = LadderSerializer
+    permission_classes = [AllowAny]
+    queryset = Ladder.objects.all()
+    lookup_url_kwarg = "ladder_id"
+
+    @extend_schema(summary="One ladder")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class LadderRatingsView(generics.ListAPIView[Rating]):
+    serializer_class = RatingSerializer
+    permission_classes = [AllowAny]
+
+    def get_queryset(self) -> QuerySet[Rating]:
+        ladder = get_object_or_404(Ladder, pk=self.kwargs["ladder_id"])
+        return (
+            Rating.objects.filter(pool=ladders.pool(ladder))
+            .select_related("bot_version__bot")
+            .order_by("-conservative", "player")
+        )
+
+    @extend_schema(summary="A ladder's ratings, best first (by rating - 3 deviation)")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class LadderHistoryView(generics.ListAPIView[RatingHistory]):
+    serializer_class = RatingHistorySerializer
+    permission_classes = [AllowAny]
+
+    def get_queryset(self) -> QuerySet[RatingHistory]:
+        ladder = get_object_or_404(Ladder, pk=self.kwargs["ladder_id"])
+        filters = HistoryFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        qs = RatingHistory.objects.filter(pool=ladders.pool(ladder))
+        if "player" in filters.validated_data:
+            qs = qs.filter(player=filters.validated_data["player"])
+        return qs.order_by("position", "player")
+
+    @extend_schema(
+        parameters=[HistoryFilter], summary="Rating history per match and bot, oldest first"
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)

@@ -1,0 +1,142 @@
+"""Ladder rounds: who is in a ladder, and queuing one round of rated matches (docs/ladders.md).
+
+A round is one transaction holding the ladder's row lock, so two beats that
+fire together cannot both seat the same bots. Membership is read afresh each
+round: a deactivated or rejected version is gone from the next round, and its
+queued matches are cancelled in the same sweep.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections import Counter
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Count, Max, Q
+from django.utils import timezone
+
+from tournaments import matchmaking, rating_feed, ratings, services
+from tournaments.models import BUILTIN_BOTS, BotVersion, Ladder, Match, Rating, Seat
+
+RECENT = timedelta(hours=24)
+
+
+def pool(ladder: Ladder) -> str:
+    return f"ladder:{ladder.pk}"
+
+
+def members(ladder: Ladder) -> list[str]:
+    """Each active bot's newest ready version of the ladder's game, and its built-in bots."""
+    newest = (
+        BotVersion.objects.filter(
+            bot__game=ladder.game, bot__is_active=True, status=BotVersion.Status.READY
+        )
+        .values("bot_id")
+        .annotate(number=Max("number"))
+    )
+    wanted = Q()
+    for row in newest:
+        wanted |= Q(bot_id=row["bot_id"], number=row["number"])
+    versions = (
+        list(BotVersion.objects.filter(wanted).values_list("id", flat=True)) if newest else []
+    )
+    builtins = [b for b in ladder.builtins if b in BUILTIN_BOTS]
+    return [f"v:{v}" for v in sorted(versions)] + [f"builtin:{b}" for b in builtins]
+
+
+def _players(seats: list[tuple[int | None, str]]) -> list[str]:
+    return [rating_feed.player_of(bot_version_id=v, builtin=b) for v, b in seats]
+
+
+def entrants(ladder: Ladder, players: list[str]) -> tuple[list[matchmaking.Entrant], set[str]]:
+    """Matchmaking's view of the members, and those still waiting for a game of theirs."""
+    since = timezone.now() - RECENT
+    recent_seats = (
+        Seat.objects.filter(match__ladder=ladder, match__created_at__gte=since)
+        .exclude(match__status=Match.Status.ABORTED)
+        .values_list("bot_version_id", "builtin")
+        .annotate(n=Count("id"))
+    )
+    recent = Counter(
+        {rating_feed.player_of(bot_version_id=v, builtin=b): n for v, b, n in recent_seats}
+    )
+    pending = set(
+        _players(
+            list(
+                Seat.objects.filter(
+                    match__ladder=ladder,
+                    match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+                ).values_list("bot_version_id", "builtin")
+            )
+        )
+    )
+    stored = {
+        (r.pool, r.player): ratings.Skill(mu=r.mu, sigma=r.sigma, elo=r.elo, games=r.games)
+        for r in Rating.objects.filter(pool=pool(ladder))
+    }
+    book = ratings.Book(stored)
+    preds = rating_feed.predecessors(players)
+    out = []
+    for player in players:
+        skill = book.skill(pool(ladder), player, preds.get(player, ()))
+        out.append(matchmaking.Entrant(player, skill.rating, skill.deviation, recent[player]))
+    return out, pending
+
+
+def withdraw_departed(ladder: Ladder, players: list[str]) -> int:
+    """Cancel queued matches of versions that left the ladder (deactivated, rejected, replaced)."""
+    keep = {rating_feed.version_id(p) for p in players} - {None}
+    gone = (
+        Seat.objects.filter(match__ladder=ladder, match__status=Match.Status.QUEUED)
+        .exclude(bot_version_id=None)
+        .exclude(bot_version_id__in=keep)
+        .values_list("match_id", flat=True)
+    )
+    return services.cancel_queued_matches(
+        matches=Match.objects.filter(id__in=list(gone)), reason="a bot left the ladder"
+    )
+
+
+def settings_of(ladder: Ladder) -> matchmaking.Settings:
+    return matchmaking.Settings(
+        seats=ladder.seats,
+        games_per_day=ladder.games_per_day,
+        window=ladder.window,
+        tables=ladder.tables_per_round,
+        duplicate=ladder.duplicate_deals,
+    )
+
+
+def play_round(ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
+    """Queue one round of the ladder: tables of free members, each a duplicate set."""
+    rng = rng or random.Random(secrets.randbits(64))
+    with transaction.atomic():
+        ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        if not ladder.is_active:
+            return []
+        players = members(ladder)
+        withdraw_departed(ladder, players)
+        everyone, pending = entrants(ladder, players)
+        free = [e for e in everyone if e.player not in pending]
+        settings = settings_of(ladder)
+        created = []
+        for table in matchmaking.round_tables(free, settings, rng):
+            seed = rng.getrandbits(63)
+            for seating in matchmaking.rotations(table, settings.duplicate):
+                created.append(
+                    services.create_rated_match(
+                        game=ladder.game,
+                        players=seating,
+                        seed=seed,
+                        options=ladder.options,
+                        ladder=ladder,
+                    )
+                )
+    return created
+
+
+def play_rounds() -> int:
+    """One round of every active ladder; returns how many matches were queued."""
+    return sum(len(play_round(ladder)) for ladder in Ladder.objects.filter(is_active=True))
