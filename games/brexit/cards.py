@@ -24,15 +24,18 @@ NEGOTIATING: Final = "negotiating"
 COUNTRY_SPECIFIC: Final = "country_specific"
 
 COUNTRIES: Final[list[str]] = [c["id"] for c in _DATA["countries"]]
+COUNTRY_NAME: Final[dict[str, str]] = {c["id"]: c["name"] for c in _DATA["countries"]}
 SYMBOLS: Final[dict[str, frozenset[str]]] = {
     c["id"]: frozenset(c["symbols"]) for c in _DATA["countries"]
 }
 
 AGENDAS: Final[list[str]] = [a["id"] for a in _DATA["agendas"]]
 AGENDA_SYMBOL: Final[dict[str, str]] = {a["id"]: a["symbol"] for a in _DATA["agendas"]}
+AGENDA_NAME: Final[dict[str, str]] = {a["id"]: a["name"] for a in _DATA["agendas"]}
 
 NATIONS: Final[list[str]] = [n["id"] for n in _DATA["nations"]]
 """B-22: nations go to seats in this order (England, Scotland, Wales, Northern Ireland, Cornwall)."""
+NATION_NAME: Final[dict[str, str]] = {n["id"]: n["name"] for n in _DATA["nations"]}
 STARTING_CARDS: Final[dict[str, list[str]]] = {
     n["id"]: [n["block"], *(c[0] for c in n["cards"])] for n in _DATA["nations"]
 }
@@ -40,21 +43,26 @@ STARTING_CARDS: Final[dict[str, list[str]]] = {
 
 KIND: dict[str, str] = {}
 VALUE: dict[str, int] = {}
+NAME: dict[str, str] = {}
+"""Card names: cosmetic (B-26), read only by the replay viewer's narration and boards."""
 
 for _nation in _DATA["nations"]:
-    for _card_id, _ in _nation["cards"]:
+    for _card_id, _card_name in _nation["cards"]:
         KIND[_card_id] = COUNTRY_SPECIFIC
         VALUE[_card_id] = _DATA["country_specific_value"]
+        NAME[_card_id] = _card_name
 for _effect in _DATA["effects"]:
     for _n in range(1, _effect["count"] + 1):
         _card_id = f"{_effect['prefix']}{_n}"
         KIND[_card_id] = _effect["kind"]
         VALUE[_card_id] = _effect["value"]
+        NAME[_card_id] = _effect["name"]
 _neg = _DATA["negotiating"]
-for _i in range(len(_neg["names"]) * _neg["copies"]):
+for _i, _name in enumerate(n for n in _neg["names"] for _ in range(_neg["copies"])):
     _card_id = f"{_neg['prefix']}{_i + 1:02d}"
     KIND[_card_id] = NEGOTIATING
     VALUE[_card_id] = _neg["value"]
+    NAME[_card_id] = _name
 
 NEGOTIATION_CARDS: Final[list[str]] = list(KIND)
 """Every negotiation-type card (15 country-specific + 30 effect + 39 negotiating), B-1/B-3."""

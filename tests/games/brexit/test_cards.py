@@ -1,4 +1,4 @@
-"""games/brexit/cards.py exports only what the engine, its bots or its tests read."""
+"""games/brexit/cards.py exports only what the engine, its bots, the replays or tests read."""
 
 from __future__ import annotations
 
@@ -36,7 +36,9 @@ def _exported() -> set[str]:
 
 def _used_elsewhere() -> set[str]:
     used = set()
-    for path in [*(ROOT / "games").rglob("*.py"), *(ROOT / "tests" / "games").rglob("*.py")]:
+    # replays/ draws boards and narrates with the cards' names.
+    dirs = [ROOT / "games", ROOT / "replays", ROOT / "tests" / "games"]
+    for path in [p for d in dirs for p in d.rglob("*.py")]:
         if path == CARDS:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
