@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments import forks, replay, visibility
+from tournaments import forks, replay, selectors, visibility
 from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
 from tournaments.api.throttles import ChallengeThrottle
@@ -32,8 +32,9 @@ VIEW_PARAM = OpenApiParameter(
 )
 
 
-def _match(match_id: Any) -> Match:
-    return get_object_or_404(Match.objects.prefetch_related("seats"), pk=match_id)
+def _match(request: Request, match_id: Any) -> Match:
+    """The match, if the caller may see it at all (another user's smoke match is a 404)."""
+    return get_object_or_404(selectors.match_detail(match_id, request.user))
 
 
 def _view(request: Request, match: Match) -> visibility.View:
@@ -72,7 +73,7 @@ class MatchStateView(APIView):
         summary="The match at step N as one view sees it (served from snapshots)",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = _match(match_id)
+        match = _match(request, match_id)
         query = StepQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         view = _view(request, match)
@@ -106,10 +107,11 @@ class MatchDownloadView(APIView):
         "chosen view sees them (hidden payloads replaced by their redacted form), without the seed.",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = _match(match_id)
+        match = _match(request, match_id)
         view = _view(request, match)
-        logs = visibility.log_seats(request.user, match, replay.seat_count(match))
-        doc = replay.document(match, None if visibility.is_over(match) else view, logs)
+        # Once over, the file is the whole match as stored (but for other bots' logs).
+        seen_by = visibility.sight(request.user, match, None if visibility.is_over(match) else view)
+        doc = replay.document(match, seen_by)
         response = Response(doc)
         response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
         return response
@@ -138,7 +140,7 @@ class MatchForkView(APIView):
         "owner of a bot in the match may fork it.",
     )
     def post(self, request: Request, match_id: str) -> Response:
-        original = _match(match_id)
+        original = _match(request, match_id)
         data = ForkSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fork = forks.fork_match(

@@ -12,7 +12,7 @@ from rest_framework import serializers
 
 from games.engine.registry import GAMES
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
-from tournaments import selectors
+from tournaments import selectors, visibility
 from tournaments.models import BUILTIN_BOTS, GAME_CHOICES, Bot, BotLog, BotVersion, Match, Seat
 from tournaments.services import MAX_SEED
 
@@ -272,16 +272,16 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     # Scenario options can stack decks, so they are as secret as the seed until the end.
     @extend_schema_field(OpenApiTypes.INT64)
     def get_seed(self, match: Match) -> int | None:
-        return match.seed if match.status == Match.Status.FINISHED else None
+        return match.seed if visibility.is_over(match) else None
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_options(self, match: Match) -> dict[str, Any] | None:
-        return match.options if match.status == Match.Status.FINISHED else None
+        return match.options if visibility.is_over(match) else None
 
     def get_error(self, match: Match) -> str | None:
         if not match.error:
             return None
-        return match.error if selectors.can_read_error(_viewer(self), match) else None
+        return match.error if visibility.may_read_error(_viewer(self), match) else None
 
 
 class MatchFilterSerializer(serializers.Serializer[Any]):
