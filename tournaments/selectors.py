@@ -74,12 +74,8 @@ def versions_of(user: Any, bot_id: int) -> QuerySet[BotVersion] | None:
 
 
 def can_read_source(user: Any, bot: Bot) -> bool:
-    return is_staff(user) or (user_id(user) is not None and bot.owner_id == user_id(user))
-
-
-def can_read_diagnostics(user: Any, bot: Bot) -> bool:
-    """A version's validation error and smoke match: the bot's owner's and staff's."""
-    return can_read_source(user, bot)
+    """A version's code: as private as its diagnostics (the bot's owner's and staff's)."""
+    return visibility.may_read_bot_diagnostics(user, bot)
 
 
 def matches_visible_to(user: Any) -> QuerySet[Match]:

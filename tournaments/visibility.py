@@ -33,7 +33,7 @@ from typing import Any
 from games.engine.events import can_see
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
 from games.engine.types import Event
-from tournaments.models import Match, Seat
+from tournaments.models import Bot, Match, Seat
 
 PUBLIC = "public"
 ALL = "all"
@@ -48,9 +48,12 @@ def user_id(user: Any) -> int | None:
     return user.pk if user is not None and user.is_authenticated else None
 
 
+OVER = (Match.Status.FINISHED, Match.Status.ABORTED)
+"""The statuses of a match that is over: nothing more will be played, so every card may open."""
+
+
 def is_over(match: Match) -> bool:
-    """Finished or aborted: nothing more will be played, so every hidden card may open."""
-    return match.status in (Match.Status.FINISHED, Match.Status.ABORTED)
+    return match.status in OVER
 
 
 def seats_of(user: Any, match: Match) -> frozenset[int]:
@@ -150,6 +153,12 @@ def may_read_error(user: Any, match: Match) -> bool:
     if uid is None:
         return False
     return match.created_by_id == uid or bool(seats_of(user, match))
+
+
+def may_read_bot_diagnostics(user: Any, bot: Bot) -> bool:
+    """A version's validation error (a traceback) and its smoke match: the bot's owner's and staff's."""
+    uid = user_id(user)
+    return is_staff(user) or (uid is not None and bot.owner_id == uid)
 
 
 # --- events as one caller sees them -----------------------------------------------------------

@@ -28,7 +28,7 @@ from replays.store import NewEvent
 from tests.factories import BotLogFactory, BotVersionFactory, UserFactory
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import hidden_from, leaked, strings
-from tournaments.models import BotVersion, Match, Seat
+from tournaments.models import BotLog, BotVersion, Match, Seat
 
 pytestmark = pytest.mark.django_db
 
@@ -36,6 +36,7 @@ TRACE = "SECRET-TRACE Traceback (most recent call last)"
 STDERR = "SECRET-STDERR my hand is"
 VALIDATION = "SECRET-VALIDATION smoke match, step 4: crash"
 REASON = "SECRET-REASON RuntimeError in the platform"
+SEED = 7_345_678_901_234_567
 ROLES = ("anon", "other", "owner", "staff")
 STATES = ("running", "finished", "aborted")
 
@@ -57,6 +58,9 @@ TABLE: list[tuple[str, str, str]] = [
     ("/api/bots/{bot}/versions/{rejected}/", ALL_OK, ALL_OK),
     ("/matches/?bot={bot}", ALL_OK, ALL_OK),
     ("/bots/{bot}/", ALL_OK, ALL_OK),
+    # The staff's admin: no seed, options or stderr before the end either.
+    ("/admin/tournaments/match/{m}/change/", "302 302 302 200", "302 302 302 200"),
+    ("/admin/tournaments/botlog/{log}/change/", "302 302 302 302", "302 302 302 200"),
     ("/matches/{m}/act/0/?step={asked0}", OWNER_ONLY, "404 404 200 200"),
     ("/matches/{m}/act/1/?step={asked1}", NOBODY, "404 404 404 200"),
 ]
@@ -94,6 +98,8 @@ def _copy(original: Match, state: str, owner: Any) -> Match:
     crash = verdict_event(0, "crash", detail=TRACE, elapsed_ms=5, strikes=1, step=upto)
     store.append(m.id, [NewEvent.from_engine(crash, engine_version="t")], upto)
     BotLogFactory(match=m, seat=0, version=upto, verdict="crash", text=STDERR)
+    # A seed no page could show by chance (the original's, 11, is any step's number).
+    Match.objects.filter(pk=m.pk).update(seed=SEED, options={"max_rounds": 59})
     if state == "finished":
         final = finals[0]
         store.append(
@@ -125,7 +131,7 @@ def world(request: pytest.FixtureRequest) -> dict[str, Any]:
         "anon": None,
         "other": UserFactory(),
         "owner": owner,
-        "staff": UserFactory(is_staff=True),
+        "staff": UserFactory(is_staff=True, is_superuser=True),
     }
     return {
         "state": request.param,
@@ -138,6 +144,7 @@ def world(request: pytest.FixtureRequest) -> dict[str, Any]:
             "asked0": _asked(m, 0),
             "asked1": _asked(m, 1),
             "half": m.last_version // 2,
+            "log": BotLog.objects.get(match=m).pk,
         },
     }
 
@@ -180,6 +187,8 @@ def test_every_url_answers_each_role_as_the_rules_say(world: dict[str, Any], rol
             wrong += [(url, "shows", mk) for mk in (TRACE, STDERR) if _marker(body, mk)]
         if role not in ("owner", "staff"):
             wrong += [(url, "shows", mk) for mk in (VALIDATION, REASON) if _marker(body, mk)]
+        if not over and str(SEED) in body:
+            wrong.append((url, "shows", "the seed"))
     assert wrong == []
 
 

@@ -103,8 +103,10 @@ class MatchDownloadView(APIView):
         parameters=[VIEW_PARAM],
         responses={(200, "application/json"): OpenApiTypes.OBJECT},
         summary="The whole match as a file, in the format `manage.py play --out` writes",
-        description="Once the match is over: every event as stored. Before: the events as the "
-        "chosen view sees them (hidden payloads replaced by their redacted form), without the seed.",
+        description="Once the match is over (finished or aborted): every event as stored, except "
+        "the verdict details of other users' bots and an abort's reason you may not read. Before: "
+        "the events as the chosen view sees them (hidden payloads replaced by their redacted "
+        "form), without the seed and options.",
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = _match(request, match_id)
@@ -134,7 +136,7 @@ class MatchForkView(APIView):
     @extend_schema(
         request=ForkSerializer,
         responses={201: s.MatchSerializer},
-        summary="Fork a finished match at step N into a new unrated match that plays on",
+        summary="Fork a match that is over at step N into a new unrated match that plays on",
         description="The fork starts just before the last decision at or before N, replays the "
         "original's events up to there with the same seed, and the runner plays it on. Only the "
         "owner of a bot in the match may fork it.",

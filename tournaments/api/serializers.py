@@ -109,7 +109,7 @@ class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
         read_only_fields = fields
 
     def _diagnostics(self, version: BotVersion) -> bool:
-        return selectors.can_read_diagnostics(_viewer(self), version.bot)
+        return visibility.may_read_bot_diagnostics(_viewer(self), version.bot)
 
     def get_validation_error(self, version: BotVersion) -> str | None:
         return version.validation_error if self._diagnostics(version) else None
@@ -269,7 +269,7 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     def get_created_by(self, match: Match) -> str | None:
         return match.created_by.get_username() if match.created_by else None
 
-    # Scenario options can stack decks, so they are as secret as the seed until the end.
+    # Scenario options can stack decks, so they are as secret as the seed until the match is over.
     @extend_schema_field(OpenApiTypes.INT64)
     def get_seed(self, match: Match) -> int | None:
         return match.seed if visibility.is_over(match) else None
