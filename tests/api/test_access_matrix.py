@@ -79,6 +79,7 @@ for _view, _running in (
         (f"/matches/{{m}}/board/?view={_view}&step={{half}}", _running, ALL_OK),
         (f"/matches/{{m}}/board/?view={_view}", _running, ALL_OK),
         (f"/matches/{{m}}/log/?view={_view}&after=0", _running, ALL_OK),
+        (f"/matches/{{m}}/log/?view={_view}&after={{half}}", _running, ALL_OK),
     ]
 
 
@@ -236,3 +237,19 @@ def test_once_over_every_card_is_open(world: dict[str, Any], role: str) -> None:
         assert everything.status_code == 200
         assert set(strings(everything.json()["state"])) & spectators_hidden
         assert download.json()["match"]["seed"] == m.seed
+
+
+# Forking copies the events into a new match of the forker's: a match that is not over is no one's
+# to fork (staff included), then only its bots' owners' (and staff's).
+FORK = {"running": "401 400 400 400", "finished": "401 400 201 201", "aborted": "401 400 201 201"}
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_who_may_fork(world: dict[str, Any], role: str) -> None:
+    m: Match = world["match"]
+    r = _client(world["users"][role]).post(
+        f"/api/matches/{m.pk}/fork/",
+        {"step": world["fill"]["half"]},
+        content_type="application/json",
+    )
+    assert r.status_code == int(FORK[world["state"]].split()[ROLES.index(role)]), r.content
