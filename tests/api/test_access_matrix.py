@@ -44,6 +44,7 @@ ALL_OK = "200 200 200 200"
 OWNER_ONLY = "404 404 200 404"
 NOBODY = "404 404 404 404"
 LOGGED_IN = "401 200 200 200"
+SMOKE = "404 404 200 200"
 
 # url (see _url), then the statuses for anon, other, owner, staff: while running / once over.
 TABLE: list[tuple[str, str, str]] = [
@@ -61,6 +62,14 @@ TABLE: list[tuple[str, str, str]] = [
     # The staff's admin: no seed, options or stderr before the end either.
     ("/admin/tournaments/match/{m}/change/", "302 302 302 200", "302 302 302 200"),
     ("/admin/tournaments/botlog/{log}/change/", "302 302 302 302", "302 302 302 200"),
+    # The rejected version's smoke match: its owner's (and staff's), through every door.
+    ("/api/matches/{smoke}/", SMOKE, SMOKE),
+    ("/api/matches/{smoke}/events/", SMOKE, SMOKE),
+    ("/api/matches/{smoke}/state/", SMOKE, SMOKE),
+    ("/api/matches/{smoke}/download/", SMOKE, SMOKE),
+    ("/matches/{smoke}/", SMOKE, SMOKE),
+    ("/matches/{smoke}/board/", SMOKE, SMOKE),
+    ("/matches/{smoke}/log/", SMOKE, SMOKE),
     ("/matches/{m}/act/0/?step={asked0}", OWNER_ONLY, "404 404 200 200"),
     ("/matches/{m}/act/1/?step={asked1}", NOBODY, "404 404 404 200"),
 ]
@@ -128,6 +137,8 @@ def world(request: pytest.FixtureRequest) -> dict[str, Any]:
     rejected = BotVersionFactory(
         bot=version.bot, status=BotVersion.Status.REJECTED, validation_error=VALIDATION
     )
+    smoke = _copy(original, "finished", owner)
+    Match.objects.filter(pk=smoke.pk).update(validation_of=rejected)
     users = {
         "anon": None,
         "other": UserFactory(),
@@ -146,6 +157,7 @@ def world(request: pytest.FixtureRequest) -> dict[str, Any]:
             "asked1": _asked(m, 1),
             "half": m.last_version // 2,
             "log": BotLog.objects.get(match=m).pk,
+            "smoke": smoke.pk,
         },
     }
 
@@ -174,21 +186,23 @@ def test_every_url_answers_each_role_as_the_rules_say(world: dict[str, Any], rol
     if not over:
         assert len(hidden) > 5  # hands and the decks are there to be leaked
     wrong: list[tuple[str, Any, Any]] = []
-    for url, running, finished in TABLE:
-        url = url.format(**world["fill"])
+    for template, running, finished in TABLE:
+        # The smoke match is over and dealt the same cards: its own rows check who gets in.
+        smoke = "{smoke}" in template
+        url = template.format(**world["fill"])
         expected = int((finished if over else running).split()[ROLES.index(role)])
         r = c.get(url)
         if r.status_code != expected:
             wrong.append((url, r.status_code, expected))
             continue
         body = r.content.decode()
-        if leaked(r.content, hidden):
+        if not smoke and leaked(r.content, hidden):
             wrong.append((url, "shows hidden cards", sorted(leaked(r.content, hidden))[:5]))
-        if not _may_read_logs(role, over):
+        if not _may_read_logs(role, over or smoke):
             wrong += [(url, "shows", mk) for mk in (TRACE, STDERR) if _marker(body, mk)]
         if role not in ("owner", "staff"):
             wrong += [(url, "shows", mk) for mk in (VALIDATION, REASON) if _marker(body, mk)]
-        if not over and str(SEED) in body:
+        if not over and not smoke and str(SEED) in body:
             wrong.append((url, "shows", "the seed"))
     assert wrong == []
 
