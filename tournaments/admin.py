@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from tournaments import visibility
 from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
 
 
@@ -91,9 +92,12 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "finished_at",
     ]
     list_filter = ["game", "status", "rated", "season", "ladder"]
+    # Staff see no hidden card before the end either: the seed and the options deal them.
+    exclude = ["seed", "options"]
     readonly_fields = [
         "id",
-        "seed",
+        "seed_once_over",
+        "options_once_over",
         "lease_owner",
         "lease_expires_at",
         "attempts",
@@ -107,6 +111,14 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     ]
     inlines = [SeatInline]
     actions = ["requeue"]
+
+    @admin.display(description="seed")
+    def seed_once_over(self, match: Match) -> int | str:
+        return match.seed if visibility.is_over(match) else "(hidden until the match is over)"
+
+    @admin.display(description="options")
+    def options_once_over(self, match: Match) -> object:
+        return match.options if visibility.is_over(match) else "(hidden until the match is over)"
 
     @admin.action(description="Re-queue (matches that are queued or whose lease expired)")
     def requeue(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
@@ -127,6 +139,10 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 class BotLogAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ["match", "seat", "version", "verdict"]
     search_fields = ["match__id"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[BotLog]:
+        # Staff read logs once the match is over: before, a line can quote the bot's hand.
+        return super().get_queryset(request).filter(match__status__in=visibility.OVER)
 
 
 # Ladders and seasons live in tournaments/season_admin.py; imported here so they register.

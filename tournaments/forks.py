@@ -45,7 +45,7 @@ def fork_match(
     or {} to keep the original's player.
     """
     if not is_over(original):
-        raise Invalid({"match": "only a finished match can be forked"})
+        raise Invalid({"match": "only a match that is over (finished or aborted) can be forked"})
     if not (user.is_staff or seats_of(user, original)):
         raise Invalid({"match": "only the owner of a bot in this match can fork it"})
     original_seats = list(Seat.objects.filter(match=original).order_by("number"))

@@ -13,9 +13,9 @@ from typing import Any
 from games.engine.registry import get
 from games.engine.types import JSON
 from replays import boards, narrate, snapshots, store
-from replays.document import match_document
-from tournaments.models import BotLog, Match, Seat
-from tournaments.visibility import View, event_as_seen, is_over
+from tournaments import selectors
+from tournaments.models import BotLog, Match
+from tournaments.visibility import Sight, View, event_as_seen
 
 
 def seat_count(match: Match) -> int:
@@ -79,23 +79,17 @@ class LogLine:
     verdict: str | None
 
 
-def log(
-    match: Match,
-    view: View,
-    names: list[str],
-    after: int = 0,
-    logs: frozenset[int] = frozenset(),
-) -> list[LogLine]:
-    """The events after ``after`` as sentences, each as ``view`` sees it (verdict details: ``logs``)."""
+def log(match: Match, seen_by: Sight, names: list[str], after: int = 0) -> list[LogLine]:
+    """The events after ``after`` as sentences, each as ``seen_by`` sees it."""
     seen = []
     stored = store.read(match.id, from_version=after + 1)
     for ev in stored:
-        shown = event_as_seen(ev.as_engine_event(), view, logs)
+        shown = event_as_seen(ev.as_engine_event(), seen_by)
         seen.append((ev.version, shown))
     if after > 0:
         # The narrator needs the table's context (countries on the table): replay quietly.
         earlier = [
-            (e.type, event_as_seen(e.as_engine_event(), view, logs)["payload"])
+            (e.type, event_as_seen(e.as_engine_event(), seen_by)["payload"])
             for e in store.read(match.id, to_version=after)
         ]
     else:
@@ -143,32 +137,15 @@ def logs_by_step(match: Match, seats: set[int]) -> dict[int, list[dict[str, Any]
     return out
 
 
-def seat_specs(match: Match) -> list[str]:
-    out = []
-    for seat in (
-        Seat.objects.filter(match=match).select_related("bot_version__bot").order_by("number")
-    ):
-        out.append(seat.label)
-    return out
+def document(match: Match, seen_by: Sight) -> dict[str, Any]:
+    """The whole match in the format ``manage.py play --out`` writes, as ``seen_by`` sees it.
 
-
-def document(
-    match: Match, view: View | None = None, logs: frozenset[int] = frozenset()
-) -> dict[str, Any]:
-    """The whole match in the format ``manage.py play --out`` writes.
-
-    ``view`` None: every event as stored (only once the match is over, see
-    tournaments.visibility). Otherwise each event as that view sees it. Verdict
-    details are left only for the ``logs`` seats.
+    The header is the events API's (``selectors.document_header``): seed and options
+    only once the match is over.
     """
-    events = [event_as_seen(ev.as_engine_event(), view, logs) for ev in store.read(match.id)]
-    return match_document(
-        match_id=str(match.id),
-        game=match.game,
-        options=match.options,
-        seed=match.seed if is_over(match) else None,
-        seats=seat_specs(match),
-        status=match.status,
-        outcome=match.outcome,
-        events=events,
-    )
+    doc = selectors.document_header(match)
+    doc["events"] = [
+        {"version": ev.version, **event_as_seen(ev.as_engine_event(), seen_by)}
+        for ev in store.read(match.id)
+    ]
+    return doc

@@ -1,15 +1,9 @@
-"""Reads: what a given user may see. Views filter through these so visibility rules live in one place.
+"""Reads: what a given user may see, as querysets and match documents.
 
 Anything a user may not see is simply absent from their querysets, so the API
 answers 404 for another user's private bot exactly as for one that never existed.
-
-Two kinds of secret, with different lifetimes:
-
-* hidden cards (hands, decks, face-down cards): a seat's own, until the match is
-  finished; then everyone's. Nobody sees another seat's before, staff included.
-* diagnostics (verdict details, tracebacks, stderr, validation errors, an abort's
-  reason): the bot's owner's, always; staff's too once the match is over. Everyone
-  else sees the verdict kind and the step.
+Who sees which cards, logs and diagnostics of a match is decided in
+``tournaments.visibility``, which pages, the API and downloads all follow.
 
 Results (a match's status, outcome, seats' ranks and scores) are written by a database
 trigger when the final event is appended, not by Python: see models.Match.
@@ -19,46 +13,35 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 from django.db import connection
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 
-from games.engine.events import can_see
-from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
-from games.engine.types import Event
 from replays import store
 from replays.document import match_document
+from tournaments import visibility
 from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
-
-
-def _is_staff(user: Any) -> bool:
-    return bool(user is not None and user.is_authenticated and user.is_staff)
-
-
-def _user_id(user: Any) -> int | None:
-    return user.pk if user is not None and user.is_authenticated else None
+from tournaments.visibility import is_staff, user_id
 
 
 def bots_visible_to(user: Any) -> QuerySet[Bot]:
     """Everyone sees active public bots; owners also see their private and deactivated ones."""
     qs = Bot.objects.select_related("owner")
-    if _is_staff(user):
+    if is_staff(user):
         return qs
     listed = Q(is_public=True, is_active=True)
-    uid = _user_id(user)
+    uid = user_id(user)
     return qs.filter(listed | Q(owner_id=uid)) if uid is not None else qs.filter(listed)
 
 
 def bots_owned_by(user: Any) -> QuerySet[Bot]:
     """Bots ``user`` may change: their own (staff: all)."""
     qs = Bot.objects.select_related("owner")
-    if _is_staff(user):
+    if is_staff(user):
         return qs
-    uid = _user_id(user)
+    uid = user_id(user)
     return qs.filter(owner_id=uid) if uid is not None else qs.none()
 
 
@@ -91,20 +74,16 @@ def versions_of(user: Any, bot_id: int) -> QuerySet[BotVersion] | None:
 
 
 def can_read_source(user: Any, bot: Bot) -> bool:
-    return _is_staff(user) or (_user_id(user) is not None and bot.owner_id == _user_id(user))
-
-
-def can_read_diagnostics(user: Any, bot: Bot) -> bool:
-    """A version's validation error and smoke match: the bot's owner's and staff's."""
-    return can_read_source(user, bot)
+    """A version's code: as private as its diagnostics (the bot's owner's and staff's)."""
+    return visibility.may_read_bot_diagnostics(user, bot)
 
 
 def matches_visible_to(user: Any) -> QuerySet[Match]:
     """Every match, except smoke matches (a version's validation run) of other users' bots."""
     qs = Match.objects.all()
-    if _is_staff(user):
+    if is_staff(user):
         return qs
-    uid = _user_id(user)
+    uid = user_id(user)
     if uid is None:
         return qs.filter(validation_of__isnull=True)
     return qs.filter(Q(validation_of__isnull=True) | Q(validation_of__bot__owner_id=uid))
@@ -149,52 +128,10 @@ def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]
     )
 
 
-def seats_owned_by(user: Any, match: Match) -> set[int]:
-    """Seat numbers of ``match`` played by versions of ``user``'s bots."""
-    uid = _user_id(user)
-    if uid is None:
-        return set()
-    return set(
-        Seat.objects.filter(match=match, bot_version__bot__owner_id=uid).values_list(
-            "number", flat=True
-        )
-    )
-
-
-def is_over(match: Match) -> bool:
-    """Finished or aborted: nothing more will be played, so staff may read its diagnostics."""
-    return match.status in (Match.Status.FINISHED, Match.Status.ABORTED)
-
-
-def can_read_error(user: Any, match: Match) -> bool:
-    """An abort's reason: the owners of the match's bots, whoever created it, and staff.
-
-    Reads the match's seats (prefetch ``seats__bot_version__bot`` for lists).
-    The reason can quote an exception from inside the platform, so it is not public;
-    everyone else sees that the match was aborted.
-    """
-    uid = _user_id(user)
-    if _is_staff(user):
-        return True
-    if uid is None:
-        return False
-    if match.created_by_id == uid:
-        return True
-    return any(
-        seat.bot_version is not None and seat.bot_version.bot.owner_id == uid
-        for seat in match.seats.all()
-    )
-
-
 def logs_for(user: Any, match: Match) -> QuerySet[BotLog]:
-    """Bot logs of the seats the user owns; staff: every seat's, once the match is over.
-
-    Before the end a line of stderr can quote the bot's hand, which staff must not read.
-    """
+    """Bot logs of the seats whose logs ``user`` may read (``visibility.log_seats``)."""
     qs = BotLog.objects.filter(match=match).order_by("version", "seat", "id")
-    if _is_staff(user) and is_over(match):
-        return qs
-    return qs.filter(seat__in=seats_owned_by(user, match))
+    return qs.filter(seat__in=visibility.log_seats(user, match))
 
 
 # The match document, as one user may see it
@@ -209,77 +146,6 @@ class NoSuchView(LookupError):
     """The caller may not see the match from that seat (or the seat does not exist)."""
 
 
-@dataclass(frozen=True)
-class MatchView:
-    """What one caller may see of one match's events."""
-
-    card_seats: frozenset[int]
-    """Whose hidden cards are shown while the match is not finished."""
-    diagnostic_seats: frozenset[int]
-    """Whose verdict details are shown."""
-    reads_error: bool
-    """Whether the abort's reason is shown."""
-    game_over: bool
-    """Finished: every seat's hidden cards are shown."""
-
-
-def match_view(user: Any, match: Match, seat: int | None = None) -> MatchView:
-    """The caller's view of ``match``: by default their own seats' (none for spectators).
-
-    ``seat`` narrows it to one seat's view, which before the end only that seat's
-    owner may take. Staff see no hidden card before the end either, and read every
-    seat's diagnostics once the match is over.
-    """
-    seats = list(match.seats.all())
-    numbers = {s.number for s in seats}
-    if seat is not None and seat not in numbers:
-        raise NoSuchView(f"this match has no seat {seat}")
-    uid = _user_id(user)
-    owned = frozenset(
-        s.number
-        for s in seats
-        if uid is not None and s.bot_version is not None and s.bot_version.bot.owner_id == uid
-    )
-    game_over = match.status == Match.Status.FINISHED
-    if seat is not None and seat not in owned and not game_over:
-        raise NoSuchView(f"seat {seat}'s view is its owner's until the match is finished")
-    cards = owned if seat is None else frozenset({seat}) & owned
-    diagnostics = cards  # before the end, a verdict's detail can quote the bot's hand
-    if is_over(match):
-        diagnostics = frozenset(numbers) if _is_staff(user) else owned
-    return MatchView(
-        card_seats=cards,
-        diagnostic_seats=diagnostics,
-        reads_error=can_read_error(user, match),
-        game_over=game_over,
-    )
-
-
-def _hidden(ev: Event) -> Event:
-    return {
-        "type": ev["type"],
-        "actor": ev["actor"],
-        "payload": ev["redacted"] or {},
-        "visible_to": ev["visible_to"],
-        "redacted": None,
-    }
-
-
-def _sees_any(ev: Event, seats: Collection[int]) -> bool:
-    return can_see(ev, None) or any(can_see(ev, s) for s in seats)
-
-
-def seen(ev: Event, view: MatchView) -> Event:
-    """The event as ``view`` may see it: whole, or its redacted form."""
-    if ev["type"] == BOT_VERDICT:
-        full = any(s in view.diagnostic_seats for s in ev["visible_to"] or ())
-    elif ev["type"] == MATCH_ABORTED:
-        full = view.reads_error
-    else:
-        full = view.game_over or _sees_any(ev, view.card_seats)
-    return ev if full else _hidden(ev)
-
-
 def seat_labels(match_id: uuid.UUID | str) -> list[str]:
     """The stored match's seats as its document names them, in seat order."""
     seats = Seat.objects.filter(match_id=match_id).select_related("bot_version__bot")
@@ -288,12 +154,12 @@ def seat_labels(match_id: uuid.UUID | str) -> list[str]:
 
 def document_header(match: Match) -> dict[str, Any]:
     """The document's ``format`` and ``match``; options and seed stay secret until the end."""
-    finished = match.status == Match.Status.FINISHED
+    over = visibility.is_over(match)
     return match_document(
         match_id=str(match.pk),
         game=match.game,
-        options=match.options if finished else None,
-        seed=match.seed if finished else None,
+        options=match.options if over else None,
+        seed=match.seed if over else None,
         seats=[seat.label for seat in match.seats.all()],
         status=match.status,
         outcome=match.outcome,
@@ -315,15 +181,26 @@ def match_document_page(
     events are stored after it. Raises NoSuchView. ``match`` should have its seats
     prefetched with their versions' bots (``match_detail``).
     """
-    view = match_view(user, match, seat)
+    if seat is not None and seat not in {s.number for s in match.seats.all()}:
+        raise NoSuchView(f"this match has no seat {seat}")
+    view = None if seat is None else visibility.seat_view(seat)
+    if view is not None and not visibility.may_see(user, match, view):
+        raise NoSuchView(f"seat {seat}'s view is its owner's until the match is over")
+    # Once over every payload is shown, whichever seat was asked for.
+    seen_by = visibility.sight(user, match, None if visibility.is_over(match) else view)
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
     rows = store.read(match.pk, from_version=after + 1, to_version=after + limit + 1)
     more = len(rows) > limit
     page = document_header(match)
     page["events"] = [
-        {"version": row.version, **seen(row.as_engine_event(), view)} for row in rows[:limit]
+        {"version": row.version, **visibility.event_as_seen(row.as_engine_event(), seen_by)}
+        for row in rows[:limit]
     ]
-    page["view"] = {"seats": sorted(view.card_seats), "game_over": view.game_over}
+    mine = visibility.seats_of(user, match)
+    page["view"] = {
+        "seats": sorted(mine if seat is None else mine & {seat}),
+        "game_over": visibility.is_over(match),
+    }
     return page, more
 
 

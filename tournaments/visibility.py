@@ -1,26 +1,78 @@
-"""Who may see which view of a match: the one place the replay rules live.
+"""Who sees what of a match: the one place these rules live.
 
-Before a match is finished everyone sees the spectator's (public) view and a
-bot's owner also sees their own seat's view; nobody, staff included, sees
-another seat's hidden cards. Once it is finished every view is open. A bot's
-logs (stderr, the exact ``act`` messages it received) stay with its owner and
-staff. Pages, API endpoints and downloads all ask this module.
+Every page, API endpoint and download asks this module; none decides on its own.
+
+* Hidden cards (hands, decks, face-down cards, and the seed and options that would
+  deal them): before a match is over everyone sees the public view and a bot's owner
+  also their own seat's view. Nobody sees another seat's hidden cards, staff
+  included. Once it is over every view is open.
+* A bot's logs (verdict details such as tracebacks, its stderr, the exact ``act``
+  messages it was sent): its owner's, always; staff's too once the match is over
+  (before, a line can quote the bot's hand). Everyone else sees a verdict's kind,
+  its step and the strikes.
+* An abort's reason: the owners of the match's bots, whoever created it, and staff.
+  It can quote an exception from inside the platform.
+
+"Over" is finished *or aborted*: an aborted match is never resumed (the runner
+skips it) and has no result, but nothing hidden in it can be played on any more,
+so its cards open as a finished match's do, and a bot's owner can see what its
+bot faced when the platform stopped it.
+
+Which matches a user may see at all (another user's smoke matches are hidden) is
+``selectors.matches_visible_to``, a queryset over this module's ``is_staff`` and
+``user_id``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine.events import view as event_view
-from games.engine.platform_events import BOT_VERDICT
+from games.engine.events import can_see
+from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
 from games.engine.types import Event
-from tournaments.models import Match, Seat
+from tournaments.models import Bot, Match, Seat
 
 PUBLIC = "public"
 ALL = "all"
 _SEAT = re.compile(r"^seat(\d{1,2})$")
+
+
+def is_staff(user: Any) -> bool:
+    return bool(user is not None and user.is_authenticated and user.is_staff)
+
+
+def user_id(user: Any) -> int | None:
+    return user.pk if user is not None and user.is_authenticated else None
+
+
+OVER = (Match.Status.FINISHED, Match.Status.ABORTED)
+"""The statuses of a match that is over: nothing more will be played, so every card may open."""
+
+
+def is_over(match: Match) -> bool:
+    return match.status in OVER
+
+
+def seats_of(user: Any, match: Match) -> frozenset[int]:
+    """Seat numbers of ``match`` played by versions of ``user``'s bots."""
+    uid = user_id(user)
+    if uid is None:
+        return frozenset()
+    return frozenset(
+        Seat.objects.filter(match=match, bot_version__bot__owner_id=uid).values_list(
+            "number", flat=True
+        )
+    )
+
+
+def _seat_numbers(match: Match) -> frozenset[int]:
+    return frozenset(seat.number for seat in match.seats.all())
+
+
+# --- views: which cards a caller may look through --------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -52,28 +104,8 @@ def parse_view(text: str | None, seats: int) -> View:
     raise BadView(f"no view {text!r}; this match has: {names}")
 
 
-def is_over(match: Match) -> bool:
-    return match.status == Match.Status.FINISHED
-
-
-def _user_id(user: Any) -> int | None:
-    return user.pk if user is not None and user.is_authenticated else None
-
-
-def _is_staff(user: Any) -> bool:
-    return bool(user is not None and user.is_authenticated and user.is_staff)
-
-
-def seats_of(user: Any, match: Match) -> set[int]:
-    """Seat numbers of ``match`` played by versions of ``user``'s bots."""
-    uid = _user_id(user)
-    if uid is None:
-        return set()
-    return set(
-        Seat.objects.filter(match=match, bot_version__bot__owner_id=uid).values_list(
-            "number", flat=True
-        )
-    )
+def seat_view(seat: int) -> View:
+    return View(f"seat{seat}", seat)
 
 
 def may_see(user: Any, match: Match, view: View) -> bool:
@@ -87,34 +119,103 @@ def may_see(user: Any, match: Match, view: View) -> bool:
 
 def views_open_to(user: Any, match: Match, seats: int) -> list[View]:
     """The views ``user`` may pick, in the order the viewer lists them."""
-    every = [View(PUBLIC), *(View(f"seat{k}", k) for k in range(seats)), View(ALL)]
-    if is_over(match):
-        return every
-    mine = seats_of(user, match)
-    return [v for v in every if v.name == PUBLIC or v.seat in mine]
+    every = [View(PUBLIC), *(seat_view(k) for k in range(seats)), View(ALL)]
+    return [v for v in every if may_see(user, match, v)]
+
+
+# --- logs and diagnostics ---------------------------------------------------------------------
 
 
 def may_read_logs(user: Any, match: Match, seat: int) -> bool:
-    """A seat's stderr and act messages: its bot's owner, and staff once the match is over.
+    """A seat's verdict details, stderr and act messages: its bot's owner; staff once over.
 
-    Staff wait for the end because an act message holds the seat's hidden cards.
+    Staff wait for the end because an act message or a stderr line can hold the seat's
+    hidden cards.
     """
-    return seat in seats_of(user, match) or (_is_staff(user) and is_over(match))
+    return seat in log_seats(user, match)
 
 
-def log_seats(user: Any, match: Match, seats: int) -> frozenset[int]:
+def log_seats(user: Any, match: Match) -> frozenset[int]:
     """The seats whose logs (stderr, act messages, verdict details) ``user`` may read."""
-    return frozenset(k for k in range(seats) if may_read_logs(user, match, k))
+    if is_staff(user) and is_over(match):
+        return _seat_numbers(match)
+    return seats_of(user, match)
 
 
-def event_as_seen(ev: Event, view: View | None, logs: frozenset[int] = frozenset()) -> Event:
-    """An event through ``view`` (None: as stored), a verdict's details only for ``logs`` seats.
+def may_read_error(user: Any, match: Match) -> bool:
+    """An abort's reason: the owners of the match's bots, whoever created it, and staff.
+
+    Everyone else sees that the match was aborted.
+    """
+    uid = user_id(user)
+    if is_staff(user):
+        return True
+    if uid is None:
+        return False
+    return match.created_by_id == uid or bool(seats_of(user, match))
+
+
+def may_read_bot_diagnostics(user: Any, bot: Bot) -> bool:
+    """A version's validation error (a traceback) and its smoke match: the bot's owner's and staff's."""
+    uid = user_id(user)
+    return is_staff(user) or (uid is not None and bot.owner_id == uid)
+
+
+# --- events as one caller sees them -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What one caller sees of one match's events."""
+
+    cards: frozenset[int] | None
+    """The seats whose hidden cards are shown; None: every card (the match is over)."""
+    logs: frozenset[int]
+    """The seats whose verdict details are shown."""
+    reads_error: bool
+    """Whether the abort's reason is shown."""
+
+
+def sight(user: Any, match: Match, view: View | None = None) -> Sight:
+    """What ``user`` sees of the events through ``view`` (check ``may_see`` first).
+
+    ``view`` None: through their own seats before the end, every card once it is over.
+    """
+    if view is None:
+        cards: frozenset[int] | None = None if is_over(match) else seats_of(user, match)
+    elif view.everything:
+        cards = None
+    else:
+        cards = frozenset() if view.seat is None else frozenset({view.seat})
+    return Sight(cards=cards, logs=log_seats(user, match), reads_error=may_read_error(user, match))
+
+
+def _redacted(ev: Event) -> Event:
+    return {
+        "type": ev["type"],
+        "actor": ev["actor"],
+        "payload": ev["redacted"] or {},
+        "visible_to": ev["visible_to"],
+        "redacted": None,
+    }
+
+
+def _sees_any(ev: Event, seats: Collection[int]) -> bool:
+    return can_see(ev, None) or any(can_see(ev, s) for s in seats)
+
+
+def event_as_seen(ev: Event, seen_by: Sight) -> Event:
+    """The event whole, or its redacted form, as ``seen_by`` may see it.
 
     A verdict's details (a traceback, what the bot printed) are its bot's log: they
     stay with the owner even once every card is face up.
     """
-    if ev["type"] == BOT_VERDICT and ev["actor"] not in logs:
-        ev = {**ev, "payload": ev["redacted"] or {}}
-    if view is None or view.everything:
-        return ev
-    return event_view(ev, view.seat)
+    if ev["type"] == BOT_VERDICT:
+        full = ev["actor"] in seen_by.logs
+    elif ev["type"] == MATCH_ABORTED:
+        full = seen_by.reads_error
+    elif seen_by.cards is None:
+        full = True
+    else:
+        full = _sees_any(ev, seen_by.cards)
+    return ev if full else _redacted(ev)

@@ -81,14 +81,19 @@ def test_the_step_limit_aborts_a_match_with_a_reason(builtin_match: MakeMatch, s
 
 
 def test_the_reason_is_served_with_the_match(builtin_match: MakeMatch, settings) -> None:  # type: ignore[no-untyped-def]
-    """Anyone reading the match (its seats' owners included) sees why it has no result."""
+    """Its creator (and its seats' owners, staff) sees why it has no result; others only that."""
+    from django.contrib.auth.models import User
     from rest_framework.test import APIClient
 
     settings.MATCH_MAX_STEPS = 5
     match = builtin_match()
     runner.run_match(match.id)
-    body = APIClient().get(f"/api/matches/{match.id}/").json()
     match.refresh_from_db()
+    anon = APIClient().get(f"/api/matches/{match.id}/").json()
+    assert (anon["status"], anon["outcome"], anon["error"]) == ("aborted", None, None)
+    staff = APIClient()
+    staff.force_authenticate(user=User.objects.create_user("staff-reader", is_staff=True))
+    body = staff.get(f"/api/matches/{match.id}/").json()
     assert (body["status"], body["outcome"], body["error"]) == ("aborted", None, match.error)
     assert "5 decisions" in body["error"]
 

@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments import forks, replay, visibility
+from tournaments import forks, replay, selectors, visibility
 from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
 from tournaments.api.throttles import ChallengeThrottle
@@ -32,8 +32,9 @@ VIEW_PARAM = OpenApiParameter(
 )
 
 
-def _match(match_id: Any) -> Match:
-    return get_object_or_404(Match.objects.prefetch_related("seats"), pk=match_id)
+def _match(request: Request, match_id: Any) -> Match:
+    """The match, if the caller may see it at all (another user's smoke match is a 404)."""
+    return get_object_or_404(selectors.match_detail(match_id, request.user))
 
 
 def _view(request: Request, match: Match) -> visibility.View:
@@ -72,7 +73,7 @@ class MatchStateView(APIView):
         summary="The match at step N as one view sees it (served from snapshots)",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = _match(match_id)
+        match = _match(request, match_id)
         query = StepQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         view = _view(request, match)
@@ -102,14 +103,17 @@ class MatchDownloadView(APIView):
         parameters=[VIEW_PARAM],
         responses={(200, "application/json"): OpenApiTypes.OBJECT},
         summary="The whole match as a file, in the format `manage.py play --out` writes",
-        description="Once the match is over: every event as stored. Before: the events as the "
-        "chosen view sees them (hidden payloads replaced by their redacted form), without the seed.",
+        description="Once the match is over (finished or aborted): every event as stored, except "
+        "the verdict details of other users' bots and an abort's reason you may not read. Before: "
+        "the events as the chosen view sees them (hidden payloads replaced by their redacted "
+        "form), without the seed and options.",
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = _match(match_id)
+        match = _match(request, match_id)
         view = _view(request, match)
-        logs = visibility.log_seats(request.user, match, replay.seat_count(match))
-        doc = replay.document(match, None if visibility.is_over(match) else view, logs)
+        # Once over, the file is the whole match as stored (but for other bots' logs).
+        seen_by = visibility.sight(request.user, match, None if visibility.is_over(match) else view)
+        doc = replay.document(match, seen_by)
         response = Response(doc)
         response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
         return response
@@ -132,13 +136,13 @@ class MatchForkView(APIView):
     @extend_schema(
         request=ForkSerializer,
         responses={201: s.MatchSerializer},
-        summary="Fork a finished match at step N into a new unrated match that plays on",
+        summary="Fork a match that is over at step N into a new unrated match that plays on",
         description="The fork starts just before the last decision at or before N, replays the "
         "original's events up to there with the same seed, and the runner plays it on. Only the "
         "owner of a bot in the match may fork it.",
     )
     def post(self, request: Request, match_id: str) -> Response:
-        original = _match(match_id)
+        original = _match(request, match_id)
         data = ForkSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fork = forks.fork_match(

@@ -12,7 +12,7 @@ from rest_framework import serializers
 
 from games.engine.registry import GAMES
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
-from tournaments import selectors
+from tournaments import selectors, visibility
 from tournaments.models import BUILTIN_BOTS, GAME_CHOICES, Bot, BotLog, BotVersion, Match, Seat
 from tournaments.services import MAX_SEED
 
@@ -109,7 +109,7 @@ class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
         read_only_fields = fields
 
     def _diagnostics(self, version: BotVersion) -> bool:
-        return selectors.can_read_diagnostics(_viewer(self), version.bot)
+        return visibility.may_read_bot_diagnostics(_viewer(self), version.bot)
 
     def get_validation_error(self, version: BotVersion) -> str | None:
         return version.validation_error if self._diagnostics(version) else None
@@ -269,19 +269,19 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     def get_created_by(self, match: Match) -> str | None:
         return match.created_by.get_username() if match.created_by else None
 
-    # Scenario options can stack decks, so they are as secret as the seed until the end.
+    # Scenario options can stack decks, so they are as secret as the seed until the match is over.
     @extend_schema_field(OpenApiTypes.INT64)
     def get_seed(self, match: Match) -> int | None:
-        return match.seed if match.status == Match.Status.FINISHED else None
+        return match.seed if visibility.is_over(match) else None
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_options(self, match: Match) -> dict[str, Any] | None:
-        return match.options if match.status == Match.Status.FINISHED else None
+        return match.options if visibility.is_over(match) else None
 
     def get_error(self, match: Match) -> str | None:
         if not match.error:
             return None
-        return match.error if selectors.can_read_error(_viewer(self), match) else None
+        return match.error if visibility.may_read_error(_viewer(self), match) else None
 
 
 class MatchFilterSerializer(serializers.Serializer[Any]):

@@ -161,7 +161,7 @@ def home(request: HttpRequest) -> HttpResponse:
     seasons = Season.objects.order_by("-created_at")
     if "status" in season_fields:  # the seasons issue adds it; until then every season shows
         seasons = seasons.filter(**{"status": "running"})
-    latest = _with_seats(Match.objects.order_by("-created_at"))[:10]
+    latest = _with_seats(selectors.matches(user=request.user))[:10]
     return render(
         request,
         "replays/home.html",
@@ -178,7 +178,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
         "season": _int(q.get("season")),
         "ladder": _int(q.get("ladder")),
     }
-    qs = _with_seats(selectors.matches(**filters).order_by("-created_at", "id"))
+    qs = _with_seats(selectors.matches(user=request.user, **filters))
     page = Paginator(qs, PAGE_SIZE).get_page(q.get("page"))
     query = "&".join(f"{k}={v}" for k, v in filters.items() if v is not None)
     return render(
@@ -197,10 +197,9 @@ def match_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _match(match_id: Any) -> Match:
-    return get_object_or_404(
-        Match.objects.prefetch_related("seats__bot_version__bot__owner"), pk=match_id
-    )
+def _match(request: HttpRequest, match_id: Any) -> Match:
+    """The match, if the caller may see it at all (another user's smoke match is a 404)."""
+    return get_object_or_404(selectors.match_detail(match_id, request.user))
 
 
 def _view(request: HttpRequest, match: Match, seats: int) -> visibility.View:
@@ -232,12 +231,13 @@ def _frame(request: HttpRequest, match: Match) -> dict[str, Any]:
 
 @ensure_csrf_cookie  # the fork button posts with the session's CSRF token
 def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
-    match = _match(match_id)
+    match = _match(request, match_id)
     ctx = _frame(request, match)
     view, names = ctx["view"], ctx["names"]
     mine = visibility.seats_of(request.user, match)
-    log_seats = visibility.log_seats(request.user, match, ctx["seats"])
-    lines = replay.log(match, view, names, logs=log_seats)
+    seen_by = visibility.sight(request.user, match, view)
+    log_seats = seen_by.logs
+    lines = replay.log(match, seen_by, names)
     verdicts = [
         {"version": line.version, "verdict": line.verdict, "seat": line.actor}
         for line in lines
@@ -288,20 +288,19 @@ def _view_label(view: visibility.View, names: list[str]) -> str:
 
 def match_board(request: HttpRequest, match_id: Any) -> HttpResponse:
     """The board at one step, as an HTML fragment the viewer swaps in."""
-    match = _match(match_id)
+    match = _match(request, match_id)
     ctx = _frame(request, match)
     return render(request, f"replays/board_{match.game}.html", ctx)
 
 
 def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
     """New log lines after ``after``, for a live match's page (polled)."""
-    match = _match(match_id)
+    match = _match(request, match_id)
     seats = replay.seat_count(match)
     view = _view(request, match, seats)
     after = max(0, _int(request.GET.get("after")) or 0)
     names = replay.labels(match, seats)
-    logs = visibility.log_seats(request.user, match, seats)
-    lines = replay.log(match, view, names, after=after, logs=logs)
+    lines = replay.log(match, visibility.sight(request.user, match, view), names, after=after)
     return JsonResponse(
         {
             "status": match.status,
@@ -313,7 +312,7 @@ def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
 
 def act_download(request: HttpRequest, match_id: Any, seat: int) -> HttpResponse:
     """The act message seat's bot received at ``step`` (its owner; staff once over)."""
-    match = _match(match_id)
+    match = _match(request, match_id)
     if not visibility.may_read_logs(request.user, match, seat):
         raise Http404("no such act message")
     step = replay.clamp_step(match, _int(request.GET.get("step")))
@@ -330,7 +329,9 @@ def act_download(request: HttpRequest, match_id: Any, seat: int) -> HttpResponse
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot: Bot = get_object_or_404(selectors.bots_visible_to(request.user), pk=bot_id)
     seats = (
-        Seat.objects.filter(bot_version__bot=bot)
+        Seat.objects.filter(
+            bot_version__bot=bot, match__in=selectors.matches_visible_to(request.user)
+        )
         .select_related("match", "bot_version")
         .order_by("-match__created_at")
     )
