@@ -5,33 +5,31 @@ from __future__ import annotations
 import random
 
 from games.brasilis import aids
-from games.brasilis.cards import INFLUENCE_VALUE, KIND_ORDER, NEWS, POWER_KIND
+from games.brasilis.cards import INFLUENCE_KINDS, INFLUENCE_VALUE, KIND_ORDER, NEWS, POWER_KIND
 from games.brasilis.fold import emit
 from games.brasilis.state import State
+from games.brasilis.steps import DisputeEnd, Next, Turn
 from games.engine.errors import IllegalAction
 from games.engine.events import event, private_event
 from games.engine.types import Action, Event
 
 
-def next_turn(state: State, out: list[Event], rng: random.Random, start: int) -> None:
+def next_turn(state: State, out: list[Event], start: int) -> Next:
     """Give the turn to the next politician who can act, auto-passing the empty-handed (S-10)."""
     n = state.n
     passed, hands = state.passed, state.hands
     for i in range(2 * n + 1):
         if all(passed):
-            from games.brasilis.attribution import end_dispute
-
-            end_dispute(state, out, rng)
-            return
+            return DisputeEnd()
         seat = (start + i) % n
         if not passed[seat]:
             if hands[seat] or aids.usable(state, seat):
                 emit(state, out, event("awaiting", {"kind": "dispute", "seats": [seat]}))
-                return
+                return None
             emit(state, out, event("passed", {"seat": seat, "auto": True}, actor=seat))
         elif aids.usable(state, seat):
             emit(state, out, event("awaiting", {"kind": "dispute", "seats": [seat]}))
-            return
+            return None
     raise AssertionError("no politician could act")  # pragma: no cover
 
 
@@ -74,7 +72,7 @@ def check(state: State, seat: int, action: Action) -> None:
             raise IllegalAction(f"card {card!r} is not in your hand")
         target = _seat(state, action.get("target"), "target")
         kind = POWER_KIND[card]
-        if kind in ("1", "2", "3", "4", "5"):
+        if kind in INFLUENCE_KINDS:
             return
         if not state.stacks[target]:
             raise IllegalAction(
@@ -132,13 +130,13 @@ def check(state: State, seat: int, action: Action) -> None:
     raise IllegalAction(f"unknown dispute action {action!r}")
 
 
-def apply(state: State, out: list[Event], rng: random.Random, seat: int, action: Action) -> None:
-    """Apply an action already checked, then move the turn on."""
+def apply(state: State, out: list[Event], rng: random.Random, seat: int, action: Action) -> Next:
+    """Apply an action already checked; the turn then moves on."""
     if "play" in action:
         card = action["play"]
         kind = POWER_KIND[card]
         target = action["target"]
-        if kind in ("1", "2", "3", "4", "5"):
+        if kind in INFLUENCE_KINDS:
             down = NEWS[state.news].black if state.news else False
             payload = {
                 "seat": seat,
@@ -185,7 +183,7 @@ def apply(state: State, out: list[Event], rng: random.Random, seat: int, action:
         emit(state, out, event("skipped", {"seat": seat}, actor=seat))
     else:
         emit(state, out, event("passed", {"seat": seat, "auto": False}, actor=seat))
-    next_turn(state, out, rng, (seat + 1) % state.n)
+    return Turn((seat + 1) % state.n)
 
 
 def legal(state: State, seat: int) -> list[Action]:

@@ -12,11 +12,13 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from games.brasilis import pizza
+from games.brasilis import flow, pizza
 from games.brasilis.cards import (
     AIDS,
     EXTRA_VOTE_IDS,
+    FURY_MAX,
     HAND_SIZE,
+    IMAGE_MAX,
     INITIAL_SLICES,
     MONEY_UNIT,
     NEWS,
@@ -31,6 +33,7 @@ from games.brasilis.fold import emit
 from games.brasilis.money import transfer
 from games.brasilis.refill import dealt
 from games.brasilis.state import State
+from games.brasilis.steps import BeforeReveal
 from games.engine.errors import BadOptions
 from games.engine.events import event, private_event
 from games.engine.rng import step_rng
@@ -43,8 +46,8 @@ DEFAULTS: dict[str, Any] = {
     "media_control": False,
     "trading": False,
     "more_your_way": None,
-    "image_max": 5,
-    "fury_max": 10,
+    "image_max": IMAGE_MAX,
+    "fury_max": FURY_MAX,
     "scenario": None,
 }
 MORE_YOUR_WAY = ("rounds", "salary", "hand_size")
@@ -301,26 +304,26 @@ def setup(state: State, seats: int, seed: int, options: Mapping[str, Any] | None
     if sc.get("fury"):
         emit(state, out, event("fury", {"value": sc["fury"]}))
 
-    def after_salary() -> bool:
-        targets = sc.get("money")
-        if targets is not None:
-            for seat, target in enumerate(targets):
-                if state.money[seat] > target:
-                    transfer(state, out, seat, None, state.money[seat] - target, "scenario")
-            for seat, target in enumerate(targets):
-                if state.money[seat] < target:
-                    transfer(state, out, None, seat, target - state.money[seat], "scenario")
-        if sc.get("aids") is None:
-            return False
+    step = pizza.start_round(state, out, sc.get("round", 1), sc.get("revealer"))
+    if sc.get("money") is not None:
+        _set_money(state, out, sc["money"])
+    if sc.get("aids") is not None:  # the aids are held already: no auction this round
         for seat, aid in enumerate(sc["aids"]):
             if aid:
                 emit(state, out, event("aid_granted", {"aid": aid, "seat": seat}))
-        return True
-
-    pizza.start_round(
-        state, out, rng, sc.get("round", 1), revealer=sc.get("revealer"), after_salary=after_salary
-    )
+        step = BeforeReveal()
+    flow.proceed(state, out, rng, step)
     return out
+
+
+def _set_money(state: State, out: list[Event], targets: list[int]) -> None:
+    """Move money to and from the bank until each politician holds their scenario amount."""
+    for seat, target in enumerate(targets):
+        if state.money[seat] > target:
+            transfer(state, out, seat, None, state.money[seat] - target, "scenario")
+    for seat, target in enumerate(targets):
+        if state.money[seat] < target:
+            transfer(state, out, None, seat, target - state.money[seat], "scenario")
 
 
 def _shuffled_seats(rng: random.Random, seats: int) -> list[int]:

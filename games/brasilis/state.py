@@ -8,6 +8,7 @@ stacks and into JSON unchanged.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -102,12 +103,8 @@ _FIELDS = [f.name for f in fields(State)]
 
 
 def dump(state: State) -> dict[str, Any]:
-    import copy
-
     return {name: copy.deepcopy(getattr(state, name)) for name in _FIELDS}
 
 
 def load(data: dict[str, Any]) -> State:
-    import copy
-
     return State(**{name: copy.deepcopy(data[name]) for name in _FIELDS})
