@@ -21,14 +21,15 @@ def totals(state: State) -> list[int]:
 
 def end_dispute(state: State, out: list[Event]) -> Next:
     """Everyone has passed: reveal face-down cards (S-28), then find the responsible one."""
-    if any(e["down"] for stack in state.stacks for e in stack):
+    if state.discarded_down or any(e["down"] for stack in state.stacks for e in stack):
         shown = [
             [seat, i, e["card"] if e["card"] is not None else e.get("copy_of"), effective(e)]
             for seat, stack in enumerate(state.stacks)
             for i, e in enumerate(stack)
             if e["down"]
         ]
-        emit(state, out, event("faces_revealed", {"entries": shown}))
+        payload = {"entries": shown, "eliminated": list(state.discarded_down)}  # S-36
+        emit(state, out, event("faces_revealed", payload))
     influence = totals(state)
     top = max(influence)
     tied = [s for s in range(state.n) if influence[s] == top]

@@ -162,12 +162,18 @@ def apply(state: State, out: list[Event], rng: random.Random, seat: int, action:
                 actor=seat,
             )
         elif kind == "eliminate":
-            top = state.stacks[target][-1]["card"]
-            ev = event(
-                "eliminated",
-                {"seat": seat, "card": card, "target": target, "removed": top},
-                actor=seat,
-            )
+            top = state.stacks[target][-1]
+            payload = {"seat": seat, "card": card, "target": target, "removed": top["card"]}
+            if top["down"]:  # S-36: the removed card stays hidden from all but its player
+                ev = private_event(
+                    "eliminated",
+                    {**payload, "face_down": True},
+                    to=[top["known_by"]],
+                    redacted={**payload, "removed": None, "face_down": True},
+                    actor=seat,
+                )
+            else:
+                ev = event("eliminated", payload, actor=seat)
         else:
             payload = {
                 "seat": seat,

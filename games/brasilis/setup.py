@@ -118,7 +118,29 @@ def validate(seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
         out["more_your_way"] = mine
     if out["scenario"] is not None:
         out["scenario"] = _scenario(seats, out["scenario"])
+    _check_news_suffice(seats, out)
     return out
+
+
+def _check_news_suffice(seats: int, opts: dict[str, Any]) -> None:
+    """S-38: nothing starts that the News deck cannot finish.
+
+    Each round sets aside X news (X + 1 with Media Control) and the immediate
+    REVOLUTION card may draw one more; news fixed in scenario piles are not in the deck.
+    """
+    per_round = seats + (1 if opts["media_control"] else 0)
+    sc = opts["scenario"] or {}
+    deck = len(NEWS) - sum(1 for pile in sc.get("piles", []) for c in pile if c in NEWS)
+    first = sc.get("round", 1)
+    rounds = (opts["more_your_way"] or {}).get("rounds", PIZZA_SLICES - INITIAL_SLICES[seats])
+    played = max(0, rounds - first + 1)
+    if played * per_round + 1 > deck:
+        most = (deck - 1) // per_round + first - 1
+        variant = " with Media Control" if opts["media_control"] else ""
+        raise BadOptions(
+            f"{rounds} rounds need up to {played * per_round + 1} news but the News deck holds "
+            f"{deck}: at most {most} rounds with {seats} politicians{variant} (S-38)"
+        )
 
 
 def _power_ids(tokens: object, name: str, taken: set[str]) -> list[str]:

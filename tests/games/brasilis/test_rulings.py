@@ -463,3 +463,38 @@ def test_options_rejected_with_clear_messages():
         and opts["trading"] is False
     )
     assert start(4, options={"trading": True}).events[0]["payload"]["options"]["trading"] is True
+
+
+def _most_rounds(seats, media_control):
+    per_round = seats + (1 if media_control else 0)
+    return min(12, (46 - 1) // per_round)  # 46 News cards, one kept for the REVOLUTION replacement
+
+
+@pytest.mark.parametrize("media_control", [False, True])
+@pytest.mark.parametrize("seats", [3, 4, 5, 6])
+def test_s38_rounds_beyond_the_news_deck_are_rejected_at_setup(seats, media_control):
+    most = _most_rounds(seats, media_control)
+    options = {"media_control": media_control, "more_your_way": {"rounds": most}}
+    assert RULES.options(seats, options)["more_your_way"]["rounds"] == most
+    if most < 12:
+        options["more_your_way"]["rounds"] = most + 1
+        with pytest.raises(BadOptions, match=rf"at most {most} rounds"):
+            RULES.options(seats, options)
+        with pytest.raises(BadOptions, match=rf"at most {most} rounds"):
+            start(seats, options=options)
+
+
+@pytest.mark.parametrize(("seats", "media_control"), [(4, False), (6, True), (5, True)])
+def test_s38_the_longest_allowed_game_finishes(seats, media_control):
+    most = _most_rounds(seats, media_control)
+    options = {"media_control": media_control, "more_your_way": {"rounds": most}}
+    m = start(seats, 7, options)
+    m.play_out([act] * seats, random.Random(7))
+    assert m.outcome() is not None and m.state.round == most
+
+
+def test_s38_scenario_piles_shrink_the_news_deck():
+    piles = [["A01", "A02", "A03", "A04", "A05", "A06"], [], [], []]
+    with pytest.raises(BadOptions, match="at most 9 rounds"):  # (40 - 1) // 4
+        start(4, options={"more_your_way": {"rounds": 10}}, piles=piles)
+    assert start(4, options={"more_your_way": {"rounds": 9}}, piles=piles).state.rounds == 9
