@@ -39,20 +39,33 @@ def _open_top(state: State, target: int) -> bool:
 
 
 def can_play_something(state: State, seat: int) -> bool:
-    hand = state.hands[seat]
-    if any(c in INFLUENCE_VALUE for c in hand):
-        return True
-    return bool(hand) and any(_open_top(state, t) for t in range(state.n))
+    return _can_play(state.hands[seat], any(_open_top(state, t) for t in range(state.n)))
+
+
+def _can_play(hand: list[str], open_top: bool) -> bool:
+    """An influence card can always be played; the other cards need an open top card (S-13)."""
+    return bool(hand) and (open_top or any(c in INFLUENCE_VALUE for c in hand))
 
 
 def must_play(state: State, seat: int) -> bool:
-    """S-11: a politician in C may not pass when |U| + |C| - 1 < 2 (as far as it can be met)."""
+    """S-11 with S-37: a politician in C may not pass when |U| + |C| - 1 < 2.
+
+    U: politicians who played a Power card on this news. C: the others who have
+    not passed and can play a card on this news now. Applied as far as it can be.
+    """
     played, passed, hands = state.played, state.passed, state.hands
-    if played[seat] or passed[seat] or not hands[seat]:
+    if played[seat] or passed[seat]:
+        return False
+    open_top = any(_open_top(state, t) for t in range(state.n))
+    if not _can_play(hands[seat], open_top):
         return False
     u = sum(played)
-    c = sum(1 for s in range(state.n) if not played[s] and not passed[s] and hands[s])
-    return u + c - 1 < 2 and can_play_something(state, seat)
+    c = sum(
+        1
+        for s in range(state.n)
+        if not played[s] and not passed[s] and _can_play(hands[s], open_top)
+    )
+    return u + c - 1 < 2
 
 
 def _seat(state: State, value: object, what: str) -> int:

@@ -39,7 +39,7 @@ from games.engine.events import event, private_event
 from games.engine.rng import step_rng
 from games.engine.types import Event
 
-ENGINE_VERSION = "brasilis-1"
+ENGINE_VERSION = "brasilis-2"
 
 DEFAULTS: dict[str, Any] = {
     "less_strategy": False,

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from games.brasilis import aids, refill, scoring, tiebreak
+from games.brasilis.bots import greedy
 from games.brasilis.bots.random_legal import act
 from games.brasilis.rules import RULES
 from games.engine.errors import BadOptions, IllegalAction
@@ -498,3 +499,49 @@ def test_s38_scenario_piles_shrink_the_news_deck():
     with pytest.raises(BadOptions, match="at most 9 rounds"):  # (40 - 1) // 4
         start(4, options={"more_your_way": {"rounds": 10}}, piles=piles)
     assert start(4, options={"more_your_way": {"rounds": 9}}, piles=piles).state.rounds == 9
+
+
+def test_s37_a_hand_without_influence_cards_counts_as_empty_for_the_refill():
+    hands = [["x0", "eliminate"], ["1"], ["x2"], ["reposition"]]
+    m = start(4, wallet_order=[0, 1, 2, 3], hands=hands)
+    assert of_type(m.events, "refill") == [{"holders": 1}]
+    assert [len(h) for h in m.state.hands] == [5, 5, 5, 5]  # kept, then drawn up to the target
+    assert all(c in m.state.hands[0] for c in m.state.options["scenario"]["hands"][0])
+
+
+def test_s37_less_strategy_thresholds_count_influence_holders():
+    hands = [["1"], ["1"], ["x0"], ["x2"]]
+    assert not of_type(start(4, hands=hands).events, "refill")
+    assert of_type(start(4, options={"less_strategy": True}, hands=hands).events, "refill")
+
+
+def test_s37_c_counts_only_politicians_who_can_play_on_this_news_now():
+    m = start(
+        4, wallet_order=[0, 1, 2, 3], hands=[["1"], ["x0"], ["x2"], ["1"]], reveal_in_order=True
+    )
+    assert not of_type(m.events, "refill")
+    with pytest.raises(IllegalAction, match="may not pass"):  # C = {0, 3}: 0 + 2 - 1 < 2
+        m.play(0, {"pass": True})
+    play(m, 0, "1", 0)
+    m.play(1, {"pass": True})  # the x0 now has a target: C = {1, 2, 3}
+    m.play(2, {"pass": True})
+    with pytest.raises(IllegalAction, match="may not pass"):
+        m.play(3, {"pass": True})
+
+
+def test_s37_whole_games_open_every_dispute():
+    """Measured before S-37: greedy politicians left 57% of disputes without any Power card."""
+    power = {"card_played", "modifier_played", "eliminated", "repositioned"}
+    for seed in range(10):
+        m = start(4, seed)
+        m.play_out([greedy.act] * 4, random.Random(seed))
+        played: set[int] | None = None
+        for ev in m.events:
+            if ev["type"] == "news_revealed":
+                played = set()
+            elif ev["type"] == "news_removed":
+                played = None
+            elif ev["type"] in power and played is not None:
+                played.add(ev["payload"]["seat"])
+            elif ev["type"] == "dispute_cleared":
+                assert played, (seed, ev)
