@@ -46,7 +46,10 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
     over = state.phase == "over"
     stacks = [[_entry(e, seat, over) for e in stack] if stack else [] for stack in state.stacks]
     hidden_any = any(e["value"] is None for stack in stacks for e in stack)
-    news = NEWS[state.news].public() if state.news else None
+    deciding = state.news
+    if deciding is None and state.phase == "lawyer" and state.attributed is not None:
+        deciding = state.piles[state.attributed][-1]  # just attributed, in public (S-18)
+    news = NEWS[deciding].public() if deciding else None
     auction = None
     if state.shown_aids or state.auction_aid:
         auction = {
@@ -78,8 +81,7 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         "money": list(state.money),
         "bank": state.bank,
         "fury": state.fury,
-        "hand": sorted(state.hands[seat]) if seat is not None else None,
-        "hand_kinds": sorted(POWER_KIND[c] for c in state.hands[seat])
+        "hand": [{"id": c, "kind": POWER_KIND[c]} for c in sorted(state.hands[seat])]
         if seat is not None
         else None,
         "hand_sizes": [len(h) for h in state.hands],

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from games.brasilis import attribution, auction, dispute, flow, trading
-from games.brasilis.cards import MONEY_UNIT
+from games.brasilis.cards import INFLUENCE_VALUE, MONEY_UNIT
 from games.brasilis.fold import fold as _fold
 from games.brasilis.observe import observe as _observe
 from games.brasilis.setup import ENGINE_VERSION, validate
@@ -155,10 +155,13 @@ class BrasilisRules:
             actions = dispute.legal(state, seat)
             if {"pass": True} in actions:
                 return {"pass": True}
+            # legal() lists the lowest card first, influence cards before the others.
             own = [
-                a for a in actions if "play" in a and a["target"] == seat and "destination" not in a
+                a
+                for a in actions
+                if "play" in a and a["target"] == seat and a["play"] in INFLUENCE_VALUE
             ]
-            return own[0] if own else actions[0]  # legal() lists the lowest card first
+            return own[0] if own else actions[0]
         if kind == "bid":
             return {"bid": 0}
         if kind == "lawyer":

@@ -130,7 +130,12 @@ def rollout(state: State, seat: int, action: Action, rng: random.Random) -> floa
     news = state.news
     RULES.decide(state, seat, action, rng)
     for _ in range(MAX_ROLLOUT_STEPS):
-        if state.news != news or state.phase not in ("dispute", "destination", "lawyer"):
+        # The news leaves the table when attributed; the Lawyer may still decide on it.
+        if state.news not in (news, None) or state.phase not in (
+            "dispute",
+            "destination",
+            "lawyer",
+        ):
             break
         p = state.waiting[0]
         RULES.decide(state, p, greedy.act(state, p, rng), rng)

@@ -12,7 +12,7 @@ from games.brasilis.bots.random_legal import act
 from games.brasilis.rules import RULES
 from games.engine.errors import BadOptions, IllegalAction
 
-from .helpers import assert_replays, of_type, pending, play, stack_values, start
+from .helpers import assert_replays, card, of_type, pending, play, stack_values, start
 
 
 def full_game(seats=4, seed=1, options=None):
@@ -409,9 +409,7 @@ def test_s31_trading_binding_exchange():
     assert pending(m) == [(1, "trade_reply")]
     with pytest.raises(IllegalAction):
         m.play(1, {"accept": True, "cards": []})
-    three = next(
-        c for c in m.state.hands[1] if c != five and RULES.observe(m.state, 1)["hand_kinds"]
-    )
+    three = card(m, 1, "3")
     m.play(1, {"accept": True, "cards": [three]})
     assert (
         five in m.state.hands[1] and three in m.state.hands[0] and m.state.money[:2] == [200, 100]
