@@ -16,7 +16,9 @@ from games.engine.types import Event
 
 
 def start(state: State, out: list[Event], rng: random.Random) -> Next:
-    shown = rng.sample(AIDS, min(state.n - 1, len(AIDS)))
+    scenario = state.options.get("scenario") or {}
+    fixed = scenario.get("auction_aids", {}).get(str(state.round))
+    shown = list(fixed) if fixed else rng.sample(AIDS, min(state.n - 1, len(AIDS)))
     emit(state, out, event("aids_drawn", {"aids": shown}))
     return NextLot()
 

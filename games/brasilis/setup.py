@@ -64,6 +64,8 @@ SCENARIO_KEYS = (
     "piles",
     "aids",
     "reveal_in_order",
+    "auction_aids",
+    "money_before_salary",
 )
 
 
@@ -204,16 +206,9 @@ def _scenario(seats: int, raw: object) -> dict[str, Any]:
         sc["images"] = [
             _int(v, "scenario.images", -20, 20) for v in _per_seat(raw["images"], "images", seats)
         ]
-    if raw.get("money") is not None:
-        money = [
-            _int(v, "scenario.money", 0, TOTAL_MONEY)
-            for v in _per_seat(raw["money"], "money", seats)
-        ]
-        if any(m % MONEY_UNIT for m in money) or sum(money) > TOTAL_MONEY:
-            raise BadOptions(
-                "scenario 'money' must be multiples of 100 totalling at most $6,000 (taken from the bank)"
-            )
-        sc["money"] = money
+    for key in ("money_before_salary", "money"):
+        if raw.get(key) is not None:
+            sc[key] = _money(raw[key], key, seats)
     if raw.get("fury") is not None:
         sc["fury"] = _int(raw["fury"], "scenario.fury", 0, 100)
     if raw.get("wallet_order") is not None:
@@ -234,9 +229,45 @@ def _scenario(seats: int, raw: object) -> dict[str, Any]:
                 f"scenario 'aids' must give distinct aids from {AIDS} (or null) per seat"
             )
         sc["aids"] = aids
+    if raw.get("auction_aids") is not None:
+        sc["auction_aids"] = _auction_aids(raw["auction_aids"], seats)
     if raw.get("reveal_in_order") is not None:
         sc["reveal_in_order"] = _bool(raw["reveal_in_order"], "scenario.reveal_in_order")
     return sc
+
+
+def _money(value: object, name: str, seats: int) -> list[int]:
+    money = [_int(v, f"scenario.{name}", 0, TOTAL_MONEY) for v in _per_seat(value, name, seats)]
+    if any(m % MONEY_UNIT for m in money) or sum(money) > TOTAL_MONEY:
+        raise BadOptions(
+            f"scenario {name!r} must be multiples of 100 totalling at most $6,000 (taken from the bank)"
+        )
+    return money
+
+
+def _auction_aids(value: object, seats: int) -> dict[str, list[str]]:
+    """Round number -> the aids shown at that round's auction, instead of a random draw (S-21)."""
+    shown = min(seats - 1, len(AIDS))
+    wrong = (
+        f"scenario 'auction_aids' must map round numbers from 2 to 12 to {shown} distinct aids "
+        f"from {AIDS} (X - 1 with {seats} politicians, S-21)"
+    )
+    if not isinstance(value, Mapping):
+        raise BadOptions(wrong)
+    out: dict[str, list[str]] = {}
+    for key, aids in value.items():
+        number = str(key)
+        if not number.isdigit() or not 2 <= int(number) <= 12:
+            raise BadOptions(wrong)
+        if (
+            not isinstance(aids, list)
+            or len(aids) != shown
+            or len(set(aids)) != shown
+            or any(a not in AIDS for a in aids)
+        ):
+            raise BadOptions(wrong)
+        out[str(int(number))] = list(aids)
+    return out
 
 
 def _shuffled(rng: random.Random, cards: list[str]) -> list[str]:
@@ -326,6 +357,8 @@ def setup(state: State, seats: int, seed: int, options: Mapping[str, Any] | None
     if sc.get("fury"):
         emit(state, out, event("fury", {"value": sc["fury"]}))
 
+    if sc.get("money_before_salary") is not None:
+        _set_money(state, out, sc["money_before_salary"])
     step = pizza.start_round(state, out, sc.get("round", 1), sc.get("revealer"))
     if sc.get("money") is not None:
         _set_money(state, out, sc["money"])
