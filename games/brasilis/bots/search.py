@@ -17,6 +17,7 @@ from typing import Any
 
 from games.brasilis.bots import greedy
 from games.brasilis.cards import INFLUENCE_VALUE, MONEY_UNIT, NEWS, is_news, pile_votes
+from games.brasilis.dispute import must_play
 from games.brasilis.rules import RULES
 from games.brasilis.state import State, effective
 from games.engine.match import Player
@@ -29,6 +30,7 @@ MAX_CANDIDATES = 10
 HAND_WEIGHT = greedy.CARD_COST
 """Votes per influence point still in hand (a special card counts as 2 points)."""
 MAX_ROLLOUT_STEPS = 400
+MAX_REDEALS = 20
 UCB_C = 1.0
 """Exploration in vote units: rewards are changes of worth, roughly -3..3."""
 
@@ -113,6 +115,20 @@ def determinize(state: State, seat: int, rng: random.Random) -> State:
     return s
 
 
+def sample(state: State, seat: int, may_pass: bool, rng: random.Random) -> State | None:
+    """A determinization consistent with the seat's legal actions.
+
+    Whether this seat may pass depends on which rivals can still play (S-11 with
+    S-37), so being told "you may (not) pass" says something about their hands;
+    redeals that contradict it are drawn again, up to MAX_REDEALS times.
+    """
+    for _ in range(MAX_REDEALS):
+        world = determinize(state, seat, rng)
+        if must_play(world, seat) != may_pass:
+            return world
+    return None
+
+
 def worth(state: State, seat: int) -> float:
     """A politician's standing in votes: the pile, image and money, and the hand still to play."""
     hand = sum(INFLUENCE_VALUE.get(c, 2) for c in state.hands[seat])
@@ -176,8 +192,13 @@ def make(*, budget_ms: float | None = None, seed: int = 0, iterations: int | Non
         if len(options) == 1:
             return options[0]
 
+        may_pass = {"pass": True} in legal["actions"]
+
         def pull(action: Action) -> float:
-            return rollout(determinize(state, seat, local), seat, action, local)
+            world = sample(state, seat, may_pass, local)
+            if world is None:
+                return 0.0  # no redeal agreed with what this seat was told: a neutral pull
+            return rollout(world, seat, action, local)
 
         return search(options, pull, budget=budget, exploration=UCB_C)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from games.brasilis.bots.search import determinize, make
+from games.brasilis.bots.search import determinize, make, sample
 from games.brasilis.cards import INFLUENCE_VALUE, POWER_KIND
 from games.brasilis.rules import RULES
 from games.brasilis.state import State
@@ -109,3 +109,18 @@ def test_the_search_bot_decides_the_same_in_both_worlds():
         mine = bot(RULES.load(RULES.dump(state)), SEARCHER, random.Random(seed))
         theirs = bot(RULES.load(RULES.dump(other)), SEARCHER, random.Random(seed))
         assert mine == theirs
+
+
+def test_redeals_agree_with_what_the_seat_may_do():
+    """Seat 0 may pass only because both rivals can play (S-11 with S-37): a redeal giving a
+    rival only modifiers would forbid the pass, so such redeals are drawn again."""
+    m = start(3, wallet_order=[0, 1, 2], hands=[["1", "2"], ["2"], ["x0", "1"]])
+    state, me = m.state, m.state.waiting[0]
+    assert me == 0 and {"pass": True} in RULES.legal(state, me)["actions"]
+    rng = random.Random(3)
+    worlds = [sample(state, me, True, rng) for _ in range(30)]
+    assert all(w is not None and {"pass": True} in RULES.legal(w, me)["actions"] for w in worlds)
+    bot = make(iterations=40)
+    for seed in range(4):
+        action = bot(RULES.load(RULES.dump(state)), me, random.Random(seed))
+        RULES.check(state, me, action)
