@@ -1,9 +1,10 @@
 """Options (variants, scale lengths, scenarios) and the opening events of a match.
 
-A scenario stacks decks and fixes hands, images, money, Fury, piles, aids, the
-wallet order and the starting round/revealer so that any rulebook situation
-can be set up exactly (RULINGS 3.4). It is recorded in a private event seen by
-nobody, and never shown by observe().
+A scenario stacks decks and fixes hands, images, money (before or after the
+salaries), Fury, piles, aids, the aids of an auction, the wallet order and the
+starting round/revealer, so that any rulebook situation (the rulebook's worked
+examples included) can be set up exactly. It is recorded in a private event
+seen by nobody until the end, and never shown by observe().
 """
 
 from __future__ import annotations

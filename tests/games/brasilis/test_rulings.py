@@ -1,4 +1,4 @@
-"""One test per ruling S-1..S-35 that changes behaviour (RULINGS 3.2), named after the ruling."""
+"""One test per ruling S-1..S-38 that changes behaviour (docs/games/brasilis.md), named after the ruling."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Scenario set-up reaches rulebook situations directly: the aids at an auction, the money
-before the salaries (RULINGS 3.4 scenarios); scenario options stay hidden until the end."""
+before the salaries (scenario options); scenario options stay hidden until the end."""
 
 from __future__ import annotations
 
