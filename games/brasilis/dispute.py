@@ -56,10 +56,12 @@ def must_play(state: State, seat: int) -> bool:
     played, passed, hands = state.played, state.passed, state.hands
     if played[seat] or passed[seat]:
         return False
+    u = sum(played)
+    if u >= 2:  # |C| >= 1 when it matters: the rule is met already
+        return False
     open_top = any(_open_top(state, t) for t in range(state.n))
     if not _can_play(hands[seat], open_top):
         return False
-    u = sum(played)
     c = sum(
         1
         for s in range(state.n)

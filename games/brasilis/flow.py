@@ -8,6 +8,8 @@ other (boardgame.io's flow processor, Brexit's ``proceed()``).
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 from games.brasilis import attribution, auction, dispute, pizza
 from games.brasilis.state import State
@@ -30,24 +32,59 @@ from games.engine.types import Event
 def proceed(state: State, out: list[Event], rng: random.Random, step: Next) -> None:
     """Run ``step`` and whatever follows it until a politician must decide or the game is over."""
     while step is not None:
-        match step:
-            case Turn(start):
-                step = dispute.next_turn(state, out, start)
-            case DisputeEnd():
-                step = attribution.end_dispute(state, out)
-            case Attribution(seat, chooser, totals):
-                step = attribution.attribute(state, out, seat, chooser, totals)
-            case Effects(seat, news):
-                step = attribution.effects(state, out, rng, seat, news)
-            case Cleared():
-                step = pizza.after_dispute(state, out)
-            case BeforeReveal():
-                step = pizza.before_reveal(state, out, rng)
-            case Reveal(card, source):
-                step = pizza.reveal(state, out, rng, card, source)
-            case RoundStart(number, revealer):
-                step = pizza.start_round(state, out, number, revealer)
-            case AuctionStart():
-                step = auction.start(state, out, rng)
-            case NextLot():
-                step = auction.next_lot(state, out)
+        step = STEPS[type(step)](state, out, rng, step)
+
+
+def _turn(state: State, out: list[Event], rng: random.Random, step: Turn) -> Next:
+    return dispute.next_turn(state, out, step.start)
+
+
+def _dispute_end(state: State, out: list[Event], rng: random.Random, step: DisputeEnd) -> Next:
+    return attribution.end_dispute(state, out)
+
+
+def _attribution(state: State, out: list[Event], rng: random.Random, step: Attribution) -> Next:
+    return attribution.attribute(state, out, step.seat, step.chooser, step.totals)
+
+
+def _effects(state: State, out: list[Event], rng: random.Random, step: Effects) -> Next:
+    return attribution.effects(state, out, rng, step.seat, step.news)
+
+
+def _cleared(state: State, out: list[Event], rng: random.Random, step: Cleared) -> Next:
+    return pizza.after_dispute(state, out)
+
+
+def _before_reveal(state: State, out: list[Event], rng: random.Random, step: BeforeReveal) -> Next:
+    return pizza.before_reveal(state, out, rng)
+
+
+def _reveal(state: State, out: list[Event], rng: random.Random, step: Reveal) -> Next:
+    return pizza.reveal(state, out, rng, step.card, step.source)
+
+
+def _round_start(state: State, out: list[Event], rng: random.Random, step: RoundStart) -> Next:
+    return pizza.start_round(state, out, step.number, step.revealer)
+
+
+def _auction_start(state: State, out: list[Event], rng: random.Random, step: AuctionStart) -> Next:
+    return auction.start(state, out, rng)
+
+
+def _next_lot(state: State, out: list[Event], rng: random.Random, step: NextLot) -> Next:
+    return auction.next_lot(state, out)
+
+
+STEPS: dict[type, Callable[[State, list[Event], random.Random, Any], Next]] = {
+    Turn: _turn,
+    DisputeEnd: _dispute_end,
+    Attribution: _attribution,
+    Effects: _effects,
+    Cleared: _cleared,
+    BeforeReveal: _before_reveal,
+    Reveal: _reveal,
+    RoundStart: _round_start,
+    AuctionStart: _auction_start,
+    NextLot: _next_lot,
+}
+"""Each step to the phase function that runs it (a table rather than a match: it is the hot loop)."""

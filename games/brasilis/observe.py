@@ -114,6 +114,8 @@ def _discard(state: State, seat: int | None) -> list[dict[str, str | None]]:
     """The public Power discard (S-32), oldest first; a face-down card eliminated on this
     news shows as hidden to all but its player until the reveal (S-36)."""
     down = state.discarded_down
+    if not down:
+        return [{"id": card, "kind": POWER_KIND[card]} for card in state.power_discard]
     return [
         {"id": None, "kind": "hidden"}
         if card in down and down[card] != seat
