@@ -79,3 +79,8 @@ def test_default_dispute_action_plays_the_lowest_influence_card_on_oneself():
     play(m, 0, "3", 0)
     # Seat 3 is the only other who can play: U + C - 1 = 1 + 1 - 1 < 2.
     assert RULES.default_action(m.state, 3) == {"play": card(m, 3, "2"), "target": 3}
+
+
+def test_more_your_way_hand_size_sets_the_opening_deal_too():
+    m = start(4, options={"more_your_way": {"hand_size": 3}})
+    assert RULES.observe(m.state, None)["hand_sizes"] == [3, 3, 3, 3]
