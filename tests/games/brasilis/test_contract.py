@@ -68,7 +68,7 @@ def test_default_dispute_action_with_only_modifiers_is_the_first_legal_action():
     m.play(3, {"pass": True})
     play(m, 0, "1", 0)
     assert pending(m) == [(1, "dispute")]
-    legal = RULES.legal(m.state, 1)["actions"]
+    legal = RULES.legal(m.state, 1)["actions"] or []
     assert {"pass": True} not in legal  # S-11: U = {0}, C = {1}
     assert {"play": card(m, 1, "x0"), "target": 1} in legal  # its own top card is open too
     assert RULES.default_action(m.state, 1) == legal[0] == {"play": card(m, 1, "x0"), "target": 0}
