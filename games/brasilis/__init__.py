@@ -1,1 +1,1 @@
-"""Bra$ilis: politicians dispute the authorship of news with Power cards (rulebook + RULINGS section 3)."""
+"""Bra$ilis: politicians dispute the authorship of news with Power cards (the rulebook and the rulings in docs/games/brasilis.md)."""

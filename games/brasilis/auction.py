@@ -10,14 +10,17 @@ from games.brasilis.cards import AIDS, MIN_BID
 from games.brasilis.fold import emit
 from games.brasilis.money import transfer
 from games.brasilis.state import State
+from games.brasilis.steps import BeforeReveal, Next, NextLot
 from games.engine.events import event, private_event
 from games.engine.types import Event
 
 
-def start(state: State, out: list[Event], rng: random.Random) -> None:
-    shown = rng.sample(AIDS, min(state.n - 1, len(AIDS)))
+def start(state: State, out: list[Event], rng: random.Random) -> Next:
+    scenario = state.options.get("scenario") or {}
+    fixed = scenario.get("auction_aids", {}).get(str(state.round))
+    shown = list(fixed) if fixed else rng.sample(AIDS, min(state.n - 1, len(AIDS)))
     emit(state, out, event("aids_drawn", {"aids": shown}))
-    next_lot(state, out, rng)
+    return NextLot()
 
 
 def poorest(state: State) -> int:
@@ -25,27 +28,25 @@ def poorest(state: State) -> int:
     return min(eligible, key=lambda s: (state.money[s], *tiebreak.key(state, s)))
 
 
-def next_lot(state: State, out: list[Event], rng: random.Random) -> None:
+def next_lot(state: State, out: list[Event]) -> Next:
     if not state.shown_aids or not any(state.eligible):
         emit(state, out, event("auction_closed", {}))
-        from games.brasilis.pizza import before_reveal
-
-        before_reveal(state, out, rng)
-        return
+        return BeforeReveal()
     chooser = poorest(state)
     if len(state.shown_aids) == 1:
-        open_lot(state, out, chooser, state.shown_aids[0])
-    else:
-        emit(state, out, event("awaiting", {"kind": "auction_choice", "seats": [chooser]}))
+        return open_lot(state, out, chooser, state.shown_aids[0])
+    emit(state, out, event("awaiting", {"kind": "auction_choice", "seats": [chooser]}))
+    return None
 
 
-def open_lot(state: State, out: list[Event], chooser: int, aid: str) -> None:
+def open_lot(state: State, out: list[Event], chooser: int, aid: str) -> Next:
     emit(state, out, event("auction_opened", {"aid": aid, "chooser": chooser}, actor=chooser))
     bidders = [s for s in range(state.n) if state.eligible[s]]
     emit(state, out, event("awaiting", {"kind": "bid", "seats": bidders}))
+    return None
 
 
-def place_bid(state: State, out: list[Event], rng: random.Random, seat: int, amount: int) -> None:
+def place_bid(state: State, out: list[Event], seat: int, amount: int) -> Next:
     emit(
         state,
         out,
@@ -54,7 +55,7 @@ def place_bid(state: State, out: list[Event], rng: random.Random, seat: int, amo
         ),
     )
     if state.waiting:
-        return
+        return None
     bids = list(state.bids)
     aid = state.auction_aid
     assert aid is not None
@@ -73,4 +74,4 @@ def place_bid(state: State, out: list[Event], rng: random.Random, seat: int, amo
     else:
         emit(state, out, event("aid_bought", {"aid": aid, "seat": winner, "price": top}))
         on_purchase(state, out, winner, aid)
-    next_lot(state, out, rng)
+    return NextLot()

@@ -16,8 +16,6 @@ _DATA: dict[str, Any] = json.loads(
 )
 
 INFLUENCE_KINDS = ("1", "2", "3", "4", "5")
-MODIFIER_KINDS = ("x0", "x2")
-INTERFERENCE_KINDS = ("eliminate", "reposition")
 
 
 def _power_cards() -> dict[str, str]:

@@ -5,33 +5,31 @@ from __future__ import annotations
 import random
 
 from games.brasilis import aids
-from games.brasilis.cards import INFLUENCE_VALUE, KIND_ORDER, NEWS, POWER_KIND
+from games.brasilis.cards import INFLUENCE_KINDS, INFLUENCE_VALUE, KIND_ORDER, NEWS, POWER_KIND
 from games.brasilis.fold import emit
 from games.brasilis.state import State
+from games.brasilis.steps import DisputeEnd, Next, Turn
 from games.engine.errors import IllegalAction
 from games.engine.events import event, private_event
 from games.engine.types import Action, Event
 
 
-def next_turn(state: State, out: list[Event], rng: random.Random, start: int) -> None:
+def next_turn(state: State, out: list[Event], start: int) -> Next:
     """Give the turn to the next politician who can act, auto-passing the empty-handed (S-10)."""
     n = state.n
     passed, hands = state.passed, state.hands
     for i in range(2 * n + 1):
         if all(passed):
-            from games.brasilis.attribution import end_dispute
-
-            end_dispute(state, out, rng)
-            return
+            return DisputeEnd()
         seat = (start + i) % n
         if not passed[seat]:
             if hands[seat] or aids.usable(state, seat):
                 emit(state, out, event("awaiting", {"kind": "dispute", "seats": [seat]}))
-                return
+                return None
             emit(state, out, event("passed", {"seat": seat, "auto": True}, actor=seat))
         elif aids.usable(state, seat):
             emit(state, out, event("awaiting", {"kind": "dispute", "seats": [seat]}))
-            return
+            return None
     raise AssertionError("no politician could act")  # pragma: no cover
 
 
@@ -41,20 +39,35 @@ def _open_top(state: State, target: int) -> bool:
 
 
 def can_play_something(state: State, seat: int) -> bool:
-    hand = state.hands[seat]
-    if any(c in INFLUENCE_VALUE for c in hand):
-        return True
-    return bool(hand) and any(_open_top(state, t) for t in range(state.n))
+    return _can_play(state.hands[seat], any(_open_top(state, t) for t in range(state.n)))
+
+
+def _can_play(hand: list[str], open_top: bool) -> bool:
+    """An influence card can always be played; the other cards need an open top card (S-13)."""
+    return bool(hand) and (open_top or any(c in INFLUENCE_VALUE for c in hand))
 
 
 def must_play(state: State, seat: int) -> bool:
-    """S-11: a politician in C may not pass when |U| + |C| - 1 < 2 (as far as it can be met)."""
+    """S-11 with S-37: a politician in C may not pass when |U| + |C| - 1 < 2.
+
+    U: politicians who played a Power card on this news. C: the others who have
+    not passed and can play a card on this news now. Applied as far as it can be.
+    """
     played, passed, hands = state.played, state.passed, state.hands
-    if played[seat] or passed[seat] or not hands[seat]:
+    if played[seat] or passed[seat]:
         return False
     u = sum(played)
-    c = sum(1 for s in range(state.n) if not played[s] and not passed[s] and hands[s])
-    return u + c - 1 < 2 and can_play_something(state, seat)
+    if u >= 2:  # |C| >= 1 when it matters: the rule is met already
+        return False
+    open_top = any(_open_top(state, t) for t in range(state.n))
+    if not _can_play(hands[seat], open_top):
+        return False
+    c = sum(
+        1
+        for s in range(state.n)
+        if not played[s] and not passed[s] and _can_play(hands[s], open_top)
+    )
+    return u + c - 1 < 2
 
 
 def _seat(state: State, value: object, what: str) -> int:
@@ -74,7 +87,7 @@ def check(state: State, seat: int, action: Action) -> None:
             raise IllegalAction(f"card {card!r} is not in your hand")
         target = _seat(state, action.get("target"), "target")
         kind = POWER_KIND[card]
-        if kind in ("1", "2", "3", "4", "5"):
+        if kind in INFLUENCE_KINDS:
             return
         if not state.stacks[target]:
             raise IllegalAction(
@@ -132,13 +145,13 @@ def check(state: State, seat: int, action: Action) -> None:
     raise IllegalAction(f"unknown dispute action {action!r}")
 
 
-def apply(state: State, out: list[Event], rng: random.Random, seat: int, action: Action) -> None:
-    """Apply an action already checked, then move the turn on."""
+def apply(state: State, out: list[Event], rng: random.Random, seat: int, action: Action) -> Next:
+    """Apply an action already checked; the turn then moves on."""
     if "play" in action:
         card = action["play"]
         kind = POWER_KIND[card]
         target = action["target"]
-        if kind in ("1", "2", "3", "4", "5"):
+        if kind in INFLUENCE_KINDS:
             down = NEWS[state.news].black if state.news else False
             payload = {
                 "seat": seat,
@@ -164,12 +177,18 @@ def apply(state: State, out: list[Event], rng: random.Random, seat: int, action:
                 actor=seat,
             )
         elif kind == "eliminate":
-            top = state.stacks[target][-1]["card"]
-            ev = event(
-                "eliminated",
-                {"seat": seat, "card": card, "target": target, "removed": top},
-                actor=seat,
-            )
+            top = state.stacks[target][-1]
+            payload = {"seat": seat, "card": card, "target": target, "removed": top["card"]}
+            if top["down"]:  # S-36: the removed card stays hidden from all but its player
+                ev = private_event(
+                    "eliminated",
+                    {**payload, "face_down": True},
+                    to=[top["known_by"]],
+                    redacted={**payload, "removed": None, "face_down": True},
+                    actor=seat,
+                )
+            else:
+                ev = event("eliminated", payload, actor=seat)
         else:
             payload = {
                 "seat": seat,
@@ -185,7 +204,7 @@ def apply(state: State, out: list[Event], rng: random.Random, seat: int, action:
         emit(state, out, event("skipped", {"seat": seat}, actor=seat))
     else:
         emit(state, out, event("passed", {"seat": seat, "auto": False}, actor=seat))
-    next_turn(state, out, rng, (seat + 1) % state.n)
+    return Turn((seat + 1) % state.n)
 
 
 def legal(state: State, seat: int) -> list[Action]:

@@ -169,7 +169,14 @@ def _aid_used(s: State, p: P) -> None:
         seat = p["seat"]
         original = s.stacks[p["neighbour"]][-1]
         original["locked"] = True
-        copy = entry(None, effective(original), original["by"], down=original["down"], locked=True)
+        copy = entry(
+            None,
+            effective(original),
+            seat,
+            down=original["down"],
+            locked=True,
+            known_by=original["known_by"],
+        )
         copy["copy_of"] = original["card"]
         s.stacks[seat].append(copy)
 
@@ -217,6 +224,8 @@ def _eliminated(s: State, p: P) -> None:
     seat, card = p["seat"], p["card"]
     s.hands[seat].remove(card)
     gone = s.stacks[p["target"]].pop()
+    if gone["down"]:  # S-36: still hidden in the discard until the reveal
+        s.discarded_down[gone["card"]] = gone["known_by"]
     s.power_discard.append(gone["card"])
     s.power_discard.extend(gone["mult"])
     s.spent.append(card)
@@ -239,6 +248,7 @@ def _faces_revealed(s: State, p: P) -> None:
     for stack in s.stacks:
         for e in stack:
             e["down"] = False
+    s.discarded_down = {}
 
 
 def _tie(s: State, p: P) -> None:

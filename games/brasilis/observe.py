@@ -24,7 +24,7 @@ PUBLIC_OPTIONS = (
 
 
 def _entry(e: Entry, seat: int | None, over: bool) -> dict[str, Any]:
-    hidden = e["down"] and not over and seat != e["by"]
+    hidden = e["down"] and not over and seat != e["known_by"]
     card = e["card"]
     return {
         "card": None if hidden else card if card is not None else e.get("copy_of"),
@@ -39,10 +39,17 @@ def _entry(e: Entry, seat: int | None, over: bool) -> dict[str, Any]:
 
 def observe(state: State, seat: int | None) -> dict[str, Any]:
     n = state.n
+    if seat is not None and (type(seat) is not int or not 0 <= seat < n):
+        raise ValueError(
+            f"{seat!r} is not a seat at this table: seats are 0..{n - 1}, or None for a spectator"
+        )
     over = state.phase == "over"
     stacks = [[_entry(e, seat, over) for e in stack] if stack else [] for stack in state.stacks]
     hidden_any = any(e["value"] is None for stack in stacks for e in stack)
-    news = NEWS[state.news].public() if state.news else None
+    deciding = state.news
+    if deciding is None and state.phase == "lawyer" and state.attributed is not None:
+        deciding = state.piles[state.attributed][-1]  # just attributed, in public (S-18)
+    news = NEWS[deciding].public() if deciding else None
     auction = None
     if state.shown_aids or state.auction_aid:
         auction = {
@@ -74,8 +81,7 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         "money": list(state.money),
         "bank": state.bank,
         "fury": state.fury,
-        "hand": sorted(state.hands[seat]) if seat is not None else None,
-        "hand_kinds": sorted(POWER_KIND[c] for c in state.hands[seat])
+        "hand": [{"id": c, "kind": POWER_KIND[c]} for c in sorted(state.hands[seat])]
         if seat is not None
         else None,
         "hand_sizes": [len(h) for h in state.hands],
@@ -92,6 +98,7 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         "my_news": list(state.piles[seat]) if seat is not None else None,
         "news_counts": [len(p) for p in state.piles],
         "power_deck_size": len(state.power_deck),
+        "power_discard": _discard(state, seat),
         "power_discard_size": len(state.power_discard),
         "news_deck_size": len(state.news_deck),
         "pool_size": len(state.pool),
@@ -101,6 +108,20 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         "result": state.result,
     }
     return obs
+
+
+def _discard(state: State, seat: int | None) -> list[dict[str, str | None]]:
+    """The public Power discard (S-32), oldest first; a face-down card eliminated on this
+    news shows as hidden to all but its player until the reveal (S-36)."""
+    down = state.discarded_down
+    if not down:
+        return [{"id": card, "kind": POWER_KIND[card]} for card in state.power_discard]
+    return [
+        {"id": None, "kind": "hidden"}
+        if card in down and down[card] != seat
+        else {"id": card, "kind": POWER_KIND[card]}
+        for card in state.power_discard
+    ]
 
 
 def _wallet_order(state: State) -> list[int]:

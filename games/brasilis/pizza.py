@@ -1,29 +1,21 @@
-"""Rounds as pizza slices (S-1): set-aside news, salaries, auction, reveals, round end."""
+"""Rounds as pizza slices (S-1): set-aside news, salaries, reveals, round end."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
-from games.brasilis import auction, dispute, refill, revolution, scoring
+from games.brasilis import refill, revolution, scoring
 from games.brasilis.cards import INITIAL_SLICES, NEWS
 from games.brasilis.fold import emit
 from games.brasilis.money import bank_pays
 from games.brasilis.state import State
+from games.brasilis.steps import AuctionStart, BeforeReveal, Next, Reveal, RoundStart, Turn
 from games.engine.events import event, private_event
 from games.engine.types import Event
 
 
-def start_round(
-    state: State,
-    out: list[Event],
-    rng: random.Random,
-    number: int,
-    *,
-    revealer: int | None = None,
-    after_salary: Callable[[], bool] | None = None,
-) -> None:
-    """Steps 1-4 of a round. ``after_salary`` (scenario set-up) returns True to skip the auction."""
+def start_round(state: State, out: list[Event], number: int, revealer: int | None = None) -> Next:
+    """Steps 1-2 of a round; step 3 (the auction) follows from round 2 on (S-2)."""
     n = state.n
     slice_ = INITIAL_SLICES.get(n, 0) + number
     first = state.chief if revealer is None else revealer
@@ -37,14 +29,10 @@ def start_round(
     )
     for i in range(n):  # clockwise from the Chief, one at a time (S-8)
         bank_pays(state, out, (state.chief + i) % n, state.salary, "salary")
-    skip_auction = after_salary() if after_salary is not None else False
-    if number >= 2 and not skip_auction:  # S-2
-        auction.start(state, out, rng)
-    else:
-        before_reveal(state, out, rng)
+    return AuctionStart() if number >= 2 else BeforeReveal()
 
 
-def before_reveal(state: State, out: list[Event], rng: random.Random) -> None:
+def before_reveal(state: State, out: list[Event], rng: random.Random) -> Next:
     """Refill check before every reveal (S-23), then the reveal (S-9) or the Media Control offer (S-33)."""
     refill.check(state, out, rng)
     pool = state.pool
@@ -62,13 +50,13 @@ def before_reveal(state: State, out: list[Event], rng: random.Random) -> None:
             ),
         )
         emit(state, out, event("awaiting", {"kind": "media_pick", "seats": [seat]}))
-        return
+        return None
     scenario = state.options.get("scenario") or {}
     card = pool[0] if scenario.get("reveal_in_order") else pool[rng.randrange(len(pool))]
-    reveal(state, out, rng, card, "pool")
+    return Reveal(card, "pool")
 
 
-def reveal(state: State, out: list[Event], rng: random.Random, card: str, source: str) -> None:
+def reveal(state: State, out: list[Event], rng: random.Random, card: str, source: str) -> Next:
     emit(
         state,
         out,
@@ -77,17 +65,17 @@ def reveal(state: State, out: list[Event], rng: random.Random, card: str, source
     if NEWS[card].revolution:  # S-27: revolt, remove it, the same revealer draws from the pile
         revolution.resolve(state, out, rng, "card")
         emit(state, out, event("news_removed", {"news": card}))
-        reveal(state, out, rng, state.news_deck[0], "deck")
-        return
-    dispute.next_turn(state, out, rng, state.revealer)
+        return Reveal(state.news_deck[0], "deck")
+    return Turn(state.revealer)
 
 
-def after_dispute(state: State, out: list[Event], rng: random.Random) -> None:
+def after_dispute(state: State, out: list[Event]) -> Next:
+    """The played cards are discarded; the next politician reveals, or the round (or game) ends."""
+    emit(state, out, event("dispute_cleared", {}))
     if state.reveals_done < state.n:
-        before_reveal(state, out, rng)
-        return
+        return BeforeReveal()
     emit(state, out, event("round_ended", {"round": state.round, "leftover": len(state.pool)}))
     if state.round >= state.rounds:
         emit(state, out, event("game_over", scoring.final(state)))
-    else:
-        start_round(state, out, rng, state.round + 1)
+        return None
+    return RoundStart(state.round + 1)

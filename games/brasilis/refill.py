@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from games.brasilis.cards import REFILL_AT_MOST
+from games.brasilis.cards import INFLUENCE_VALUE, REFILL_AT_MOST
 from games.brasilis.fold import emit
 from games.brasilis.state import State
 from games.engine.events import event, private_event
@@ -35,9 +35,12 @@ def draw(state: State, out: list[Event], rng: random.Random, seat: int, count: i
 
 
 def check(state: State, out: list[Event], rng: random.Random) -> None:
-    """Refill everyone when too few politicians still hold cards, HEAVEN +1 / HELL -1 (S-23)."""
+    """Refill everyone when too few politicians still hold cards, HEAVEN +1 / HELL -1 (S-23).
+
+    Only influence cards count as holding cards (S-37): the others cannot open a dispute.
+    """
     n = state.n
-    holders = sum(1 for hand in state.hands if hand)
+    holders = sum(1 for hand in state.hands if any(c in INFLUENCE_VALUE for c in hand))
     variant = "less_strategy" if state.options.get("less_strategy") else "default"
     if holders > REFILL_AT_MOST[variant][n]:
         return

@@ -1,7 +1,8 @@
 """``RULES``: the Bra$ilis engine behind the shared contract (games/engine/rules.py).
 
-Each decision kind validates in its own module and then produces events up to
-the next decision; this module only routes by kind.
+Each decision kind validates in its own module, which applies the decision and
+says what happens next; :func:`games.brasilis.flow.proceed` then runs the
+automatic steps up to the next decision. This module only routes by kind.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from games.brasilis import attribution, auction, dispute, pizza, trading
+from games.brasilis import attribution, auction, dispute, flow, trading
 from games.brasilis.actions import SHAPES
-from games.brasilis.cards import MONEY_UNIT
+from games.brasilis.cards import INFLUENCE_VALUE, MONEY_UNIT
 from games.brasilis.fold import fold as _fold
 from games.brasilis.observe import observe as _observe
 from games.brasilis.setup import ENGINE_VERSION, MAX_SEATS, MIN_SEATS, validate
@@ -20,6 +21,7 @@ from games.brasilis.setup import setup as _setup
 from games.brasilis.state import State
 from games.brasilis.state import dump as _dump
 from games.brasilis.state import load as _load
+from games.brasilis.steps import Next, Reveal
 from games.engine.errors import IllegalAction
 from games.engine.shapes import check_shape
 from games.engine.types import JSON, Action, Event, Legal, Outcome, Pending, Seat
@@ -129,23 +131,25 @@ class BrasilisRules:
     def decide(self, state: State, seat: Seat, action: Action, rng: random.Random) -> list[Event]:
         kind = _check(state, seat, action)
         out: list[Event] = []
+        step: Next
         if kind == "dispute":
             if "propose" in action:
-                trading.propose(state, out, seat, action)
+                step = trading.propose(state, out, seat, action)
             else:
-                dispute.apply(state, out, rng, seat, action)
+                step = dispute.apply(state, out, rng, seat, action)
         elif kind == "bid":
-            auction.place_bid(state, out, rng, seat, action["bid"])
+            step = auction.place_bid(state, out, seat, action["bid"])
         elif kind == "auction_choice":
-            auction.open_lot(state, out, seat, action["choose_aid"])
+            step = auction.open_lot(state, out, seat, action["choose_aid"])
         elif kind == "destination":
-            attribution.attribute(state, out, rng, action["give_to"], seat)
+            step = attribution.attribute(state, out, action["give_to"], seat)
         elif kind == "lawyer":
-            attribution.lawyer(state, out, rng, seat, action["lawyer"])
+            step = attribution.lawyer(state, out, seat, action["lawyer"])
         elif kind == "media_pick":
-            pizza.reveal(state, out, rng, action["reveal"], "offer")
+            step = Reveal(action["reveal"], "offer")
         else:
-            trading.reply(state, out, rng, seat, action)
+            step = trading.reply(state, out, seat, action)
+        flow.proceed(state, out, rng, step)
         return out
 
     def default_action(self, state: State, seat: Seat) -> Action:
@@ -154,10 +158,13 @@ class BrasilisRules:
             actions = dispute.legal(state, seat)
             if {"pass": True} in actions:
                 return {"pass": True}
+            # legal() lists the lowest card first, influence cards before the others.
             own = [
-                a for a in actions if "play" in a and a["target"] == seat and "destination" not in a
+                a
+                for a in actions
+                if "play" in a and a["target"] == seat and a["play"] in INFLUENCE_VALUE
             ]
-            return own[0] if own else actions[0]  # legal() lists the lowest card first
+            return own[0] if own else actions[0]
         if kind == "bid":
             return {"bid": 0}
         if kind == "lawyer":

@@ -1,9 +1,10 @@
 """Options (variants, scale lengths, scenarios) and the opening events of a match.
 
-A scenario stacks decks and fixes hands, images, money, Fury, piles, aids, the
-wallet order and the starting round/revealer so that any rulebook situation
-can be set up exactly (RULINGS 3.4). It is recorded in a private event seen by
-nobody, and never shown by observe().
+A scenario stacks decks and fixes hands, images, money (before or after the
+salaries), Fury, piles, aids, the aids of an auction, the wallet order and the
+starting round/revealer, so that any rulebook situation (the rulebook's worked
+examples included) can be set up exactly. It is recorded in a private event
+seen by nobody until the end, and never shown by observe().
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from games.brasilis import pizza
+from games.brasilis import flow, pizza
 from games.brasilis.cards import (
     AIDS,
     EXTRA_VOTE_IDS,
+    FURY_MAX,
     HAND_SIZE,
+    IMAGE_MAX,
     INITIAL_SLICES,
     MONEY_UNIT,
     NEWS,
@@ -31,12 +34,13 @@ from games.brasilis.fold import emit
 from games.brasilis.money import transfer
 from games.brasilis.refill import dealt
 from games.brasilis.state import State
+from games.brasilis.steps import BeforeReveal
 from games.engine.errors import BadOptions
 from games.engine.events import event, private_event
 from games.engine.rng import step_rng
 from games.engine.types import Event
 
-ENGINE_VERSION = "brasilis-1"
+ENGINE_VERSION = "brasilis-2"
 MIN_SEATS, MAX_SEATS = 3, 6
 
 DEFAULTS: dict[str, Any] = {
@@ -44,8 +48,8 @@ DEFAULTS: dict[str, Any] = {
     "media_control": False,
     "trading": False,
     "more_your_way": None,
-    "image_max": 5,
-    "fury_max": 10,
+    "image_max": IMAGE_MAX,
+    "fury_max": FURY_MAX,
     "scenario": None,
 }
 MORE_YOUR_WAY = ("rounds", "salary", "hand_size")
@@ -62,6 +66,8 @@ SCENARIO_KEYS = (
     "piles",
     "aids",
     "reveal_in_order",
+    "auction_aids",
+    "money_before_salary",
 )
 
 
@@ -116,7 +122,29 @@ def validate(seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
         out["more_your_way"] = mine
     if out["scenario"] is not None:
         out["scenario"] = _scenario(seats, out["scenario"])
+    _check_news_suffice(seats, out)
     return out
+
+
+def _check_news_suffice(seats: int, opts: dict[str, Any]) -> None:
+    """S-38: nothing starts that the News deck cannot finish.
+
+    Each round sets aside X news (X + 1 with Media Control) and the immediate
+    REVOLUTION card may draw one more; news fixed in scenario piles are not in the deck.
+    """
+    per_round = seats + (1 if opts["media_control"] else 0)
+    sc = opts["scenario"] or {}
+    deck = len(NEWS) - sum(1 for pile in sc.get("piles", []) for c in pile if c in NEWS)
+    first = sc.get("round", 1)
+    rounds = (opts["more_your_way"] or {}).get("rounds", PIZZA_SLICES - INITIAL_SLICES[seats])
+    played = max(0, rounds - first + 1)
+    if played * per_round + 1 > deck:
+        most = (deck - 1) // per_round + first - 1
+        variant = " with Media Control" if opts["media_control"] else ""
+        raise BadOptions(
+            f"{rounds} rounds need up to {played * per_round + 1} news but the News deck holds "
+            f"{deck}: at most {most} rounds with {seats} politicians{variant} (S-38)"
+        )
 
 
 def _power_ids(tokens: object, name: str, taken: set[str]) -> list[str]:
@@ -180,16 +208,9 @@ def _scenario(seats: int, raw: object) -> dict[str, Any]:
         sc["images"] = [
             _int(v, "scenario.images", -20, 20) for v in _per_seat(raw["images"], "images", seats)
         ]
-    if raw.get("money") is not None:
-        money = [
-            _int(v, "scenario.money", 0, TOTAL_MONEY)
-            for v in _per_seat(raw["money"], "money", seats)
-        ]
-        if any(m % MONEY_UNIT for m in money) or sum(money) > TOTAL_MONEY:
-            raise BadOptions(
-                "scenario 'money' must be multiples of 100 totalling at most $6,000 (taken from the bank)"
-            )
-        sc["money"] = money
+    for key in ("money_before_salary", "money"):
+        if raw.get(key) is not None:
+            sc[key] = _money(raw[key], key, seats)
     if raw.get("fury") is not None:
         sc["fury"] = _int(raw["fury"], "scenario.fury", 0, 100)
     if raw.get("wallet_order") is not None:
@@ -210,9 +231,45 @@ def _scenario(seats: int, raw: object) -> dict[str, Any]:
                 f"scenario 'aids' must give distinct aids from {AIDS} (or null) per seat"
             )
         sc["aids"] = aids
+    if raw.get("auction_aids") is not None:
+        sc["auction_aids"] = _auction_aids(raw["auction_aids"], seats)
     if raw.get("reveal_in_order") is not None:
         sc["reveal_in_order"] = _bool(raw["reveal_in_order"], "scenario.reveal_in_order")
     return sc
+
+
+def _money(value: object, name: str, seats: int) -> list[int]:
+    money = [_int(v, f"scenario.{name}", 0, TOTAL_MONEY) for v in _per_seat(value, name, seats)]
+    if any(m % MONEY_UNIT for m in money) or sum(money) > TOTAL_MONEY:
+        raise BadOptions(
+            f"scenario {name!r} must be multiples of 100 totalling at most $6,000 (taken from the bank)"
+        )
+    return money
+
+
+def _auction_aids(value: object, seats: int) -> dict[str, list[str]]:
+    """Round number -> the aids shown at that round's auction, instead of a random draw (S-21)."""
+    shown = min(seats - 1, len(AIDS))
+    wrong = (
+        f"scenario 'auction_aids' must map round numbers from 2 to 12 to {shown} distinct aids "
+        f"from {AIDS} (X - 1 with {seats} politicians, S-21)"
+    )
+    if not isinstance(value, Mapping):
+        raise BadOptions(wrong)
+    out: dict[str, list[str]] = {}
+    for key, aids in value.items():
+        number = str(key)
+        if not number.isdigit() or not 2 <= int(number) <= 12:
+            raise BadOptions(wrong)
+        if (
+            not isinstance(aids, list)
+            or len(aids) != shown
+            or len(set(aids)) != shown
+            or any(a not in AIDS for a in aids)
+        ):
+            raise BadOptions(wrong)
+        out[str(int(number))] = list(aids)
+    return out
 
 
 def _shuffled(rng: random.Random, cards: list[str]) -> list[str]:
@@ -302,26 +359,28 @@ def setup(state: State, seats: int, seed: int, options: Mapping[str, Any] | None
     if sc.get("fury"):
         emit(state, out, event("fury", {"value": sc["fury"]}))
 
-    def after_salary() -> bool:
-        targets = sc.get("money")
-        if targets is not None:
-            for seat, target in enumerate(targets):
-                if state.money[seat] > target:
-                    transfer(state, out, seat, None, state.money[seat] - target, "scenario")
-            for seat, target in enumerate(targets):
-                if state.money[seat] < target:
-                    transfer(state, out, None, seat, target - state.money[seat], "scenario")
-        if sc.get("aids") is None:
-            return False
+    if sc.get("money_before_salary") is not None:
+        _set_money(state, out, sc["money_before_salary"])
+    step = pizza.start_round(state, out, sc.get("round", 1), sc.get("revealer"))
+    if sc.get("money") is not None:
+        _set_money(state, out, sc["money"])
+    if sc.get("aids") is not None:  # the aids are held already: no auction this round
         for seat, aid in enumerate(sc["aids"]):
             if aid:
                 emit(state, out, event("aid_granted", {"aid": aid, "seat": seat}))
-        return True
-
-    pizza.start_round(
-        state, out, rng, sc.get("round", 1), revealer=sc.get("revealer"), after_salary=after_salary
-    )
+        step = BeforeReveal()
+    flow.proceed(state, out, rng, step)
     return out
+
+
+def _set_money(state: State, out: list[Event], targets: list[int]) -> None:
+    """Move money to and from the bank until each politician holds their scenario amount."""
+    for seat, target in enumerate(targets):
+        if state.money[seat] > target:
+            transfer(state, out, seat, None, state.money[seat] - target, "scenario")
+    for seat, target in enumerate(targets):
+        if state.money[seat] < target:
+            transfer(state, out, None, seat, target - state.money[seat], "scenario")
 
 
 def _shuffled_seats(rng: random.Random, seats: int) -> list[int]:

@@ -8,21 +8,37 @@ stacks and into JSON unchanged.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from games.brasilis.cards import INFLUENCE_VALUE, POWER_KIND
+from games.brasilis.cards import AIDS, INFLUENCE_VALUE, POWER_KIND
 
 Entry = dict[str, Any]
 """A card lying in a politician's stack (S-12): card id (None for a Palanque copy),
-printed value, attached multipliers, locked (Palanque, S-15), face down (S-28)
-and who played it."""
+printed value, attached multipliers, locked (Palanque, S-15), face down (S-28),
+who put it there, and who knows its value while it is face down (the player of
+the card; for a Palanque copy, the player of the original: S-36)."""
 
 
 def entry(
-    card: str | None, value: int, by: int, *, down: bool = False, locked: bool = False
+    card: str | None,
+    value: int,
+    by: int,
+    *,
+    down: bool = False,
+    locked: bool = False,
+    known_by: int | None = None,
 ) -> Entry:
-    return {"card": card, "value": value, "mult": [], "locked": locked, "down": down, "by": by}
+    return {
+        "card": card,
+        "value": value,
+        "mult": [],
+        "locked": locked,
+        "down": down,
+        "by": by,
+        "known_by": by if known_by is None else known_by,
+    }
 
 
 def effective(e: Entry) -> int:
@@ -70,6 +86,9 @@ class State:
     stacks: list[list[Entry]] = field(default_factory=list)
     spent: list[str] = field(default_factory=list)
     """Eliminate/Reposition cards played on the current news (discarded with the stacks)."""
+    discarded_down: dict[str, int] = field(default_factory=dict)
+    """Face-down cards eliminated on the current news: id -> the only seat that knows it,
+    until the reveal (S-36)."""
 
     news_deck: list[str] = field(default_factory=list)
     pool: list[str] = field(default_factory=list)
@@ -102,16 +121,10 @@ _FIELDS = [f.name for f in fields(State)]
 
 
 def dump(state: State) -> dict[str, Any]:
-    import copy
-
     return {name: copy.deepcopy(getattr(state, name)) for name in _FIELDS}
 
 
 def load(data: dict[str, Any]) -> State:
-    import copy
-
-    from games.brasilis.cards import AIDS
-
     state = State(**{name: copy.deepcopy(data[name]) for name in _FIELDS})
     # A snapshot stored as jsonb comes back with its keys re-ordered; observations list
     # aids in key order, so restore the order setup gave them (a bot sees the same list).

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import random
-
 from games.brasilis.cards import MONEY_UNIT
 from games.brasilis.fold import emit
 from games.brasilis.money import transfer
 from games.brasilis.state import State
+from games.brasilis.steps import Next
 from games.engine.errors import IllegalAction
 from games.engine.events import event, private_event
 from games.engine.types import Action, Event
@@ -70,7 +69,7 @@ def check_proposal(state: State, seat: int, action: Action) -> None:
         raise IllegalAction("an empty proposal exchanges nothing")
 
 
-def propose(state: State, out: list[Event], seat: int, action: Action) -> None:
+def propose(state: State, out: list[Event], seat: int, action: Action) -> Next:
     offer = action["propose"]
     payload = {
         "from": seat,
@@ -89,6 +88,7 @@ def propose(state: State, out: list[Event], seat: int, action: Action) -> None:
         ),
     )
     emit(state, out, event("awaiting", {"kind": "trade_reply", "seats": [offer["to"]]}))
+    return None
 
 
 def check_reply(state: State, seat: int, action: Action) -> None:
@@ -114,7 +114,7 @@ def check_reply(state: State, seat: int, action: Action) -> None:
         raise IllegalAction(f"you cannot afford the ${trade['ask_money']} asked (S-6)")
 
 
-def reply(state: State, out: list[Event], rng: random.Random, seat: int, action: Action) -> None:
+def reply(state: State, out: list[Event], seat: int, action: Action) -> Next:
     trade = state.trade
     assert trade is not None
     src = trade["from"]
@@ -131,3 +131,4 @@ def reply(state: State, out: list[Event], rng: random.Random, seat: int, action:
         transfer(state, out, src, seat, trade["money"], "trade")
         transfer(state, out, seat, src, trade["ask_money"], "trade")
     emit(state, out, event("awaiting", {"kind": "dispute", "seats": [src], "traded": True}))
+    return None

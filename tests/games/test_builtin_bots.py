@@ -137,7 +137,9 @@ def _cards(game: str, state: Any) -> Counter[str]:
         zones = [*state.hands, *state.placed_cards, state.negotiation_deck, state.country_deck]
         zones.append([a for a in state.agendas if a] + state.agenda_deck)
     else:
-        zones = [*state.hands, state.power_deck, *state.piles, state.news_deck, state.pool]
+        # The discard too: a face-down card eliminated into it is unseen until the reveal (S-36).
+        zones = [*state.hands, state.power_deck, state.power_discard, *state.piles]
+        zones += [state.news_deck, state.pool]
         zones.append([e["card"] for stack in state.stacks for e in stack if e["card"]])
         zones.append(state.offered)
     return Counter(c for zone in zones for c in zone)

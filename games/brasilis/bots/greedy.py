@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games.brasilis.cards import AID_COST, MONEY_UNIT, NEWS, POWER_KIND
+from games.brasilis.cards import AID_COST, MONEY_UNIT, NEWS
 from games.brasilis.rules import RULES
 from games.brasilis.state import State
 from games.engine.types import Action, Legal
@@ -93,8 +93,8 @@ def _kind(obs: dict[str, Any], card: str) -> str:
 
 
 def with_kinds(obs: dict[str, Any]) -> dict[str, Any]:
-    """Pair the hand with its kinds (the observation lists both, sorted the same way)."""
-    obs["_kinds"] = {c: POWER_KIND[c] for c in obs["hand"] or []}
+    """Index the hand's kinds by card id (the observation gives each card with its kind)."""
+    obs["_kinds"] = {c["id"]: c["kind"] for c in obs["hand"] or []}
     return obs
 
 

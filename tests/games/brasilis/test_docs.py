@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from games.brasilis.rules import RULES
+from games.engine.events import view
 from games.engine.match import LocalMatch
 
 DOC = Path(__file__).parents[3] / "docs" / "games" / "brasilis.md"
@@ -21,15 +22,21 @@ def blocks() -> dict[str, Any]:
     }
 
 
-def test_doc_cites_every_ruling():
+def test_doc_states_every_ruling():
     text = DOC.read_text()
-    missing = [f"S-{i}" for i in range(1, 36) if not re.search(rf"\bS-{i}\b", text)]
+    missing = [f"S-{i}" for i in range(1, 39) if not re.search(rf"\*\*S-{i}\*\* ", text)]
     assert not missing
+
+
+def test_doc_needs_nothing_outside_the_repository():
+    text = DOC.read_text()
+    for outside in ("shared/", "RULINGS", "seeds/"):
+        assert outside not in text
 
 
 def test_all_json_blocks_parse_and_are_labelled():
     text = DOC.read_text()
-    assert text.count("```json") == len(blocks()) == 6
+    assert text.count("```json") == len(blocks()) == 9
 
 
 def test_worked_example_replays_from_the_stated_setup():
@@ -59,3 +66,16 @@ def test_observation_example_has_exactly_the_keys_observe_produces():
     doc = blocks()
     m = LocalMatch(RULES, 5, 3)
     assert set(RULES.observe(m.state, 0)) == set(doc["observation"])
+
+
+def test_hidden_card_example_shows_each_seats_view():
+    doc = blocks()
+    m = LocalMatch(RULES, 4, 0, doc["hidden_scenario"])
+    events = []
+    for seat, action in doc["hidden_actions"]:
+        events = m.play(seat, action)
+    eliminated = next(ev for ev in events if ev["type"] == "eliminated")
+    assert [view(eliminated, 0), view(eliminated, 1)] == doc["hidden_views"]
+    for seat in (1, 2, 3, None):
+        assert view(eliminated, seat) == doc["hidden_views"][1]
+        assert RULES.observe(m.state, seat)["power_discard"] == [{"id": None, "kind": "hidden"}]

@@ -1,4 +1,4 @@
-"""E-S1..E-S11 (RULINGS 3.4) as acceptance tests, following each action log step by step."""
+"""E-S1..E-S11 (the rulebook's worked examples) as acceptance tests, following each action log step by step."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One test per ruling S-1..S-35 that changes behaviour (RULINGS 3.2), named after the ruling."""
+"""One test per ruling S-1..S-38 that changes behaviour (docs/games/brasilis.md), named after the ruling."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ import random
 import pytest
 
 from games.brasilis import aids, refill, scoring, tiebreak
+from games.brasilis.bots import greedy
 from games.brasilis.bots.random_legal import act
 from games.brasilis.rules import RULES
 from games.engine.errors import BadOptions, IllegalAction
 
-from .helpers import assert_replays, of_type, pending, play, stack_values, start
+from .helpers import assert_replays, card, of_type, pending, play, stack_values, start
 
 
 def full_game(seats=4, seed=1, options=None):
@@ -408,9 +409,7 @@ def test_s31_trading_binding_exchange():
     assert pending(m) == [(1, "trade_reply")]
     with pytest.raises(IllegalAction):
         m.play(1, {"accept": True, "cards": []})
-    three = next(
-        c for c in m.state.hands[1] if c != five and RULES.observe(m.state, 1)["hand_kinds"]
-    )
+    three = card(m, 1, "3")
     m.play(1, {"accept": True, "cards": [three]})
     assert (
         five in m.state.hands[1] and three in m.state.hands[0] and m.state.money[:2] == [200, 100]
@@ -463,3 +462,84 @@ def test_options_rejected_with_clear_messages():
         and opts["trading"] is False
     )
     assert start(4, options={"trading": True}).events[0]["payload"]["options"]["trading"] is True
+
+
+def _most_rounds(seats, media_control):
+    per_round = seats + (1 if media_control else 0)
+    return min(12, (46 - 1) // per_round)  # 46 News cards, one kept for the REVOLUTION replacement
+
+
+@pytest.mark.parametrize("media_control", [False, True])
+@pytest.mark.parametrize("seats", [3, 4, 5, 6])
+def test_s38_rounds_beyond_the_news_deck_are_rejected_at_setup(seats, media_control):
+    most = _most_rounds(seats, media_control)
+    options = {"media_control": media_control, "more_your_way": {"rounds": most}}
+    assert RULES.options(seats, options)["more_your_way"]["rounds"] == most
+    if most < 12:
+        options["more_your_way"]["rounds"] = most + 1
+        with pytest.raises(BadOptions, match=rf"at most {most} rounds"):
+            RULES.options(seats, options)
+        with pytest.raises(BadOptions, match=rf"at most {most} rounds"):
+            start(seats, options=options)
+
+
+@pytest.mark.parametrize(("seats", "media_control"), [(4, False), (6, True), (5, True)])
+def test_s38_the_longest_allowed_game_finishes(seats, media_control):
+    most = _most_rounds(seats, media_control)
+    options = {"media_control": media_control, "more_your_way": {"rounds": most}}
+    m = start(seats, 7, options)
+    m.play_out([act] * seats, random.Random(7))
+    assert m.outcome() is not None and m.state.round == most
+
+
+def test_s38_scenario_piles_shrink_the_news_deck():
+    piles = [["A01", "A02", "A03", "A04", "A05", "A06"], [], [], []]
+    with pytest.raises(BadOptions, match="at most 9 rounds"):  # (40 - 1) // 4
+        start(4, options={"more_your_way": {"rounds": 10}}, piles=piles)
+    assert start(4, options={"more_your_way": {"rounds": 9}}, piles=piles).state.rounds == 9
+
+
+def test_s37_a_hand_without_influence_cards_counts_as_empty_for_the_refill():
+    hands = [["x0", "eliminate"], ["1"], ["x2"], ["reposition"]]
+    m = start(4, wallet_order=[0, 1, 2, 3], hands=hands)
+    assert of_type(m.events, "refill") == [{"holders": 1}]
+    assert [len(h) for h in m.state.hands] == [5, 5, 5, 5]  # kept, then drawn up to the target
+    assert all(c in m.state.hands[0] for c in m.state.options["scenario"]["hands"][0])
+
+
+def test_s37_less_strategy_thresholds_count_influence_holders():
+    hands = [["1"], ["1"], ["x0"], ["x2"]]
+    assert not of_type(start(4, hands=hands).events, "refill")
+    assert of_type(start(4, options={"less_strategy": True}, hands=hands).events, "refill")
+
+
+def test_s37_c_counts_only_politicians_who_can_play_on_this_news_now():
+    m = start(
+        4, wallet_order=[0, 1, 2, 3], hands=[["1"], ["x0"], ["x2"], ["1"]], reveal_in_order=True
+    )
+    assert not of_type(m.events, "refill")
+    with pytest.raises(IllegalAction, match="may not pass"):  # C = {0, 3}: 0 + 2 - 1 < 2
+        m.play(0, {"pass": True})
+    play(m, 0, "1", 0)
+    m.play(1, {"pass": True})  # the x0 now has a target: C = {1, 2, 3}
+    m.play(2, {"pass": True})
+    with pytest.raises(IllegalAction, match="may not pass"):
+        m.play(3, {"pass": True})
+
+
+def test_s37_whole_games_open_every_dispute():
+    """Measured before S-37: greedy politicians left 57% of disputes without any Power card."""
+    power = {"card_played", "modifier_played", "eliminated", "repositioned"}
+    for seed in range(10):
+        m = start(4, seed)
+        m.play_out([greedy.act] * 4, random.Random(seed))
+        played: set[int] | None = None
+        for ev in m.events:
+            if ev["type"] == "news_revealed":
+                played = set()
+            elif ev["type"] == "news_removed":
+                played = None
+            elif ev["type"] in power and played is not None:
+                played.add(ev["payload"]["seat"])
+            elif ev["type"] == "dispute_cleared":
+                assert played, (seed, ev)
