@@ -20,8 +20,10 @@ from games.sandbox.readiness import require_isolation
 from games.sandbox.verdicts import STRIKES, Verdict
 
 MAX_STRIKES = 3
-END_GRACE_SECONDS = 0.2
-"""How long a bot has to run its end() and exit before it is stopped."""
+END_GRACE_SECONDS = 1.0
+"""How long a bot has to run its end() and exit before it is stopped. A bot that returns from
+end() exits at once (the wait ends at its EOF), so only a bot that hangs there costs the full
+second; 0.2 s was too short for a loaded host to start the interpreter's shutdown and flush."""
 
 
 class Decision(NamedTuple):
