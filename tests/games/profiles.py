@@ -121,9 +121,13 @@ def _brasilis_hidden(s: BrasilisState, seat: Seat | None, recall: bool) -> Zones
         offered = set(s.trade["cards"])  # both parties see the offered cards
         power = [c for c in power if c not in offered]
     votes = list(s.extra_votes)
+    # During the Lawyer window the News just attributed is shown to everyone (it is being decided).
+    deciding = (
+        s.piles[s.attributed][-1] if s.phase == "lawyer" and s.attributed is not None else None
+    )
     for p in others:
         if not recall:  # every News enters a pile in public (news_attributed)
-            news += [c for c in s.piles[p] if not c.startswith("EV")]
+            news += [c for c in s.piles[p] if not c.startswith("EV") and c != deciding]
         votes += [c for c in s.piles[p] if c.startswith("EV")]
     influence = [c for c in power if c in INFLUENCE_VALUE] + face_down
     return [
