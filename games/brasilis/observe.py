@@ -47,7 +47,13 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
     stacks = [[_entry(e, seat, over) for e in stack] if stack else [] for stack in state.stacks]
     hidden_any = any(e["value"] is None for stack in stacks for e in stack)
     deciding = state.news
-    if deciding is None and state.phase == "lawyer" and state.attributed is not None:
+    # (Between a Lawyer's use and the next step the pile may be empty: the News has left it.)
+    if (
+        deciding is None
+        and state.phase == "lawyer"
+        and state.attributed is not None
+        and state.piles[state.attributed]
+    ):
         deciding = state.piles[state.attributed][-1]  # just attributed, in public (S-18)
     news = NEWS[deciding].public() if deciding else None
     auction = None

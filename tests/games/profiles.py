@@ -123,7 +123,9 @@ def _brasilis_hidden(s: BrasilisState, seat: Seat | None, recall: bool) -> Zones
     votes = list(s.extra_votes)
     # During the Lawyer window the News just attributed is shown to everyone (it is being decided).
     deciding = (
-        s.piles[s.attributed][-1] if s.phase == "lawyer" and s.attributed is not None else None
+        s.piles[s.attributed][-1]
+        if s.phase == "lawyer" and s.attributed is not None and s.piles[s.attributed]
+        else None
     )
     for p in others:
         if not recall:  # every News enters a pile in public (news_attributed)
