@@ -221,7 +221,10 @@ def create_challenge(
         )
     versions = _seat_versions(user=user, game=game, seats=seats)
     try:
-        info.rules.options(len(seats), dict(options or {}))
+        # Stored as the engine filled them in (defaults too, e.g. Brexit's round limit): the
+        # match records the rules it is played under, so its document reads the same as
+        # `play --out`'s and a later change of a default leaves old matches (and forks) alone.
+        played_options = dict(info.rules.options(len(seats), dict(options or {})))
     except BadOptions as exc:
         raise Invalid({"options": str(exc)}) from None
     if seed is None:
@@ -230,7 +233,7 @@ def create_challenge(
         raise Invalid({"seed": f"seed must be between 0 and {MAX_SEED}"})
     with transaction.atomic():
         match = Match.objects.create(
-            game=game, options=dict(options or {}), seed=seed, rated=False, created_by=user
+            game=game, options=played_options, seed=seed, rated=False, created_by=user
         )
         Seat.objects.bulk_create(
             Seat(

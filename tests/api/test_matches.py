@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from games.engine.registry import get
 from tests.api.conftest import Enqueued, throttle_rates
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
 from tournaments.models import Match, Seat
@@ -61,7 +62,10 @@ def test_options_are_validated_and_stored(api: APIClient, enqueued: Enqueued) ->
         api, game="brasilis", seats=[{"builtin": "random"}] * 3, options={"trading": True}
     )
     assert r.status_code == 201, r.content
-    assert Match.objects.get(pk=r.data["id"]).options == {"trading": True}
+    stored = Match.objects.get(pk=r.data["id"]).options
+    # As the engine validated them: the choice made, and every default the match is played under.
+    assert stored == get("brasilis").rules.options(3, {"trading": True})
+    assert stored["trading"] is True and stored != get("brasilis").rules.options(3, {})
 
 
 def test_unknown_option_is_a_400_on_options(api: APIClient, enqueued: Enqueued) -> None:
