@@ -25,7 +25,7 @@ from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, unpack
-from tournaments import selectors, tasks
+from tournaments import dispatch, selectors
 from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 
 MAX_SEED = 2**63 - 1
@@ -135,7 +135,7 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     with transaction.atomic():
         version = _add_version(bot=bot, filename=filename, data=data)
         version_id = version.pk
-        transaction.on_commit(lambda: tasks.validate_bot_version.delay(version_id))
+        transaction.on_commit(lambda: dispatch.validate_bot_version(version_id))
     return version
 
 
@@ -246,7 +246,7 @@ def create_challenge(
         )
         match_id = str(match.pk)
         if queue:
-            transaction.on_commit(lambda: tasks.play_match.delay(match_id))
+            transaction.on_commit(lambda: dispatch.play_match(match_id))
     return match
 
 
@@ -330,7 +330,7 @@ def create_rated_match(
             for number, player in enumerate(players)
         )
         match_id = str(match.pk)
-        transaction.on_commit(lambda: tasks.play_match.delay(match_id))
+        transaction.on_commit(lambda: dispatch.play_match(match_id))
     return match
 
 
