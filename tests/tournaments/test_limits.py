@@ -11,7 +11,7 @@ from django.utils import timezone
 from games.engine.driver import InProcess
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
 from replays import store
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tests.tournaments.conftest import MakeMatch
 from tournaments import runner
 from tournaments.models import BotLog, Match
@@ -81,16 +81,22 @@ def test_the_step_limit_aborts_a_match_with_a_reason(builtin_match: MakeMatch, s
 
 
 def test_the_reason_is_served_with_the_match(builtin_match: MakeMatch, settings) -> None:  # type: ignore[no-untyped-def]
-    """Anyone reading the match (its seats' owners included) sees why it has no result."""
+    """Who may read an abort's reason (its creator here; its bots' owners and staff too) gets it
+    with the match; anyone else sees only that it has no result (selectors.can_read_error)."""
     from rest_framework.test import APIClient
 
     settings.MATCH_MAX_STEPS = 5
-    match = builtin_match()
+    creator = UserFactory()
+    match = builtin_match(created_by=creator)
     runner.run_match(match.id)
-    body = APIClient().get(f"/api/matches/{match.id}/").json()
+    reader = APIClient()
+    reader.force_authenticate(creator)
+    body = reader.get(f"/api/matches/{match.id}/").json()
     match.refresh_from_db()
     assert (body["status"], body["outcome"], body["error"]) == ("aborted", None, match.error)
     assert "5 decisions" in body["error"]
+    anyone = APIClient().get(f"/api/matches/{match.id}/").json()
+    assert (anyone["status"], anyone["outcome"], anyone["error"]) == ("aborted", None, None)
 
 
 def test_the_time_limit_aborts_a_match_with_a_reason(builtin_match: MakeMatch, settings) -> None:  # type: ignore[no-untyped-def]
