@@ -86,7 +86,7 @@ def test_the_reason_is_served_with_the_match(builtin_match: MakeMatch, settings)
     from rest_framework.test import APIClient
 
     settings.MATCH_MAX_STEPS = 5
-    creator = UserFactory()
+    creator: Any = UserFactory()
     match = builtin_match(created_by=creator)
     runner.run_match(match.id)
     reader = APIClient()
