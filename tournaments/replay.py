@@ -165,7 +165,8 @@ def document(
     return match_document(
         match_id=str(match.id),
         game=match.game,
-        options=match.options,
+        # Scenario options can stack decks: as secret as the seed until the end.
+        options=match.options if is_over(match) else None,
         seed=match.seed if is_over(match) else None,
         seats=seat_specs(match),
         status=match.status,

@@ -240,6 +240,20 @@ def test_detail_hides_seed_and_options_until_finished(anon: APIClient) -> None:
     assert b"secret" not in anon.get(f"/api/matches/{m.pk}/").content
 
 
+@pytest.mark.parametrize("path", ["download/", "events/"])
+def test_the_document_hides_seed_and_options_until_the_end(anon: APIClient, path: str) -> None:
+    """Scenario options can stack decks: the match document keeps them back as it does the seed."""
+    m = MatchFactory(status="running", seed=99, options={"hands": [["SECRET-HAND"]]})
+    SeatFactory(match=m, number=0, bot_version=None, builtin="random")
+    r = anon.get(f"/api/matches/{m.pk}/{path}")
+    assert r.status_code == 200, r.content
+    assert (r.json()["match"]["options"], r.json()["match"]["seed"]) == (None, None)
+    assert b"SECRET-HAND" not in r.content
+    Match.objects.filter(pk=m.pk).update(status=Match.Status.FINISHED)
+    ended = anon.get(f"/api/matches/{m.pk}/{path}").json()["match"]
+    assert (ended["options"], ended["seed"]) == ({"hands": [["SECRET-HAND"]]}, 99)
+
+
 def test_unknown_match_is_404(anon: APIClient) -> None:
     assert anon.get("/api/matches/00000000-0000-0000-0000-000000000000/").status_code == 404
     assert anon.get("/api/matches/not-a-uuid/").status_code == 404
