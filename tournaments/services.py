@@ -25,7 +25,7 @@ from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, unpack
-from tournaments import selectors, tasks
+from tournaments import dispatch, selectors
 from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 
 MAX_SEED = 2**63 - 1
@@ -135,7 +135,7 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     with transaction.atomic():
         version = _add_version(bot=bot, filename=filename, data=data)
         version_id = version.pk
-        transaction.on_commit(lambda: tasks.validate_bot_version.delay(version_id))
+        transaction.on_commit(lambda: dispatch.validate_bot_version(version_id))
     return version
 
 
@@ -221,7 +221,10 @@ def create_challenge(
         )
     versions = _seat_versions(user=user, game=game, seats=seats)
     try:
-        info.rules.options(len(seats), dict(options or {}))
+        # Stored as the engine filled them in (defaults too, e.g. Brexit's round limit): the
+        # match records the rules it is played under, so its document reads the same as
+        # `play --out`'s and a later change of a default leaves old matches (and forks) alone.
+        played_options = dict(info.rules.options(len(seats), dict(options or {})))
     except BadOptions as exc:
         raise Invalid({"options": str(exc)}) from None
     if seed is None:
@@ -230,7 +233,7 @@ def create_challenge(
         raise Invalid({"seed": f"seed must be between 0 and {MAX_SEED}"})
     with transaction.atomic():
         match = Match.objects.create(
-            game=game, options=dict(options or {}), seed=seed, rated=False, created_by=user
+            game=game, options=played_options, seed=seed, rated=False, created_by=user
         )
         Seat.objects.bulk_create(
             Seat(
@@ -243,7 +246,7 @@ def create_challenge(
         )
         match_id = str(match.pk)
         if queue:
-            transaction.on_commit(lambda: tasks.play_match.delay(match_id))
+            transaction.on_commit(lambda: dispatch.play_match(match_id))
     return match
 
 
@@ -327,7 +330,7 @@ def create_rated_match(
             for number, player in enumerate(players)
         )
         match_id = str(match.pk)
-        transaction.on_commit(lambda: tasks.play_match.delay(match_id))
+        transaction.on_commit(lambda: dispatch.play_match(match_id))
     return match
 
 

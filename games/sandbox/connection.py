@@ -212,7 +212,10 @@ class BotConnection:
         def done(reply: JSON | None, fault: Verdict | None, detail: str) -> Exchange:
             sel.close()
             self._drain_stderr()
-            return Exchange(reply, fault, detail, self._take_stderr(), time.monotonic() - began)
+            # A message without a reply (``end``) has no log of its own: what the bot printed
+            # meanwhile (its end()) stays buffered for finish(), which returns it.
+            stderr = self._take_stderr() if want_reply else ""
+            return Exchange(reply, fault, detail, stderr, time.monotonic() - began)
 
         try:
             while True:

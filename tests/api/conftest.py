@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from tests import own_cache
 from tests.factories import UserFactory
 from tournaments import tasks
 
@@ -17,9 +17,9 @@ from tournaments import tasks
 @pytest.fixture(autouse=True)
 def _clean_throttles() -> Iterator[None]:
     # Throttle counters live in the real Redis; test settings use their own key prefix.
-    cache.clear()
+    own_cache.clear()
     yield
-    cache.clear()
+    own_cache.clear()
 
 
 @dataclass

@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from games.engine.registry import get
 from tests.api.conftest import Enqueued, throttle_rates
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
 from tournaments.models import Match, Seat
@@ -61,7 +62,10 @@ def test_options_are_validated_and_stored(api: APIClient, enqueued: Enqueued) ->
         api, game="brasilis", seats=[{"builtin": "random"}] * 3, options={"trading": True}
     )
     assert r.status_code == 201, r.content
-    assert Match.objects.get(pk=r.data["id"]).options == {"trading": True}
+    stored = Match.objects.get(pk=r.data["id"]).options
+    # As the engine validated them: the choice made, and every default the match is played under.
+    assert stored == get("brasilis").rules.options(3, {"trading": True})
+    assert stored["trading"] is True and stored != get("brasilis").rules.options(3, {})
 
 
 def test_unknown_option_is_a_400_on_options(api: APIClient, enqueued: Enqueued) -> None:
@@ -234,6 +238,20 @@ def test_detail_hides_seed_and_options_until_finished(anon: APIClient) -> None:
     d = anon.get(f"/api/matches/{m.pk}/").data
     assert d["seed"] is None and d["options"] is None
     assert b"secret" not in anon.get(f"/api/matches/{m.pk}/").content
+
+
+@pytest.mark.parametrize("path", ["download/", "events/"])
+def test_the_document_hides_seed_and_options_until_the_end(anon: APIClient, path: str) -> None:
+    """Scenario options can stack decks: the match document keeps them back as it does the seed."""
+    m = MatchFactory(status="running", seed=99, options={"hands": [["SECRET-HAND"]]})
+    SeatFactory(match=m, number=0, bot_version=None, builtin="random")
+    r = anon.get(f"/api/matches/{m.pk}/{path}")
+    assert r.status_code == 200, r.content
+    assert (r.json()["match"]["options"], r.json()["match"]["seed"]) == (None, None)
+    assert b"SECRET-HAND" not in r.content
+    Match.objects.filter(pk=m.pk).update(status=Match.Status.FINISHED)
+    ended = anon.get(f"/api/matches/{m.pk}/{path}").json()["match"]
+    assert (ended["options"], ended["seed"]) == ({"hands": [["SECRET-HAND"]]}, 99)
 
 
 def test_unknown_match_is_404(anon: APIClient) -> None:

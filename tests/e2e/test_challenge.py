@@ -10,6 +10,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from replays import store
+from tests import own_cache
 from tests.e2e.conftest import Worker, wait_until
 from tournaments.models import BotVersion, Match
 
@@ -43,9 +44,7 @@ def upload(client: APIClient, name: str, source: Path) -> dict[str, Any]:
 def test_two_users_upload_challenge_and_read_their_own_logs(
     start_worker: Callable[..., Worker],
 ) -> None:
-    from django.core.cache import cache
-
-    cache.clear()  # throttle counters of earlier runs
+    own_cache.clear()  # throttle counters of earlier runs
     worker = start_worker()
     alice, bob = sign_up("alice"), sign_up("bob")
     alice_version = upload(alice, "alice-bot", BOTS / "chatty_bot.py")

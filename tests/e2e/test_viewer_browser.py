@@ -62,9 +62,10 @@ def _chromium_installed() -> None:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     # Playwright's sync API runs an event loop in this thread; the ORM calls the tests
-    # make around it are ordinary blocking ones.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_api.sync_playwright() as pw:
+    # make around it are ordinary blocking ones. Only for these tests: left in os.environ it
+    # reached every later subprocess (production's check --deploy refuses it, async.E001).
+    with pytest.MonkeyPatch.context() as mp, sync_api.sync_playwright() as pw:
+        mp.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         yield chromium
         chromium.close()

@@ -11,7 +11,7 @@ from django.utils import timezone
 from games.engine.driver import InProcess
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
 from replays import store
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tests.tournaments.conftest import MakeMatch
 from tournaments import runner
 from tournaments.models import BotLog, Match
@@ -81,21 +81,24 @@ def test_the_step_limit_aborts_a_match_with_a_reason(builtin_match: MakeMatch, s
 
 
 def test_the_reason_is_served_with_the_match(builtin_match: MakeMatch, settings) -> None:  # type: ignore[no-untyped-def]
-    """Its creator (and its seats' owners, staff) sees why it has no result; others only that."""
+    """Its creator, its seats' owners and staff see why it has no result; others only that."""
     from django.contrib.auth.models import User
     from rest_framework.test import APIClient
 
     settings.MATCH_MAX_STEPS = 5
-    match = builtin_match()
+    creator: Any = UserFactory()
+    match = builtin_match(created_by=creator)
     runner.run_match(match.id)
     match.refresh_from_db()
-    anon = APIClient().get(f"/api/matches/{match.id}/").json()
-    assert (anon["status"], anon["outcome"], anon["error"]) == ("aborted", None, None)
-    staff = APIClient()
-    staff.force_authenticate(user=User.objects.create_user("staff-reader", is_staff=True))
-    body = staff.get(f"/api/matches/{match.id}/").json()
-    assert (body["status"], body["outcome"], body["error"]) == ("aborted", None, match.error)
-    assert "5 decisions" in body["error"]
+    staff_user = User.objects.create_user("staff-reader", is_staff=True)
+    for reader_user in (creator, staff_user):
+        reader = APIClient()
+        reader.force_authenticate(user=reader_user)
+        body = reader.get(f"/api/matches/{match.id}/").json()
+        assert (body["status"], body["outcome"], body["error"]) == ("aborted", None, match.error)
+        assert "5 decisions" in body["error"]
+    anyone = APIClient().get(f"/api/matches/{match.id}/").json()
+    assert (anyone["status"], anyone["outcome"], anyone["error"]) == ("aborted", None, None)
 
 
 def test_the_time_limit_aborts_a_match_with_a_reason(builtin_match: MakeMatch, settings) -> None:  # type: ignore[no-untyped-def]

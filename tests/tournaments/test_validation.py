@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.factories import BotVersionFactory
-from tournaments.models import BotVersion
+from tournaments.models import BotVersion, Match
 from tournaments.validation import validate
 
 pytestmark = pytest.mark.django_db
@@ -60,7 +60,11 @@ def test_a_smoke_match_stopped_by_a_platform_limit_rejects_with_the_reason(setti
     version = pending(GOOD)
     assert validate(version.id) == "rejected"
     version.refresh_from_db()
-    assert version.validation_error.startswith("smoke match: Stopped by the platform")
+    # The smoke match is stored (tournaments.validation): the error names it, so it can be read.
+    smoke = Match.objects.get(validation_of=version)
+    assert smoke.status == Match.Status.ABORTED
+    assert smoke.error.startswith("Stopped by the platform")
+    assert version.validation_error == f"smoke match {smoke.pk} aborted: {smoke.error}"
     assert "3 decisions" in version.validation_error
 
 

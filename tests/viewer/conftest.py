@@ -7,10 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 
 from replays import store
 from replays.store import NewEvent
+from tests import own_cache
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tournaments.models import Match, Seat
 from tournaments.runner import RunResult, run_match
@@ -20,9 +20,9 @@ PlayMatch = Callable[..., Match]
 
 @pytest.fixture(autouse=True)
 def _clean_throttles() -> Any:
-    cache.clear()
+    own_cache.clear()
     yield
-    cache.clear()
+    own_cache.clear()
 
 
 @pytest.fixture

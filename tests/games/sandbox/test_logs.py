@@ -5,8 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from games.sandbox import Decision, Limits, SeatController
+from games.sandbox.connection import BotConnection
 from tests.games.sandbox.conftest import FAST, FakeGame
 
 TALKER = """
@@ -106,3 +110,30 @@ def test_the_match_log_cap_holds_across_restarts(tmp_path: Path, sandbox_ready: 
     got, ending = _flooded(tmp_path, size=3_000, crash=True, cap=cap, turns=5)
     assert [d.verdict.value for d in got] == ["crash"] * 3 + ["disqualified"] * 2
     _check_capped(got, ending, cap)
+
+
+def test_end_output_is_kept_when_the_bot_exits_before_end_is_sent(
+    tmp_path: Path, sandbox_ready: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A quick bot can run end() and exit while the platform is still sending ``end``."""
+    send, drain = BotConnection.send, BotConnection._drain_stderr
+    ending_bots: set[int] = set()
+
+    def sending(self: BotConnection, msg: Any, timeout: float = 0.5) -> None:
+        ending_bots.add(id(self))
+        send(self, msg, timeout)
+
+    def draining(self: BotConnection) -> None:
+        if id(self) in ending_bots and self.proc is not None:
+            self.proc.wait(5)  # as if the scheduler ran the bot to its exit first
+        drain(self)
+
+    monkeypatch.setattr(BotConnection, "send", sending)
+    monkeypatch.setattr(BotConnection, "_drain_stderr", draining)
+    controller = controller_for(tmp_path, TALKER, FAST)
+    try:
+        decisions(controller, FakeGame(turns=1))
+        ending = controller.end({"scores": [2.0, 1.0], "ranks": [1, 2]})
+    finally:
+        controller.close()
+    assert ending.splitlines() == ["goodbye, ranks [1, 2]"]
