@@ -12,15 +12,6 @@ import grimp
 import pytest
 
 PACKAGES = ("games", "replays", "tournaments", "config")
-# Removed on branch wt-brasilis; `test_no_import_cycles` becomes a plain test when it merges.
-BEING_REMOVED = [
-    {
-        "games.brasilis.attribution",
-        "games.brasilis.auction",
-        "games.brasilis.dispute",
-        "games.brasilis.pizza",
-    },
-]
 
 
 @pytest.fixture(scope="module")
@@ -97,13 +88,6 @@ def test_tangles_finds_a_cycle_and_only_the_cycle() -> None:
     assert tangles(graph) == [{"pkg.a", "pkg.b", "pkg.c"}]
 
 
-@pytest.mark.xfail(strict=True, reason="the Bra$ilis phase modules' cycle, removed on wt-brasilis")
 def test_no_import_cycles(graph: grimp.ImportGraph) -> None:
     found = tangles(graph)
     assert not found, "\n\n".join(describe(graph, component) for component in found)
-
-
-def test_no_import_cycles_but_those_being_removed(graph: grimp.ImportGraph) -> None:
-    """Until wt-brasilis merges: no cycle but the Bra$ilis one (the runner's and services' stay gone)."""
-    new = [c for c in tangles(graph) if not any(c <= known for known in BEING_REMOVED)]
-    assert not new, "\n\n".join(describe(graph, component) for component in new)
