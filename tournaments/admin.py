@@ -94,8 +94,19 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_filter = ["game", "status", "rated", "season", "ladder"]
     # Staff see no hidden card before the end either: the seed and the options deal them.
     exclude = ["seed", "options"]
+    # A match's status and result follow its events (the only source of truth), written by the
+    # runner and the result trigger: an edit here could mark a running match finished and so
+    # open every hidden card. Staff change matches through the actions, never by hand.
     readonly_fields = [
         "id",
+        "game",
+        "status",
+        "rated",
+        "created_by",
+        "season",
+        "ladder",
+        "forked_from",
+        "forked_at",
         "seed_once_over",
         "options_once_over",
         "lease_owner",
@@ -111,6 +122,9 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     ]
     inlines = [SeatInline]
     actions = ["requeue"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # matches are created by challenges, ladders and seasons (services)
 
     @admin.display(description="seed")
     def seed_once_over(self, match: Match) -> int | str:
