@@ -130,7 +130,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pages",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_RATES": {"challenges": "30/hour", "uploads": "60/hour", "signups": "20/hour"},
     # Service refusals (tournaments.services.Invalid) become 400s with a message per field.

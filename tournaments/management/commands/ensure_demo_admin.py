@@ -18,7 +18,8 @@ class Command(BaseCommand):
         user_model = get_user_model()
         if user_model.objects.filter(username=username).exists():
             self.stdout.write(
-                f"Admin: http://127.0.0.1:8000/admin/  user {username!r} (already exists)"
+                f"Admin: http://127.0.0.1:8000/admin/  user {username!r} (already exists; its"
+                f" password is {password!r} unless someone changed it)"
             )
             return
         user_model.objects.create_superuser(username, f"{username}@example.com", password)
