@@ -133,12 +133,7 @@ def resume_season(*, season: Season) -> Season:
 def finish_season(*, season: Season) -> Season:
     """Freeze the standings; fixtures not played by now are not played."""
     with transaction.atomic():
-        season = _move(season, State.FINISHED)
-        services.cancel_queued_matches(
-            matches=Match.objects.filter(season=season), reason="the season finished"
-        )
-        season.state = State.FINISHED
-        season.finished_at = timezone.now()
+        season = _end(season, State.FINISHED, reason="the season finished")
         season.standings = standings(season)
         season.save(update_fields=["state", "finished_at", "standings"])
     return season
@@ -146,13 +141,17 @@ def finish_season(*, season: Season) -> Season:
 
 def cancel_season(*, season: Season) -> Season:
     with transaction.atomic():
-        season = _move(season, State.CANCELLED)
-        services.cancel_queued_matches(
-            matches=Match.objects.filter(season=season), reason="the season was cancelled"
-        )
-        season.state = State.CANCELLED
-        season.finished_at = timezone.now()
+        season = _end(season, State.CANCELLED, reason="the season was cancelled")
         season.save(update_fields=["state", "finished_at"])
+    return season
+
+
+def _end(season: Season, state: str, *, reason: str) -> Season:
+    """Move ``season`` (locked) to its last ``state``, its queued matches aborted; unsaved."""
+    season = _move(season, state)
+    services.cancel_queued_matches(matches=Match.objects.filter(season=season), reason=reason)
+    season.state = state
+    season.finished_at = timezone.now()
     return season
 
 
