@@ -85,15 +85,7 @@ def fork_match(
             forked_from=original,
             forked_at=step,
         )
-        Seat.objects.bulk_create(
-            Seat(
-                match=fork,
-                number=number,
-                bot_version=versions[number],
-                builtin="" if versions[number] is not None else str(seat["builtin"]),
-            )
-            for number, seat in enumerate(kept)
-        )
+        services._create_seats(fork, kept, versions)
         store.append(fork.id, copied, 0)
         fork_id = str(fork.pk)
         transaction.on_commit(lambda: tasks.play_match.delay(fork_id))

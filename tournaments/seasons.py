@@ -133,12 +133,7 @@ def resume_season(*, season: Season) -> Season:
 def finish_season(*, season: Season) -> Season:
     """Freeze the standings; fixtures not played by now are not played."""
     with transaction.atomic():
-        season = _move(season, State.FINISHED)
-        services.cancel_queued_matches(
-            matches=Match.objects.filter(season=season), reason="the season finished"
-        )
-        season.state = State.FINISHED
-        season.finished_at = timezone.now()
+        season = _end(season, State.FINISHED, reason="the season finished")
         season.standings = standings(season)
         season.save(update_fields=["state", "finished_at", "standings"])
     return season
@@ -146,13 +141,17 @@ def finish_season(*, season: Season) -> Season:
 
 def cancel_season(*, season: Season) -> Season:
     with transaction.atomic():
-        season = _move(season, State.CANCELLED)
-        services.cancel_queued_matches(
-            matches=Match.objects.filter(season=season), reason="the season was cancelled"
-        )
-        season.state = State.CANCELLED
-        season.finished_at = timezone.now()
+        season = _end(season, State.CANCELLED, reason="the season was cancelled")
         season.save(update_fields=["state", "finished_at"])
+    return season
+
+
+def _end(season: Season, state: str, *, reason: str) -> Season:
+    """Move ``season`` (locked) to its last ``state``, its queued matches aborted; unsaved."""
+    season = _move(season, state)
+    services.cancel_queued_matches(matches=Match.objects.filter(season=season), reason=reason)
+    season.state = state
+    season.finished_at = timezone.now()
     return season
 
 
@@ -281,19 +280,12 @@ def play_due(*, season: Season, now: datetime | None = None) -> list[Match]:
         created = []
         gone = _departed(season)
         for fixture in waiting:
-            fixture.match = services.create_rated_match(
-                game=season.game,
-                players=fixture.players,
-                seed=fixture.seed,
-                options=season.options,
-                season=season,
-            )
-            fixture.save(update_fields=["match"])
+            match = _start(season, fixture)
             if gone & set(fixture.players):  # a disabled bot's game is void, not played
                 services.cancel_queued_matches(
-                    matches=Match.objects.filter(pk=fixture.match.pk), reason="a bot was disabled"
+                    matches=Match.objects.filter(pk=match.pk), reason="a bot was disabled"
                 )
-            created.append(fixture.match)
+            created.append(match)
         if not created and _all_played(season):
             if season.format == Format.SWISS and _swiss_round(season) < season.rounds:
                 _draw_swiss_round(
@@ -340,6 +332,20 @@ def _all_played(season: Season) -> bool:
     )
 
 
+def _start(season: Season, fixture: Fixture) -> Match:
+    """The fixture's rated match, queued, and the fixture pointing at it."""
+    match = services.create_rated_match(
+        game=season.game,
+        players=fixture.players,
+        seed=fixture.seed,
+        options=season.options,
+        season=season,
+    )
+    fixture.match = match
+    fixture.save(update_fields=["match"])
+    return match
+
+
 def play_all_due() -> int:
     return sum(len(play_due(season=s)) for s in Season.objects.filter(state=State.RUNNING))
 
@@ -354,14 +360,7 @@ def rerun_void(*, season: Season) -> int:
         for fixture in Fixture.objects.select_for_update().filter(
             season=season, match__status=Match.Status.ABORTED
         ):
-            fixture.match = services.create_rated_match(
-                game=season.game,
-                players=fixture.players,
-                seed=fixture.seed,
-                options=season.options,
-                season=season,
-            )
-            fixture.save(update_fields=["match"])
+            _start(season, fixture)
             count += 1
     return count
 

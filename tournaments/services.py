@@ -235,19 +235,26 @@ def create_challenge(
         match = Match.objects.create(
             game=game, options=played_options, seed=seed, rated=False, created_by=user
         )
-        Seat.objects.bulk_create(
-            Seat(
-                match=match,
-                number=number,
-                bot_version=versions[number],
-                builtin="" if versions[number] is not None else str(seat["builtin"]),
-            )
-            for number, seat in enumerate(seats)
-        )
+        _create_seats(match, seats, versions)
         match_id = str(match.pk)
         if queue:
             transaction.on_commit(lambda: dispatch.play_match(match_id))
     return match
+
+
+def _create_seats(
+    match: Match, seats: Sequence[Mapping[str, Any]], versions: Sequence[BotVersion | None]
+) -> None:
+    """``match``'s seats in table order: each its version, else the seat's built-in."""
+    Seat.objects.bulk_create(
+        Seat(
+            match=match,
+            number=number,
+            bot_version=versions[number],
+            builtin="" if versions[number] is not None else str(seat["builtin"]),
+        )
+        for number, seat in enumerate(seats)
+    )
 
 
 def _seat_versions(

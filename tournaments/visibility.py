@@ -30,7 +30,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine.events import can_see
+from games.engine.events import can_see, redacted
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
 from games.engine.types import Event
 from tournaments.models import Bot, Match, Seat
@@ -190,16 +190,6 @@ def sight(user: Any, match: Match, view: View | None = None) -> Sight:
     return Sight(cards=cards, logs=log_seats(user, match), reads_error=may_read_error(user, match))
 
 
-def _redacted(ev: Event) -> Event:
-    return {
-        "type": ev["type"],
-        "actor": ev["actor"],
-        "payload": ev["redacted"] or {},
-        "visible_to": ev["visible_to"],
-        "redacted": None,
-    }
-
-
 def _sees_any(ev: Event, seats: Collection[int]) -> bool:
     return can_see(ev, None) or any(can_see(ev, s) for s in seats)
 
@@ -218,4 +208,4 @@ def event_as_seen(ev: Event, seen_by: Sight) -> Event:
         full = True
     else:
         full = _sees_any(ev, seen_by.cards)
-    return ev if full else _redacted(ev)
+    return ev if full else redacted(ev)

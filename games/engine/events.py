@@ -46,6 +46,11 @@ def view(ev: Event, seat: Seat | None, *, game_over: bool = False) -> Event:
     """
     if game_over or can_see(ev, seat):
         return ev
+    return redacted(ev)
+
+
+def redacted(ev: Event) -> Event:
+    """The event as one who may not see its payload sees it: the redacted form in its place."""
     return {
         "type": ev["type"],
         "actor": ev["actor"],

@@ -21,6 +21,7 @@ from games.engine.builtin import make_player
 from games.engine.driver import MatchDriver, MatchStopped, MemorySink, SeatPlayer
 from games.engine.match import LocalMatch
 from games.engine.registry import get
+from games.engine.types import Outcome
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal."""
@@ -142,6 +143,11 @@ def play_one(job: Job) -> list[SeatResult]:
     ]
     match = LocalMatch(rules, len(bots), seed=match_seed)
     outcome = match.play_out(players, random.Random(match_seed))
+    return _results(bots, outcome, [0] * len(bots))
+
+
+def _results(bots: Sequence[str], outcome: Outcome, faults: Sequence[int]) -> list[SeatResult]:
+    """Each seat's result of one game; a shared first place splits the win."""
     ranks = outcome["ranks"]
     firsts = ranks.count(1)
     return [
@@ -151,6 +157,7 @@ def play_one(job: Job) -> list[SeatResult]:
             rank=ranks[seat],
             score=outcome["scores"][seat],
             win=1.0 / firsts if ranks[seat] == 1 else 0.0,
+            faults=faults[seat],
         )
         for seat, bot in enumerate(bots)
     ]
@@ -175,19 +182,11 @@ def play_driven(job: Job, make: PlayerFactory) -> list[SeatResult]:
         outcome = driver.run()
     except MatchStopped:
         return []
-    ranks = outcome["ranks"]
-    firsts = ranks.count(1)
-    return [
-        SeatResult(
-            bot=bot,
-            seat=seat,
-            rank=ranks[seat],
-            score=outcome["scores"][seat],
-            win=1.0 / firsts if ranks[seat] == 1 else 0.0,
-            faults=sum(n for verdict, n in driver.stats[seat].verdicts.items() if verdict != "ok"),
-        )
-        for seat, bot in enumerate(bots)
+    faults = [
+        sum(n for verdict, n in driver.stats[seat].verdicts.items() if verdict != "ok")
+        for seat in range(len(bots))
     ]
+    return _results(bots, outcome, faults)
 
 
 def run(

@@ -32,6 +32,27 @@ def play(m: LocalMatch[State], seat: int, kind: str, target: int, **extra: Any) 
     return m.play(seat, {"play": card(m, seat, kind), "target": target, **extra})
 
 
+def lawyer_decision() -> LocalMatch[State]:
+    """Round 2, seat 0 holds the Lawyer and wins the dispute for news A01 (a scandal: image -2,
+    3 negative votes): the Lawyer decision is pending."""
+    m = start(
+        4,
+        round=2,
+        aids=["lawyer", None, None, None],
+        money=[500, 0, 0, 0],
+        wallet_order=[0, 1, 2, 3],
+        news_deck=["A01"],
+        hands=[["5"], ["1"], ["1"], ["1"]],
+        reveal_in_order=True,
+    )
+    play(m, 0, "5", 0)
+    play(m, 1, "1", 1)
+    m.play(2, {"pass": True})
+    m.play(3, {"pass": True})
+    assert pending(m) == [(0, "lawyer")]
+    return m
+
+
 def stack_values(m: LocalMatch[State], seat: int) -> list[int | None]:
     return [e["value"] for e in RULES.observe(m.state, None)["stacks"][seat]]
 

@@ -7,7 +7,7 @@ from games.brasilis.bots import greedy
 from games.brasilis.cards import POWER_KIND
 from games.brasilis.rules import RULES
 
-from .helpers import card, pending, play, start
+from .helpers import card, lawyer_decision, pending, play, start
 
 
 def test_each_card_in_hand_comes_with_its_own_kind():
@@ -19,25 +19,6 @@ def test_each_card_in_hand_comes_with_its_own_kind():
     assert sorted(c["kind"] for c in hand) == ["1", "3", "x0"]
     assert "hand_kinds" not in RULES.observe(m.state, 0)
     assert RULES.observe(m.state, None)["hand"] is None
-
-
-def lawyer_decision():
-    m = start(
-        4,
-        round=2,
-        aids=["lawyer", None, None, None],
-        money=[500, 0, 0, 0],
-        wallet_order=[0, 1, 2, 3],
-        news_deck=["A01"],
-        hands=[["5"], ["1"], ["1"], ["1"]],
-        reveal_in_order=True,
-    )
-    play(m, 0, "5", 0)
-    play(m, 1, "1", 1)
-    m.play(2, {"pass": True})
-    m.play(3, {"pass": True})
-    assert pending(m) == [(0, "lawyer")]
-    return m
 
 
 def test_the_news_being_decided_is_observed_during_the_lawyer_decision():

@@ -12,7 +12,16 @@ from games.brasilis.bots.random_legal import act
 from games.brasilis.rules import RULES
 from games.engine.errors import BadOptions, IllegalAction
 
-from .helpers import assert_replays, card, of_type, pending, play, stack_values, start
+from .helpers import (
+    assert_replays,
+    card,
+    lawyer_decision,
+    of_type,
+    pending,
+    play,
+    stack_values,
+    start,
+)
 
 
 def full_game(seats=4, seed=1, options=None):
@@ -244,21 +253,7 @@ def test_s17_advertiser_protects_image_but_fury_moves():
 
 
 def test_s18_lawyer_cancels_the_news_just_attributed():
-    m = start(
-        4,
-        round=2,
-        aids=["lawyer", None, None, None],
-        money=[500, 0, 0, 0],
-        wallet_order=[0, 1, 2, 3],
-        news_deck=["A01"],
-        hands=[["5"], ["1"], ["1"], ["1"]],
-        reveal_in_order=True,
-    )
-    play(m, 0, "5", 0)
-    play(m, 1, "1", 1)
-    m.play(2, {"pass": True})
-    m.play(3, {"pass": True})
-    assert pending(m) == [(0, "lawyer")]
+    m = lawyer_decision()
     m.play(0, {"lawyer": True})
     s = m.state
     assert "A01" not in s.piles[0] and "A01" in s.news_discard
