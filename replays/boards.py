@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.brasilis.cards import NEWS, POWER_KIND
+from games.brasilis.cards import NEWS
 from games.brexit.cards import AGENDA_NAME, AGENDA_SYMBOL, COUNTRY_NAME, NAME, SYMBOLS
 
 Obs = Mapping[str, Any]
@@ -147,12 +147,8 @@ def brasilis(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> d
                 "money": primary["money"][k],
                 "hand_size": primary["hand_sizes"][k],
                 "news_count": primary["news_counts"][k],
-                "hand": [
-                    {"id": c, "kind": POWER_KIND.get(c, "?")}
-                    for c in (mine or {}).get("hand") or []
-                ]
-                if mine
-                else None,
+                # The observation gives each card in hand with its kind ({"id", "kind"}).
+                "hand": list((mine or {}).get("hand") or []) if mine else None,
                 "my_news": [_news(c) for c in mine.get("my_news") or []] if mine else None,
                 "aids": sorted(a for a, owner in primary.get("aids", {}).items() if owner == k),
                 "stack": stack,
