@@ -107,10 +107,7 @@ def home(request: HttpRequest) -> HttpResponse:
         {"ladder": lad, "top": _rating_rows(lad, request.user, limit=10)}
         for lad in Ladder.objects.order_by("game", "name")
     ]
-    season_fields = {f.name for f in Season._meta.get_fields()}
-    running = Season.objects.order_by("-created_at")
-    if "status" in season_fields:  # the seasons issue adds it; until then every season shows
-        running = running.filter(**{"status": "running"})
+    running = Season.objects.filter(state=Season.State.RUNNING).order_by("-created_at")
     latest = _with_seats(selectors.matches(user=request.user))[:10]
     return render(
         request,
