@@ -19,13 +19,13 @@ REASON = "worker lost: platform-internal-trace"
 
 @pytest.mark.parametrize("who", ["anon", "stranger", "owner"])
 def test_abort_line_reads_cleanly_without_the_reason(who: str) -> None:
-    owner = UserFactory()
+    owner = UserFactory.create()
     m = running_copy(play("brexit", 3, None, seed=9), upto=10, owner=owner)
     store.append(m.id, [NewEvent.from_engine(aborted_event(REASON), engine_version="t")], 10)
     Match.objects.filter(pk=m.pk).update(status=Match.Status.ABORTED, error=REASON)
     c = Client()
     if who != "anon":
-        c.force_login(owner if who == "owner" else UserFactory())
+        c.force_login(owner if who == "owner" else UserFactory.create())
     html = c.get(f"/matches/{m.pk}/").content.decode()
     if who == "owner":
         assert f"The match was aborted: {REASON}" in html
