@@ -33,6 +33,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Q
+
 from games.engine.events import can_see
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
 from games.engine.types import Event
@@ -174,6 +176,34 @@ def shows_bot(user: Any, bot: Bot) -> bool:
     """Whether ``user`` may see who ``bot`` is (its name, id, owner): public, theirs, or staff."""
     uid = user_id(user)
     return bot.is_public or is_staff(user) or (uid is not None and bot.owner_id == uid)
+
+
+def bots_shown_q(user: Any) -> Q:
+    """``shows_bot`` as a filter on Bot: the bots whose identity ``user`` may see."""
+    if is_staff(user):
+        return Q()
+    uid = user_id(user)
+    return Q(is_public=True) | Q(owner_id=uid) if uid is not None else Q(is_public=True)
+
+
+@dataclass(frozen=True)
+class SeatShown:
+    """A seat as one caller may see it: a private bot's has its label only, no id or owner."""
+
+    label: str
+    bot_version_id: int | None
+    bot_id: int | None
+    owner: str | None
+
+
+def seat_as_seen(user: Any, seat: Seat) -> SeatShown:
+    """``seat``'s bot as ``user`` may see it (see ``shows_bot``)."""
+    version = seat.bot_version
+    if version is None:
+        return SeatShown(f"builtin:{seat.builtin}", None, None, None)
+    if not shows_bot(user, version.bot):
+        return SeatShown(PRIVATE_BOT, None, None, None)
+    return SeatShown(str(version), version.pk, version.bot_id, version.bot.owner.get_username())
 
 
 def player_name(user: Any, version: BotVersion | None, builtin: str = "") -> str:
