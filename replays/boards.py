@@ -112,6 +112,14 @@ def _power(card: str | None, kind: str) -> str:
     return kind
 
 
+def _power_card(card: Any) -> dict[str, Any]:
+    """A hand's power card: the observation now gives {"id", "kind"}; older streams a bare id."""
+    if isinstance(card, dict):
+        ident = str(card.get("id"))
+        return {"id": ident, "kind": card.get("kind") or POWER_KIND.get(ident, "?")}
+    return {"id": card, "kind": POWER_KIND.get(card, "?")}
+
+
 def brasilis(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> dict[str, Any]:
     n = len(primary.get("hand_sizes", []))
     image_max = primary.get("options", {}).get("image_max", 5)
@@ -147,12 +155,7 @@ def brasilis(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> d
                 "money": primary["money"][k],
                 "hand_size": primary["hand_sizes"][k],
                 "news_count": primary["news_counts"][k],
-                "hand": [
-                    {"id": c, "kind": POWER_KIND.get(c, "?")}
-                    for c in (mine or {}).get("hand") or []
-                ]
-                if mine
-                else None,
+                "hand": [_power_card(c) for c in (mine or {}).get("hand") or []] if mine else None,
                 "my_news": [_news(c) for c in mine.get("my_news") or []] if mine else None,
                 "aids": sorted(a for a, owner in primary.get("aids", {}).items() if owner == k),
                 "stack": stack,
