@@ -49,7 +49,9 @@ class _Narrator:
         if type_ == "match_finished":
             return "The match is over; its seed is revealed."
         if type_ == "match_aborted":
-            return f"The match was aborted: {p.get('reason', '')}"
+            # The reason is redacted for those who may not read it: no dangling colon then.
+            reason = str(p.get("reason") or "").strip()
+            return f"The match was aborted: {reason}" if reason else "The match was aborted."
         return None
 
     def tell(self, type_: str, p: Payload) -> str:

@@ -14,7 +14,7 @@ from collections import Counter
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from tournaments import matchmaking, rating_feed, ratings, services
@@ -25,6 +25,15 @@ RECENT = timedelta(hours=24)
 
 def pool(ladder: Ladder) -> str:
     return f"ladder:{ladder.pk}"
+
+
+def ratings_of(ladder: Ladder) -> QuerySet[Rating]:
+    """The ladder's ratings, built-in bots included, best first by the conservative estimate."""
+    return (
+        Rating.objects.filter(pool=pool(ladder))
+        .select_related("bot_version__bot")
+        .order_by("-conservative", "player")
+    )
 
 
 def members(ladder: Ladder) -> list[str]:

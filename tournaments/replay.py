@@ -137,13 +137,13 @@ def logs_by_step(match: Match, seats: set[int]) -> dict[int, list[dict[str, Any]
     return out
 
 
-def document(match: Match, seen_by: Sight) -> dict[str, Any]:
+def document(match: Match, seen_by: Sight, user: Any = None) -> dict[str, Any]:
     """The whole match in the format ``manage.py play --out`` writes, as ``seen_by`` sees it.
 
     The header is the events API's (``selectors.document_header``): seed and options
     only once the match is over.
     """
-    doc = selectors.document_header(match)
+    doc = selectors.document_header(match, user)
     doc["events"] = [
         {"version": ev.version, **event_as_seen(ev.as_engine_event(), seen_by)}
         for ev in store.read(match.id)

@@ -22,7 +22,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from tournaments import rating_feed, ratings, services
+from tournaments import rating_feed, ratings, services, visibility
 from tournaments.models import BotVersion, Fixture, Match, Season, Seat
 
 State = Season.State
@@ -403,6 +403,18 @@ def standings(season: Season) -> list[dict[str, Any]]:
         }
         for s in ratings.season_standings(results(season))
     ]
+
+
+def standings_seen_by(season: Season, user: Any) -> list[dict[str, Any]]:
+    """The standings as ``user`` may read them: frozen once fitted, else fitted now; private
+    bots under the neutral label for anyone but their owner and staff."""
+    rows = season.standings if season.standings is not None else standings(season)
+    hidden = {
+        e.player
+        for e in season.entrants.select_related("bot_version__bot")
+        if e.bot_version is not None and not visibility.shows_bot(user, e.bot_version.bot)
+    }
+    return [{**r, "name": visibility.PRIVATE_BOT} if r["player"] in hidden else r for r in rows]
 
 
 def progress(season: Season) -> tuple[int, int]:

@@ -114,7 +114,9 @@ def matches(
     if ladder is not None:
         qs = qs.filter(ladder_id=ladder)
     if bot is not None:
-        qs = qs.filter(pk__in=Seat.objects.filter(bot_version__bot_id=bot).values("match_id"))
+        # A private bot is not named to others, so filtering on it finds nothing for them.
+        shown = Bot.objects.filter(visibility.bots_shown_q(user), pk=bot)
+        qs = qs.filter(pk__in=Seat.objects.filter(bot_version__bot__in=shown).values("match_id"))
     return qs
 
 
@@ -152,15 +154,17 @@ def seat_labels(match_id: uuid.UUID | str) -> list[str]:
     return [seat.label for seat in seats.order_by("number")]
 
 
-def document_header(match: Match) -> dict[str, Any]:
-    """The document's ``format`` and ``match``; options and seed stay secret until the end."""
+def document_header(match: Match, user: Any = None) -> dict[str, Any]:
+    """The document's ``format`` and ``match``; options and seed stay secret until the end.
+
+    Seats are labelled as ``user`` may see them (a private bot's as "(private bot)")."""
     over = visibility.is_over(match)
     return match_document(
         match_id=str(match.pk),
         game=match.game,
         options=match.options if over else None,
         seed=match.seed if over else None,
-        seats=[seat.label for seat in match.seats.all()],
+        seats=[visibility.seat_as_seen(user, seat).label for seat in match.seats.all()],
         status=match.status,
         outcome=match.outcome,
         events=(),
@@ -191,7 +195,7 @@ def match_document_page(
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
     rows = store.read(match.pk, from_version=after + 1, to_version=after + limit + 1)
     more = len(rows) > limit
-    page = document_header(match)
+    page = document_header(match, user)
     page["events"] = [
         {"version": row.version, **visibility.event_as_seen(row.as_engine_event(), seen_by)}
         for row in rows[:limit]

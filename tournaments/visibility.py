@@ -10,6 +10,9 @@ Every page, API endpoint and download asks this module; none decides on its own.
   messages it was sent): its owner's, always; staff's too once the match is over
   (before, a line can quote the bot's hand). Everyone else sees a verdict's kind,
   its step and the strikes.
+* A private bot: to anyone but its owner and staff, a private bot's seat, rating or
+  standing shows as "(private bot)", with no bot id, owner or link, and filtering on
+  it finds nothing.
 * An abort's reason: the owners of the match's bots, whoever created it, and staff.
   It can quote an exception from inside the platform.
 
@@ -30,10 +33,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Q
+
 from games.engine.events import can_see, redacted
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
 from games.engine.types import Event
-from tournaments.models import Bot, Match, Seat
+from tournaments.models import Bot, BotVersion, Match, Seat
 
 PUBLIC = "public"
 ALL = "all"
@@ -159,6 +164,55 @@ def may_read_bot_diagnostics(user: Any, bot: Bot) -> bool:
     """A version's validation error (a traceback) and its smoke match: the bot's owner's and staff's."""
     uid = user_id(user)
     return is_staff(user) or (uid is not None and bot.owner_id == uid)
+
+
+# --- private bots ------------------------------------------------------------------------------
+
+PRIVATE_BOT = "(private bot)"
+"""What everyone but its owner and staff sees in place of a private bot's name."""
+
+
+def shows_bot(user: Any, bot: Bot) -> bool:
+    """Whether ``user`` may see who ``bot`` is (its name, id, owner): public, theirs, or staff."""
+    uid = user_id(user)
+    return bot.is_public or is_staff(user) or (uid is not None and bot.owner_id == uid)
+
+
+def bots_shown_q(user: Any) -> Q:
+    """``shows_bot`` as a filter on Bot: the bots whose identity ``user`` may see."""
+    if is_staff(user):
+        return Q()
+    uid = user_id(user)
+    return Q(is_public=True) | Q(owner_id=uid) if uid is not None else Q(is_public=True)
+
+
+@dataclass(frozen=True)
+class SeatShown:
+    """A seat as one caller may see it: a private bot's has its label only, no id or owner."""
+
+    label: str
+    bot_version_id: int | None
+    bot_id: int | None
+    owner: str | None
+
+
+def seat_as_seen(user: Any, seat: Seat) -> SeatShown:
+    """``seat``'s bot as ``user`` may see it (see ``shows_bot``)."""
+    version = seat.bot_version
+    if version is None:
+        return SeatShown(f"builtin:{seat.builtin}", None, None, None)
+    if not shows_bot(user, version.bot):
+        return SeatShown(PRIVATE_BOT, None, None, None)
+    return SeatShown(str(version), version.pk, version.bot_id, version.bot.owner.get_username())
+
+
+def player_name(user: Any, version: BotVersion | None, builtin: str = "") -> str:
+    """How a player is shown to ``user``: "bot vN", "builtin:<name>", or the private label."""
+    if version is None:
+        return f"builtin:{builtin}"
+    if not shows_bot(user, version.bot):
+        return PRIVATE_BOT
+    return f"{version.bot.name} v{version.number}"
 
 
 # --- events as one caller sees them -----------------------------------------------------------

@@ -16,21 +16,15 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments import ladders
+from tournaments import ladders, visibility
 from tournaments.models import GAME_CHOICES, Ladder, Rating, RatingHistory
 
-PRIVATE = "(private bot)"
+PRIVATE = visibility.PRIVATE_BOT
 
 
 def player_name(version: Any, builtin: str, request: Request) -> str:
     """How a rated player is shown: "bot vN", a built-in's name, or a neutral private label."""
-    if version is None:
-        return f"builtin:{builtin}"
-    user = request.user
-    bot = version.bot
-    if bot.is_public or (user.is_authenticated and (user.is_staff or user.pk == bot.owner_id)):
-        return f"{bot.name} v{version.number}"
-    return PRIVATE
+    return visibility.player_name(request.user, version, builtin)
 
 
 class LadderSerializer(serializers.ModelSerializer[Ladder]):
@@ -160,12 +154,7 @@ class LadderRatingsView(generics.ListAPIView[Rating]):
     permission_classes = [AllowAny]
 
     def get_queryset(self) -> QuerySet[Rating]:
-        ladder = get_object_or_404(Ladder, pk=self.kwargs["ladder_id"])
-        return (
-            Rating.objects.filter(pool=ladders.pool(ladder))
-            .select_related("bot_version__bot")
-            .order_by("-conservative", "player")
-        )
+        return ladders.ratings_of(get_object_or_404(Ladder, pk=self.kwargs["ladder_id"]))
 
     @extend_schema(summary="A ladder's ratings, best first (by rating - 3 deviation)")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -113,7 +113,7 @@ class MatchDownloadView(APIView):
         view = _view(request, match)
         # Once over, the file is the whole match as stored (but for other bots' logs).
         seen_by = visibility.sight(request.user, match, None if visibility.is_over(match) else view)
-        doc = replay.document(match, seen_by)
+        doc = replay.document(match, seen_by, request.user)
         response = Response(doc)
         response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
         return response
@@ -156,4 +156,7 @@ class MatchForkView(APIView):
             .prefetch_related("seats__bot_version__bot__owner")
             .get(pk=fork.pk)
         )
-        return Response(s.MatchSerializer(fresh).data, status=status.HTTP_201_CREATED)
+        return Response(
+            s.MatchSerializer(fresh, context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )

@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments import seasons
-from tournaments.api.ladders import PRIVATE, player_name
+from tournaments.api.ladders import player_name
 from tournaments.models import GAME_CHOICES, Fixture, Season
 
 
@@ -68,20 +68,10 @@ class SeasonSerializer(serializers.ModelSerializer[Season]):
 
     @extend_schema_field(StandingSerializer(many=True))
     def get_standings(self, season: Season) -> list[dict[str, Any]]:
-        rows = season.standings if season.standings is not None else seasons.standings(season)
-        hidden = self._hidden(season)
-        return [{**r, "name": PRIVATE} if r["player"] in hidden else r for r in rows]
+        return seasons.standings_seen_by(season, self.context["request"].user)
 
     def get_standings_final(self, season: Season) -> bool:
         return season.standings is not None and season.state == Season.State.FINISHED
-
-    def _hidden(self, season: Season) -> set[str]:
-        request = self.context["request"]
-        return {
-            e.player
-            for e in season.entrants.select_related("bot_version__bot")
-            if e.bot_version is not None and player_name(e.bot_version, "", request) == PRIVATE
-        }
 
 
 class SeasonListSerializer(SeasonSerializer):

@@ -205,7 +205,8 @@ class ChallengeSerializer(serializers.Serializer[Any]):
 
 
 class MatchSeatSerializer(serializers.ModelSerializer[Seat]):
-    label = serializers.CharField(read_only=True)  # type: ignore[assignment]
+    label = serializers.SerializerMethodField()  # type: ignore[assignment]
+    bot_version = serializers.SerializerMethodField()
     bot = serializers.SerializerMethodField()
     owner = serializers.SerializerMethodField()
 
@@ -227,11 +228,21 @@ class MatchSeatSerializer(serializers.ModelSerializer[Seat]):
         ]
         read_only_fields = fields
 
+    # A private bot's seat: "(private bot)", no ids or owner, to all but its owner and staff.
+    def _shown(self, seat: Seat) -> visibility.SeatShown:
+        return visibility.seat_as_seen(_viewer(self), seat)
+
+    def get_label(self, seat: Seat) -> str:
+        return self._shown(seat).label
+
+    def get_bot_version(self, seat: Seat) -> int | None:
+        return self._shown(seat).bot_version_id
+
     def get_bot(self, seat: Seat) -> int | None:
-        return seat.bot_version.bot_id if seat.bot_version else None
+        return self._shown(seat).bot_id
 
     def get_owner(self, seat: Seat) -> str | None:
-        return seat.bot_version.bot.owner.get_username() if seat.bot_version else None
+        return self._shown(seat).owner
 
 
 class MatchSerializer(serializers.ModelSerializer[Match]):

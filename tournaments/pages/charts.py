@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from django.apps import apps
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+
+from tournaments.models import RatingHistory
 
 WIDTH, HEIGHT, PAD = 640, 180, 28
 
@@ -25,14 +27,15 @@ def line_chart(points: Sequence[tuple[str, float]], *, label: str = "rating") ->
     coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in (xy(i, v) for i, v in enumerate(values)))
     dots = format_html_join(
         "",
-        '<circle cx="{:.1f}" cy="{:.1f}" r="3"><title>{}: {:.1f}</title></circle>',
-        ((*xy(i, v), when, v) for i, (when, v) in enumerate(points)),
+        '<circle cx="{}" cy="{}" r="3"><title>{}: {}</title></circle>',
+        # format_html escapes its arguments into strings first: numbers are formatted here.
+        ((*(f"{c:.1f}" for c in xy(i, v)), when, f"{v:.1f}") for i, (when, v) in enumerate(points)),
     )
     return format_html(
         '<svg class="chart" viewBox="0 0 {w} {h}" role="img" aria-label="{label} over time">'
         '<line x1="{p}" x2="{r}" y1="{p}" y2="{p}" class="grid"/>'
         '<line x1="{p}" x2="{r}" y1="{b}" y2="{b}" class="grid"/>'
-        '<text x="2" y="{ty}">{hi:.0f}</text><text x="2" y="{by}">{lo:.0f}</text>'
+        '<text x="2" y="{ty}">{hi}</text><text x="2" y="{by}">{lo}</text>'
         '<polyline points="{coords}"/>{dots}</svg>',
         w=WIDTH,
         h=HEIGHT,
@@ -41,8 +44,8 @@ def line_chart(points: Sequence[tuple[str, float]], *, label: str = "rating") ->
         b=HEIGHT - PAD,
         ty=PAD + 4,
         by=HEIGHT - PAD + 4,
-        hi=hi,
-        lo=lo,
+        hi=f"{hi:.0f}",
+        lo=f"{lo:.0f}",
         label=label,
         coords=coords,
         dots=dots,
@@ -50,26 +53,18 @@ def line_chart(points: Sequence[tuple[str, float]], *, label: str = "rating") ->
 
 
 def _history(bot: Any) -> list[tuple[str, float]]:
-    """Rating points of ``bot`` from the ratings issue's history rows, when that model exists."""
-    for name in ("RatingHistory", "RatingChange", "RatingPoint"):
-        try:
-            model = apps.get_model("tournaments", name)
-        except LookupError:
-            continue
-        fields = {f.name for f in model._meta.get_fields()}
-        value = next((f for f in ("ordinal", "mu", "rating") if f in fields), None)
-        when = next((f for f in ("created_at", "recorded_at", "at") if f in fields), None)
-        if value is None or when is None:
-            return []
-        if "bot" in fields:
-            qs = model.objects.filter(bot=bot)
-        elif "bot_version" in fields:
-            qs = model.objects.filter(bot_version__bot=bot)
-        else:
-            return []
-        rows = qs.order_by(when).values_list(when, value)[:500]
-        return [(str(at)[:16], float(v)) for at, v in rows if v is not None]
-    return []
+    """``bot``'s rating after each rated match (RatingHistory), oldest first, in the pool
+    where it played most (one line per chart: pools are different scales of opponents)."""
+    rows = list(
+        RatingHistory.objects.filter(bot_version__bot=bot)
+        .order_by("position")
+        .values_list("pool", "match__finished_at", "rating_after")[:2000]
+    )
+    if not rows:
+        return []
+    pools = Counter(pool for pool, _, _ in rows)
+    main = pools.most_common(1)[0][0]
+    return [(str(at)[:16], float(v)) for pool, at, v in rows if pool == main][-500:]
 
 
 def rating_chart(bot: Any) -> SafeString | None:

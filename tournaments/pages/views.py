@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.apps import apps
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
@@ -16,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from games.engine.registry import GAMES
-from tournaments import replay, selectors, visibility
+from tournaments import ladders, replay, seasons, selectors, visibility
 from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 from tournaments.pages import markdown
 from tournaments.pages.charts import rating_chart
@@ -56,80 +55,23 @@ def _with_seats(qs: QuerySet[Match]) -> QuerySet[Match]:
     return qs.prefetch_related("seats__bot_version__bot")
 
 
-def _ratings_model() -> Any:
-    """The tournaments issue's rating rows, once that model exists (None before)."""
-    for name in ("Rating", "BotRating"):
-        try:
-            return apps.get_model("tournaments", name)
-        except LookupError:
-            continue
-    return None
-
-
-def _ladder_top(ladder: Ladder) -> list[Any]:
-    model = _ratings_model()
-    if model is None:
-        return []
-    fields = {f.name for f in model._meta.get_fields()}
-    qs = model.objects.all()
-    if "ladder" in fields:
-        qs = qs.filter(ladder=ladder)
-    elif "game" in fields:
-        qs = qs.filter(game=ladder.game)
-    order = next((f for f in ("mu", "rating", "ordinal", "score") if f in fields), None)
-    if order:
-        qs = qs.order_by(f"-{order}")
-    return list(qs[:10])
-
-
-def _standings(matches: QuerySet[Match], competition: Ladder | Season) -> list[dict[str, Any]]:
-    """Per bot: games finished, wins, mean rank; with rating ± deviation once ratings exist."""
-    rows: dict[int, dict[str, Any]] = {}
-    seats = Seat.objects.filter(
-        match__in=matches.filter(status=Match.Status.FINISHED), bot_version__isnull=False
-    ).select_related("bot_version__bot")
-    for seat in seats:
-        assert seat.bot_version is not None
-        bot = seat.bot_version.bot
-        row = rows.setdefault(bot.pk, {"bot": bot, "played": 0, "wins": 0, "ranks": 0})
-        row["played"] += 1
-        row["wins"] += seat.rank == 1
-        row["ranks"] += seat.rank or 0
-    ratings = {getattr(r, "bot_id", None): r for r in _ratings_for(competition)}
-    out = []
-    for row in rows.values():
-        rating = ratings.get(row["bot"].pk)
-        out.append(
+def _rating_rows(ladder: Ladder, user: Any, limit: int | None = None) -> list[dict[str, Any]]:
+    """The ladder's ratings as the API lists them (ladders.ratings_of), named as ``user`` may see."""
+    qs = ladders.ratings_of(ladder)
+    rows = []
+    for r in qs[:limit] if limit else qs:
+        shown = r.bot_version is not None and visibility.shows_bot(user, r.bot_version.bot)
+        rows.append(
             {
-                **row,
-                "mean_rank": round(row["ranks"] / row["played"], 2),
-                "rating": _first_attr(rating, ("ordinal", "mu", "rating")),
-                "deviation": _first_attr(rating, ("sigma", "deviation", "rd")),
+                "name": visibility.player_name(user, r.bot_version, r.builtin),
+                "bot_id": r.bot_version.bot_id if shown and r.bot_version else None,
+                "rating": r.rating,
+                "deviation": r.deviation,
+                "conservative": r.conservative,
+                "games": r.games,
             }
         )
-    return sorted(
-        out,
-        key=lambda r: (r["rating"] is None, -(r["rating"] or 0), r["mean_rank"], -r["played"]),
-    )
-
-
-def _first_attr(obj: Any, names: tuple[str, ...]) -> Any:
-    if obj is None:
-        return None
-    return next((getattr(obj, n) for n in names if hasattr(obj, n)), None)
-
-
-def _ratings_for(competition: Ladder | Season) -> list[Any]:
-    model = _ratings_model()
-    if model is None:
-        return []
-    fields = {f.name for f in model._meta.get_fields()}
-    key = "ladder" if isinstance(competition, Ladder) else "season"
-    if key in fields:
-        return list(model.objects.filter(**{key: competition}))
-    if "game" in fields and "bot" in fields:
-        return list(model.objects.filter(game=competition.game))
-    return []
+    return rows
 
 
 def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
@@ -144,7 +86,12 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         {
             "kind": kind,
             "competition": competition,
-            "standings": _standings(matches, competition),
+            "ratings": _rating_rows(competition, request.user)
+            if isinstance(competition, Ladder)
+            else [],
+            "standings": seasons.standings_seen_by(competition, request.user)
+            if isinstance(competition, Season)
+            else [],
             "latest": _with_seats(matches.order_by("-created_at"))[:20],
             "matches_url": reverse("site-matches") + f"?{kind}={competition.pk}",
         },
@@ -156,16 +103,16 @@ def home(request: HttpRequest) -> HttpResponse:
         {"name": g.name, "title": g.title, "blurb": GAME_BLURBS.get(g.name, ""), "info": g}
         for g in GAMES.values()
     ]
-    ladders = [{"ladder": lad, "top": _ladder_top(lad)} for lad in Ladder.objects.order_by("name")]
-    season_fields = {f.name for f in Season._meta.get_fields()}
-    seasons = Season.objects.order_by("-created_at")
-    if "status" in season_fields:  # the seasons issue adds it; until then every season shows
-        seasons = seasons.filter(**{"status": "running"})
+    tops = [
+        {"ladder": lad, "top": _rating_rows(lad, request.user, limit=10)}
+        for lad in Ladder.objects.order_by("game", "name")
+    ]
+    running = Season.objects.filter(state=Season.State.RUNNING).order_by("-created_at")
     latest = _with_seats(selectors.matches(user=request.user))[:10]
     return render(
         request,
         "replays/home.html",
-        {"games": games, "ladders": ladders, "seasons": list(seasons[:10]), "latest": latest},
+        {"games": games, "ladders": tops, "seasons": list(running[:10]), "latest": latest},
     )
 
 

@@ -44,6 +44,11 @@ ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 ASGI_APPLICATION = "config.asgi.application"
 
+# The site's own login, open to every user (the admin's accepts staff only).
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "site-home"
+LOGOUT_REDIRECT_URL = "site-home"
+
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",

@@ -1,0 +1,99 @@
+"""Ladder, season and home standings on the site read the ratings the API serves."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from tests.factories import BotFactory, BotVersionFactory, MatchFactory, SeatFactory
+from tournaments.models import Ladder, Match, Rating, RatingHistory, Season
+
+pytestmark = pytest.mark.django_db
+
+
+def rating(ladder: Ladder, player: str, value: float, deviation: float, **kw: object) -> Rating:
+    return Rating.objects.create(
+        pool=f"ladder:{ladder.pk}",
+        player=player,
+        ladder=ladder,
+        mu=25.0,
+        sigma=2.0,
+        elo=1500.0,
+        rating=value,
+        deviation=deviation,
+        conservative=value - 3 * deviation,
+        games=10,
+        **kw,
+    )
+
+
+def names_in_order(html: str, names: list[str]) -> list[str]:
+    return sorted(names, key=lambda n: html.index(n))
+
+
+@pytest.fixture
+def ladder() -> Ladder:
+    ladder = Ladder.objects.create(name="brexit four", game="brexit", seats=4)
+    version = BotVersionFactory(bot__name="sharp", bot__game="brexit")
+    # By rating alone "sharp" leads; by rating - 3 deviation the steady built-in does.
+    rating(ladder, f"v:{version.pk}", 1720.0, 190.0, bot_version=version)
+    rating(ladder, "builtin:greedy", 1650.0, 40.0, builtin="greedy")
+    rating(ladder, "builtin:random", 1400.0, 30.0, builtin="random")
+    return ladder
+
+
+def test_ladder_page_lists_ratings_with_builtins_by_conservative_estimate(ladder: Ladder) -> None:
+    html = Client().get(f"/ladders/{ladder.pk}/").content.decode()
+    assert "1720 ± 190" in html and "1650 ± 40" in html and "1400 ± 30" in html
+    assert names_in_order(html, ["sharp v1", "builtin:greedy", "builtin:random"]) == [
+        "builtin:greedy",
+        "builtin:random",
+        "sharp v1",
+    ]
+
+
+def test_home_shows_a_top_table_per_ladder_not_raw_text(ladder: Ladder) -> None:
+    html = Client().get("/").content.decode()
+    assert " in ladder:" not in html
+    assert re.search(r"builtin:greedy</td><td class=\"num\">1650 ± 40</td>", html)
+    assert html.index("builtin:greedy") < html.index("builtin:random") < html.index("sharp v1")
+
+
+def test_season_page_shows_fitted_standings_with_intervals_and_builtins() -> None:
+    season = Season.objects.create(name="demo", game="brexit", seats=3, state="running")
+    for winner in ("greedy", "greedy", "random"):
+        match = MatchFactory(game="brexit", season=season, status=Match.Status.FINISHED)
+        others = [b for b in ("greedy", "random", "search") if b != winner]
+        for number, name in enumerate([winner, *others]):
+            SeatFactory(match=match, number=number, bot_version=None, builtin=name, rank=number + 1)
+    html = Client().get(f"/seasons/{season.pk}/").content.decode()
+    assert "No finished matches yet" not in html
+    assert "builtin:greedy" in html and "builtin:search" in html
+    assert "95% interval" in html and re.search(r"\d+ \u2013 \d+", html)
+    assert html.index("builtin:greedy") < html.index("builtin:search")
+
+
+def test_bot_page_charts_its_rating_history(ladder: Ladder) -> None:
+    bot = BotFactory(name="charted", game="brexit")
+    version = BotVersionFactory(bot=bot)
+    for position, value in enumerate((1500.0, 1540.0, 1525.0), start=1):
+        RatingHistory.objects.create(
+            match=MatchFactory(game="brexit", ladder=ladder, status=Match.Status.FINISHED),
+            position=position,
+            pool=f"ladder:{ladder.pk}",
+            player=f"v:{version.pk}",
+            bot_version=version,
+            rank=1,
+            mu_before=25,
+            sigma_before=8,
+            mu_after=26,
+            sigma_after=7,
+            rating_before=value - 10,
+            rating_after=value,
+            elo_before=1500,
+            elo_after=1500,
+        )
+    html = Client().get(f"/bots/{bot.pk}/").content.decode()
+    assert '<svg class="chart"' in html and "1540.0" in html
