@@ -185,6 +185,22 @@ def test_near_misses_of_legal_actions_are_refused_cleanly(
     only_clean_rejection(rules, dumped, seat, action)
 
 
+@FUZZ
+@given(data=st.data())
+def test_the_fast_shape_check_agrees_with_the_described_one(
+    decision: tuple[Rules[Any], str, list[tuple[Any, Seat]]], data: st.DataObject
+) -> None:
+    """``Shape.accepts`` (the compiled fast path) is true exactly when ``problem`` finds nothing."""
+    rules, game, states = decision
+    dumped, seat = data.draw(st.sampled_from(states), label="state")
+    kind = rules.pending(rules.load(copy.deepcopy(dumped)))[0]["kind"]
+    shape = PROFILES[game].shapes[kind]
+    options = bases(rules, game, rules.load(copy.deepcopy(dumped)), seat)
+    base = data.draw(st.sampled_from(options), label="legal action")
+    action = data.draw(st.just(base) | near_misses(base) | json_values, label="action")
+    assert shape.accepts(action) == (shape.problem(action, "") is None)
+
+
 @pytest.mark.parametrize(
     ("game", "kind", "action", "reason"),
     [
