@@ -59,15 +59,28 @@ def must_play(state: State, seat: int) -> bool:
     u = sum(played)
     if u >= 2:  # |C| >= 1 when it matters: the rule is met already
         return False
-    open_top = any(_open_top(state, t) for t in range(state.n))
+    n, stacks = state.n, state.stacks
+    # Run once per dispute step by check, legal and the bots: written out, and stopping as
+    # soon as C is large enough, rather than through _can_play and _open_top per seat.
+    open_top = False
+    for t in range(n):
+        stack = stacks[t]
+        if stack and not stack[-1]["locked"]:
+            open_top = True
+            break
     if not _can_play(hands[seat], open_top):
         return False
-    c = sum(
-        1
-        for s in range(state.n)
-        if not played[s] and not passed[s] and _can_play(hands[s], open_top)
-    )
-    return u + c - 1 < 2
+    enough = 3 - u  # u + |C| - 1 < 2 exactly when |C| < 3 - u
+    c = 0
+    for s in range(n):
+        if played[s] or passed[s]:
+            continue
+        hand = hands[s]
+        if hand and (open_top or any(card in INFLUENCE_VALUE for card in hand)):
+            c += 1
+            if c >= enough:
+                return False
+    return True
 
 
 def _seat(state: State, value: object, what: str) -> int:
