@@ -166,11 +166,17 @@ class Obj(Shape):
             (key, shape.accepts) for key, shape in (*self.required.items(), *self.optional.items())
         ]
         if not self.optional:  # the common case: exactly these keys, each then present
+            # A scalar field is one type test, done here rather than through its closure.
+            scalars = [(k, s.kind) for k, s in self.required.items() if type(s) is Scalar]
+            others = [(k, s.accepts) for k, s in self.required.items() if type(s) is not Scalar]
 
             def exact(value: Any) -> bool:
                 if type(value) is not dict or value.keys() != required:
                     return False
-                for key, fits in fields:  # noqa: SIM110 (a loop: no generator per action)
+                for key, kind in scalars:
+                    if type(value[key]) is not kind:
+                        return False
+                for key, fits in others:  # noqa: SIM110 (a loop: no generator per action)
                     if not fits(value[key]):
                         return False
                 return True
