@@ -13,6 +13,11 @@ from games.brasilis.attribution import totals
 from games.brasilis.cards import NEWS, POWER_KIND
 from games.brasilis.state import Entry, State, effective
 
+_SHOWN: dict[str, dict[str, str | None]] = {
+    card: {"id": card, "kind": kind} for card, kind in POWER_KIND.items()
+}
+"""A card as an observation shows it; copied into each observation (copying beats building)."""
+
 PUBLIC_OPTIONS = (
     "less_strategy",
     "media_control",
@@ -87,9 +92,7 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         "money": list(state.money),
         "bank": state.bank,
         "fury": state.fury,
-        "hand": [{"id": c, "kind": POWER_KIND[c]} for c in sorted(state.hands[seat])]
-        if seat is not None
-        else None,
+        "hand": [_SHOWN[c].copy() for c in sorted(state.hands[seat])] if seat is not None else None,
         "hand_sizes": [len(h) for h in state.hands],
         "stacks": stacks,
         "influence": None if hidden_any else totals(state),
@@ -121,11 +124,11 @@ def _discard(state: State, seat: int | None) -> list[dict[str, str | None]]:
     news shows as hidden to all but its player until the reveal (S-36)."""
     down = state.discarded_down
     if not down:
-        return [{"id": card, "kind": POWER_KIND[card]} for card in state.power_discard]
+        return [_SHOWN[card].copy() for card in state.power_discard]
     return [
         {"id": None, "kind": "hidden"}
         if card in down and down[card] != seat
-        else {"id": card, "kind": POWER_KIND[card]}
+        else _SHOWN[card].copy()
         for card in state.power_discard
     ]
 
