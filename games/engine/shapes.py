@@ -125,7 +125,29 @@ class ListOf(Shape):
         return f"[{self.item.describe()}, ...]"
 
     def accepter(self) -> Callable[[Any], bool]:
-        item = self.item.accepts
+        shape = self.item
+        if (
+            type(shape) is Obj
+            and not shape.optional
+            and all(type(s) is Scalar for s in shape.required.values())
+        ):
+            # A list of flat records (Brexit's placements): one loop, no call per item.
+            keys = frozenset(shape.required)
+            scalars = [(k, s.kind) for k, s in shape.required.items() if type(s) is Scalar]
+
+            def records(value: Any) -> bool:
+                if type(value) is not list:
+                    return False
+                for record in value:
+                    if type(record) is not dict or record.keys() != keys:
+                        return False
+                    for key, kind in scalars:
+                        if type(record[key]) is not kind:
+                            return False
+                return True
+
+            return records
+        item = shape.accepts
         return lambda value: type(value) is list and all(map(item, value))
 
 
