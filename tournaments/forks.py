@@ -16,7 +16,7 @@ from django.db import transaction
 from games.engine.platform_events import PLATFORM_EVENTS
 from replays import store
 from replays.store import NewEvent, StoredEvent
-from tournaments import services, tasks
+from tournaments import dispatch, services
 from tournaments.models import Match, Seat
 from tournaments.services import Invalid
 from tournaments.visibility import is_over, seats_of
@@ -88,6 +88,6 @@ def fork_match(
         services._create_seats(fork, kept, versions)
         store.append(fork.id, copied, 0)
         fork_id = str(fork.pk)
-        transaction.on_commit(lambda: tasks.play_match.delay(fork_id))
+        transaction.on_commit(lambda: dispatch.play_match(fork_id))
     fork.refresh_from_db()
     return fork
