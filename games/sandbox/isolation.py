@@ -162,7 +162,7 @@ def unstage(root: Path) -> None:
 
 
 def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> list[str]:
-    """bubblewrap around sdk/botkit.py: the bot sees /usr, /bot, /sdk, /dev and a /tmp."""
+    """bubblewrap around sdk/botkit.py: the bot sees /usr, /bot, /sdk, /dev (read-only) and a /tmp."""
     python = python or bot_python()
     binds = ["--ro-bind", "/usr", "/usr"]
     prefix = Path(os.path.realpath(python)).parent.parent
@@ -181,7 +181,10 @@ def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> li
         "--symlink", "usr/lib64", "/lib64",
         "--symlink", "usr/bin", "/bin",
         "--symlink", "usr/sbin", "/sbin",
+        # --dev is a tmpfs as large as half the host's memory (/dev/shm in it): read-only, so the
+        # private /tmp (capped) is the one place a bot can store files.
         "--dev", "/dev",
+        "--remount-ro", "/dev",
         "--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp",
         "--ro-bind", str(staged / "bot"), "/bot",
         "--ro-bind", str(staged / "sdk"), "/sdk",
