@@ -96,6 +96,11 @@ def validate(version_id: int) -> str:
     except SmokeMatchBusy as exc:  # a duplicate of this task is playing it and will decide
         log.warning("bot version %s left pending: %s", version_id, exc)
         return version.status
+    except Exception as exc:
+        # Nothing retries a validation: a version left pending would stay so for ever, and no
+        # match can seat it. Rejected with the reason, the owner can upload it again.
+        log.exception("bot version %s: validation failed", version_id)
+        error = f"validation failed: {type(exc).__name__}: {exc}"
     version.status = BotVersion.Status.REJECTED if error else BotVersion.Status.READY
     version.validation_error = error
     version.validated_at = timezone.now()

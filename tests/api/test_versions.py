@@ -86,8 +86,18 @@ def test_multipart_zip_upload(api: APIClient, user: Any, enqueued: Enqueued) -> 
         ("bot.zip", b"this is not a zip at all", "not a valid zip"),
         ("bot.zip", zipped({"other.py": b"x=1\n"}), "no bot.py"),
         ("bot.exe", b"MZ", ".py file or a .zip"),
+        ("bot.zip", zipped({"bot.py": b"", "lib": b"", "lib/a.py": b""}), "both a file and"),
+        ("bot.zip", zipped({"bot.py": b"", "n" * 304 + ".py": b""}), "longer than 255 bytes"),
     ],
-    ids=["too-large", "not-utf8", "not-a-zip", "zip-without-bot", "wrong-extension"],
+    ids=[
+        "too-large",
+        "not-utf8",
+        "not-a-zip",
+        "zip-without-bot",
+        "wrong-extension",
+        "file-and-folder",
+        "long-name",
+    ],
 )
 def test_bad_files_are_a_400_on_file(
     api: APIClient, user: Any, enqueued: Enqueued, filename: str, data: bytes, needle: str

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.factories import BotVersionFactory
+from tournaments import runner, tasks
 from tournaments.models import BotVersion, Match
 from tournaments.validation import validate
 
@@ -85,3 +86,20 @@ def test_a_worker_that_cannot_isolate_bots_leaves_versions_pending(
     assert validate(version.id) == "pending"
     version.refresh_from_db()
     assert (version.status, version.validation_error) == ("pending", "")
+
+
+def test_any_failure_of_validation_itself_rejects_with_a_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    version = pending(GOOD)
+
+    def broken(match_id: object) -> None:
+        raise OSError(36, "File name too long")
+
+    monkeypatch.setattr(runner, "run_match", broken)
+    # Called as the worker calls it: nothing escapes, the version is not left pending.
+    assert tasks.validate_bot_version(version.id) == "rejected"
+    version.refresh_from_db()
+    assert version.status == "rejected" and version.validated_at is not None
+    assert version.validation_error.startswith("validation failed: OSError")
+    assert "File name too long" in version.validation_error
