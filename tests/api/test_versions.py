@@ -210,3 +210,52 @@ def test_uploads_are_rate_limited_with_retry_after(
     assert r.status_code == 429
     assert int(r["Retry-After"]) > 0
     assert BotVersion.objects.filter(bot=bot).count() == 2
+
+
+@pytest.mark.parametrize(
+    "filename",
+    ["a\r\nSet-Cookie: x=1.py", "bot\n.py", "bot\x07.py", "\u202eyp.exe.py", "bot\u2028.py"],
+    ids=["crlf", "lf", "bell", "rtl-override", "line-separator"],
+)
+def test_control_characters_in_a_filename_are_a_400(
+    api: APIClient, user: Any, enqueued: Enqueued, filename: str
+) -> None:
+    bot = BotFactory(owner=user)
+    r = api.post(
+        f"/api/bots/{bot.pk}/versions/", {"filename": filename, "source": SOURCE}, format="json"
+    )
+    assert r.status_code == 400, r.content
+    assert "control or invisible character" in r.data["filename"][0]
+    assert not BotVersion.objects.filter(bot=bot).exists()
+
+
+@pytest.mark.parametrize(
+    ("filename", "header"),
+    [
+        ('a"b;c.py', 'attachment; filename="a\\"b;c.py"'),
+        ("bôt-élu.py", "attachment; filename*=utf-8''b%C3%B4t-%C3%A9lu.py"),
+        ("bot.py", 'attachment; filename="bot.py"'),
+    ],
+    ids=["quote-and-semicolon", "non-ascii", "plain"],
+)
+def test_source_download_names_the_file_safely(
+    api: APIClient, user: Any, enqueued: Enqueued, filename: str, header: str
+) -> None:
+    bot = BotFactory(owner=user)
+    r = api.post(
+        f"/api/bots/{bot.pk}/versions/", {"filename": filename, "source": SOURCE}, format="json"
+    )
+    assert r.status_code == 201, r.content
+    got = api.get(f"/api/bots/{bot.pk}/versions/{r.data['number']}/source/")
+    assert got.status_code == 200
+    assert got["Content-Disposition"] == header
+    assert got.content == SOURCE.encode()
+
+
+def test_a_stored_filename_with_a_newline_still_downloads(api: APIClient, user: Any) -> None:
+    # Versions stored before filenames were checked at upload.
+    v = BotVersionFactory(bot__owner=user, filename="evil\r\nX-Injected: 1.py", upload=b"x = 1\n")
+    r = api.get(f"/api/bots/{v.bot_id}/versions/{v.number}/source/")
+    assert r.status_code == 200
+    assert "\n" not in r["Content-Disposition"] and "X-Injected" not in r
+    assert r["Content-Disposition"] == "attachment; filename*=utf-8''evil%0D%0AX-Injected%3A%201.py"
