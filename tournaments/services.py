@@ -24,7 +24,7 @@ from rest_framework.authtoken.models import Token
 from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
-from games.sandbox.upload import UploadError, unpack
+from games.sandbox.upload import UploadError, check_filename, unpack
 from tournaments import dispatch, selectors
 from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 
@@ -126,8 +126,10 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     """Store an upload as the bot's next version, pending, and queue its validation."""
     if not bot.is_active:
         raise Invalid({"bot": "this bot is deactivated; reactivate it before uploading"})
-    if not filename or "/" in filename or "\\" in filename or "\x00" in filename:
-        raise Invalid({"filename": "give a plain file name ending in .py or .zip"})
+    try:
+        check_filename(filename)
+    except UploadError as exc:
+        raise Invalid({"filename": str(exc)}) from None
     try:
         unpack(filename, data)
     except UploadError as exc:
@@ -177,6 +179,7 @@ def local_version(
     next version. It is ready at once: it has just played a whole match in the sandbox.
     """
     try:
+        check_filename(filename)
         unpack(filename, data)
     except UploadError as exc:
         raise Invalid({"file": str(exc)}) from None

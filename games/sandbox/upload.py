@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import posixpath
 import stat
+import unicodedata
 import zipfile
 
 MAX_PY_BYTES = 256 * 1024
@@ -25,6 +26,22 @@ ENTRY = "bot.py"
 
 class UploadError(ValueError):
     """An upload the platform refuses; the message is shown to the author."""
+
+
+def check_filename(filename: str) -> None:
+    """The uploaded file's own name: shown in listings and sent back in download headers."""
+    if not filename or "/" in filename or "\\" in filename:
+        raise UploadError("give a plain file name ending in .py or .zip")
+    for char in filename:
+        # Cc: control characters (CR/LF would split a header); Cf, Zl, Zp: invisible ones
+        # (U+202E turns "yp.exe" around on screen) and line breaks.
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
+            raise UploadError(
+                f"the file name has a control or invisible character (U+{ord(char):04X});"
+                " use letters, digits and punctuation"
+            )
+    if len(filename) > MAX_NAME_BYTES:
+        raise UploadError(f"the file name may be at most {MAX_NAME_BYTES} characters")
 
 
 def unpack(filename: str, data: bytes) -> dict[str, bytes]:

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 from django.contrib.auth import authenticate
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, mixins, status, viewsets
@@ -200,7 +201,9 @@ class BotVersionSourceView(APIView):
         if not selectors.can_read_source(request.user, version.bot):
             raise Http404("no such bot version")
         response = HttpResponse(bytes(version.upload), content_type="application/octet-stream")
-        response["Content-Disposition"] = f'attachment; filename="{version.filename}"'
+        # Django's helper quotes and escapes the name, or percent-encodes it (RFC 6266) when it
+        # is not plain ASCII: names stored before upload checked them may hold anything.
+        response["Content-Disposition"] = content_disposition_header(True, version.filename)
         response["X-Content-Type-Options"] = "nosniff"
         return response
 
