@@ -259,3 +259,47 @@ def test_a_stored_filename_with_a_newline_still_downloads(api: APIClient, user: 
     assert r.status_code == 200
     assert "\n" not in r["Content-Disposition"] and "X-Injected" not in r
     assert r["Content-Disposition"] == "attachment; filename*=utf-8''evil%0D%0AX-Injected%3A%201.py"
+
+
+def test_an_upload_too_large_is_refused_before_its_body_is_read(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    # The body is 1 KB but claims 50 MB: reading past the 1 KB fails the test client's stream
+    # (FakePayload), so only a refusal on Content-Length alone answers.
+    r = api.generic(
+        "POST",
+        f"/api/bots/{bot.pk}/versions/",
+        b"x" * 1024,
+        content_type="multipart/form-data; boundary=BoUnDaRy",
+        CONTENT_LENGTH=str(50 << 20),
+    )
+    assert r.status_code == 413, r.content
+    assert r["Content-Type"] == "application/json"
+    assert "52428800 bytes" in r.json()["detail"] and "at most" in r.json()["detail"]
+    assert not BotVersion.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "size", [3 << 20, (2 << 20) + (128 << 10)], ids=["over-django-limit", "over-zip-limit"]
+)
+def test_an_oversized_json_upload_is_a_json_413(api: APIClient, user: Any, size: int) -> None:
+    bot = BotFactory(owner=user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    r = api.post(url, {"source": "#" * size}, format="json")
+    assert r.status_code == 413, r.content[:300]
+    assert r["Content-Type"] == "application/json"
+    assert "at most" in r.json()["detail"]
+
+
+def test_any_api_body_over_the_limit_is_a_json_413(api: APIClient) -> None:
+    r = api.post("/api/matches/", {"game": "brexit", "pad": "#" * (3 << 20)}, format="json")
+    assert r.status_code == 413, r.content[:300]
+    assert r["Content-Type"] == "application/json"
+    assert "at most" in r.json()["detail"]
+
+
+def test_too_many_form_fields_is_a_json_400(api: APIClient) -> None:
+    fields = "&".join(f"f{i}=1" for i in range(1200))
+    r = api.generic("POST", "/api/bots/", fields, content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 400, r.content[:300]
+    assert r["Content-Type"] == "application/json"
+    assert "fields" in r.json()["detail"]
