@@ -11,7 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from games.sandbox.upload import MAX_PY_BYTES
+from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
 from tests.api.conftest import Enqueued, throttle_rates
 from tests.factories import BotFactory, BotVersionFactory
 from tournaments.models import BotVersion
@@ -114,6 +114,16 @@ def test_bad_files_are_a_400_on_file(
 def test_huge_multipart_file_is_refused_unread(api: APIClient, user: Any) -> None:
     bot = BotFactory(owner=user)
     f = SimpleUploadedFile("bot.zip", b"\0" * (5 * 1024 * 1024))
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
+    assert r.status_code == 413
+    assert "at most" in r.json()["detail"]
+
+
+def test_a_file_over_its_limit_within_the_request_limit_is_a_400_on_file(
+    api: APIClient, user: Any
+) -> None:
+    bot = BotFactory(owner=user)
+    f = SimpleUploadedFile("bot.zip", b"\0" * (MAX_ZIP_BYTES + 1))
     r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
     assert r.status_code == 400
     assert "at most" in r.data["file"][0]
@@ -268,7 +278,7 @@ def test_an_upload_too_large_is_refused_before_its_body_is_read(api: APIClient, 
     r = api.generic(
         "POST",
         f"/api/bots/{bot.pk}/versions/",
-        b"x" * 1024,
+        "x" * 1024,
         content_type="multipart/form-data; boundary=BoUnDaRy",
         CONTENT_LENGTH=str(50 << 20),
     )
@@ -303,3 +313,12 @@ def test_too_many_form_fields_is_a_json_400(api: APIClient) -> None:
     assert r.status_code == 400, r.content[:300]
     assert r["Content-Type"] == "application/json"
     assert "fields" in r.json()["detail"]
+
+
+def test_too_many_files_is_a_json_400(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    files = {f"f{i}": SimpleUploadedFile(f"{i}.py", b"x") for i in range(110)}
+    r = api.post(f"/api/bots/{bot.pk}/versions/", files, format="multipart")
+    assert r.status_code == 400, r.content[:300]
+    assert r["Content-Type"] == "application/json"
+    assert "too many files" in r.json()["detail"]

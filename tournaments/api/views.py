@@ -22,7 +22,9 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from games.engine.registry import GAMES
+from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
 from tournaments import selectors, services
+from tournaments.api import body_limits
 from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
 from tournaments.api.throttles import ChallengeThrottle, SignupThrottle, UploadThrottle
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
     from django.db.models import QuerySet
 
     from tournaments.models import Bot, BotLog, BotVersion, Match
+
+MAX_UPLOAD_REQUEST_BYTES = s.MAX_UPLOAD_BYTES + 64 * 1024
+"""An upload request's body: the largest file plus room for its multipart framing and fields."""
 
 # Accounts
 
@@ -165,6 +170,11 @@ class BotVersionListView(generics.ListCreateAPIView["BotVersion"]):
         summary="Upload the bot's next version (validated in the background)",
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        length = body_limits.content_length(request)
+        if length > MAX_UPLOAD_REQUEST_BYTES:  # refused unread, before request.data parses it
+            what = f"an upload ({MAX_PY_BYTES} bytes for a .py, {MAX_ZIP_BYTES} for a .zip)"
+            detail = body_limits.too_large(length, MAX_UPLOAD_REQUEST_BYTES, what)
+            return Response({"detail": detail}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         bot = get_object_or_404(selectors.bots_owned_by(request.user), pk=kwargs["bot_id"])
         if not bot.is_active:
             raise Http404("this bot is deactivated")
