@@ -214,9 +214,9 @@ def test_uploads_are_rate_limited_with_retry_after(
     url = f"/api/bots/{bot.pk}/versions/"
     with throttle_rates(uploads="2/hour"):
         assert api.post(url, {"source": SOURCE}, format="json").status_code == 201
-        assert api.post(url, {"source": SOURCE}, format="json").status_code == 201
+        assert api.post(url, {"source": SOURCE + "#2\n"}, format="json").status_code == 201
         assert api.get(url).status_code == 200  # reads do not count
-        r = api.post(url, {"source": SOURCE}, format="json")
+        r = api.post(url, {"source": SOURCE + "#3\n"}, format="json")
     assert r.status_code == 429
     assert int(r["Retry-After"]) > 0
     assert BotVersion.objects.filter(bot=bot).count() == 2
@@ -322,3 +322,41 @@ def test_too_many_files_is_a_json_400(api: APIClient, user: Any) -> None:
     assert r.status_code == 400, r.content[:300]
     assert r["Content-Type"] == "application/json"
     assert "too many files" in r.json()["detail"]
+
+
+def test_an_identical_reupload_answers_with_the_version_it_repeats(
+    api: APIClient, user: Any, enqueued: Enqueued, django_capture_on_commit_callbacks: Any
+) -> None:
+    bot = BotFactory(owner=user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    with django_capture_on_commit_callbacks(execute=True):
+        first = api.post(url, {"filename": "bot.py", "source": SOURCE}, format="json")
+        again = api.post(url, {"filename": "bot.py", "source": SOURCE}, format="json")
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.data["id"] == first.data["id"] and again.data["number"] == 1
+    assert BotVersion.objects.filter(bot=bot).count() == 1
+    assert enqueued.validate_bot_version == [first.data["id"]]  # validated once
+
+
+def test_going_back_to_older_bytes_makes_a_new_newest_version(
+    api: APIClient, user: Any, enqueued: Enqueued
+) -> None:
+    # Ladders play a bot's newest ready version: a rollback must become the newest.
+    bot = BotFactory(owner=user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    numbers = [
+        api.post(url, {"source": source}, format="json").data["number"]
+        for source in (SOURCE, SOURCE + "#2\n", SOURCE)
+    ]
+    assert numbers == [1, 2, 3]
+
+
+def test_a_rejected_version_uploaded_again_is_validated_again(
+    api: APIClient, user: Any, enqueued: Enqueued
+) -> None:
+    bot = BotFactory(owner=user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    first = api.post(url, {"source": SOURCE}, format="json")
+    BotVersion.objects.filter(pk=first.data["id"]).update(status=BotVersion.Status.REJECTED)
+    again = api.post(url, {"source": SOURCE}, format="json")
+    assert again.status_code == 201 and again.data["number"] == 2
