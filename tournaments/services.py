@@ -122,8 +122,14 @@ def deactivate_bot(*, bot: Bot) -> Bot:
     return bot
 
 
-def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
-    """Store an upload as the bot's next version, pending, and queue its validation."""
+def upload_version(*, bot: Bot, filename: str, data: bytes) -> tuple[BotVersion, bool]:
+    """Store an upload as the bot's next version, pending, and queue its validation.
+
+    Returns the version and whether it is new. The same file (bytes and name) as the bot's
+    newest version is that version again, unless it was rejected (then it is validated
+    afresh): a retried upload makes no second version. Older bytes uploaded after newer ones
+    do make a new version, since ladders play the newest.
+    """
     if not bot.is_active:
         raise Invalid({"bot": "this bot is deactivated; reactivate it before uploading"})
     try:
@@ -134,11 +140,21 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
         unpack(filename, data)
     except UploadError as exc:
         raise Invalid({"file": str(exc)}) from None
+    digest = hashlib.sha256(data).hexdigest()
     with transaction.atomic():
+        # Locked first, so that two identical uploads at once make one version.
+        Bot.objects.select_for_update().filter(pk=bot.pk).first()
+        newest = BotVersion.objects.filter(bot=bot).order_by("-number").first()
+        if (
+            newest is not None
+            and (newest.sha256, newest.filename) == (digest, filename)
+            and newest.status != BotVersion.Status.REJECTED
+        ):
+            return newest, False
         version = _add_version(bot=bot, filename=filename, data=data)
         version_id = version.pk
         transaction.on_commit(lambda: dispatch.validate_bot_version(version_id))
-    return version
+    return version, True
 
 
 def _add_version(

@@ -10,7 +10,12 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import AuthenticationFailed
@@ -166,7 +171,17 @@ class BotVersionListView(generics.ListCreateAPIView["BotVersion"]):
             "application/json": s.VersionUploadSerializer,
             "multipart/form-data": s.VersionUploadSerializer,
         },
-        responses={201: s.BotVersionSerializer},
+        responses={
+            201: s.BotVersionSerializer,
+            200: OpenApiResponse(
+                s.BotVersionSerializer,
+                description="The same file as the bot's newest version (not rejected): that "
+                "version, unchanged; no new version is made.",
+            ),
+            413: OpenApiResponse(
+                description="The request body is larger than an upload may be (refused unread)."
+            ),
+        },
         summary="Upload the bot's next version (validated in the background)",
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -180,9 +195,9 @@ class BotVersionListView(generics.ListCreateAPIView["BotVersion"]):
             raise Http404("this bot is deactivated")
         data = s.VersionUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        version = services.upload_version(bot=bot, **data.validated_data)
+        version, created = services.upload_version(bot=bot, **data.validated_data)
         body = s.BotVersionSerializer(version, context=self.get_serializer_context()).data
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class BotVersionDetailView(generics.RetrieveAPIView["BotVersion"]):
