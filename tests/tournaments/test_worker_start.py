@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from celery.signals import worker_ready
+from celery.signals import worker_process_init, worker_ready
 
 from games.sandbox import isolation
 from tournaments import tasks
@@ -24,4 +24,5 @@ def test_a_starting_worker_removes_dead_workers_staged_copies(
     os.close(isolation._owner_locks.pop(orphan))  # as if its process had died
     worker_ready.send(sender=None)
     assert not orphan.exists()
-    assert tasks.clean_staged_copies in [ref() for _key, ref in worker_ready.receivers]
+    for signal in (worker_ready, worker_process_init):  # the worker, and each pool process
+        assert tasks.clean_staged_copies in [ref() for _key, ref in signal.receivers]
