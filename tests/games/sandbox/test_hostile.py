@@ -204,8 +204,9 @@ def host_shared_memory() -> int:
 
 
 def test_every_writable_place_is_capped(seat: Seat) -> None:
-    # The bot walks the whole filesystem (slow on a loaded host: a long deadline) and tries to
-    # store 192 MiB in each place it finds; only the private /tmp may take anything, up to its cap.
+    # The bot walks the whole filesystem at its start, then tries to store 192 MiB in each place
+    # it found (a long deadline for a loaded host); only the private /tmp may take anything, up to
+    # its cap.
     target, cap = 192 << 20, 4 << 20
     limits = Limits(**{**FAST.for_bot(), "tmpfs_bytes": cap, "move_seconds": 30.0})
     controller = seat("fill_writable", {"target": target}, limits)
