@@ -24,7 +24,7 @@ from rest_framework.authtoken.models import Token
 from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
-from games.sandbox.upload import UploadError, unpack
+from games.sandbox.upload import UploadError, check_filename, unpack
 from tournaments import dispatch, selectors
 from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 
@@ -122,21 +122,39 @@ def deactivate_bot(*, bot: Bot) -> Bot:
     return bot
 
 
-def upload_version(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
-    """Store an upload as the bot's next version, pending, and queue its validation."""
+def upload_version(*, bot: Bot, filename: str, data: bytes) -> tuple[BotVersion, bool]:
+    """Store an upload as the bot's next version, pending, and queue its validation.
+
+    Returns the version and whether it is new. The same file (bytes and name) as the bot's
+    newest version is that version again, unless it was rejected (then it is validated
+    afresh): a retried upload makes no second version. Older bytes uploaded after newer ones
+    do make a new version, since ladders play the newest.
+    """
     if not bot.is_active:
         raise Invalid({"bot": "this bot is deactivated; reactivate it before uploading"})
-    if not filename or "/" in filename or "\\" in filename or "\x00" in filename:
-        raise Invalid({"filename": "give a plain file name ending in .py or .zip"})
+    try:
+        check_filename(filename)
+    except UploadError as exc:
+        raise Invalid({"filename": str(exc)}) from None
     try:
         unpack(filename, data)
     except UploadError as exc:
         raise Invalid({"file": str(exc)}) from None
+    digest = hashlib.sha256(data).hexdigest()
     with transaction.atomic():
+        # Locked first, so that two identical uploads at once make one version.
+        Bot.objects.select_for_update().filter(pk=bot.pk).first()
+        newest = BotVersion.objects.filter(bot=bot).order_by("-number").first()
+        if (
+            newest is not None
+            and (newest.sha256, newest.filename) == (digest, filename)
+            and newest.status != BotVersion.Status.REJECTED
+        ):
+            return newest, False
         version = _add_version(bot=bot, filename=filename, data=data)
         version_id = version.pk
         transaction.on_commit(lambda: dispatch.validate_bot_version(version_id))
-    return version
+    return version, True
 
 
 def _add_version(
@@ -177,6 +195,7 @@ def local_version(
     next version. It is ready at once: it has just played a whole match in the sandbox.
     """
     try:
+        check_filename(filename)
         unpack(filename, data)
     except UploadError as exc:
         raise Invalid({"file": str(exc)}) from None

@@ -37,6 +37,21 @@ def report_sandbox(**kwargs: object) -> None:
         log.error("sandbox unavailable, uploaded bots will not be started here: %s", reason)
 
 
+@worker_ready.connect
+@worker_process_init.connect
+def clean_staged_copies(**kwargs: object) -> None:
+    """Remove bots' staged copies left by a worker that was killed (SIGKILL runs no cleanup).
+
+    At the worker's start, and in each pool process it starts, which is also how a pool process
+    killed mid-match is replaced; the copies of live siblings are locked, so they stay.
+    """
+    from games.sandbox.isolation import clean_stale_staging
+
+    removed = clean_stale_staging()
+    if removed:
+        log.info("sandbox: removed %d staged copies of dead workers", len(removed))
+
+
 @shared_task(
     bind=True,
     name="tournaments.play_match",

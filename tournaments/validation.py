@@ -8,6 +8,7 @@ read in its events and logs.
 from __future__ import annotations
 
 import logging
+import secrets
 
 from django.db import transaction
 from django.utils import timezone
@@ -22,8 +23,6 @@ from tournaments.models import BotVersion, Match, Seat
 
 log = logging.getLogger(__name__)
 
-SMOKE_SEED = 20261129
-
 
 class SmokeMatchBusy(Exception):
     """Another worker is playing this version's smoke match (a redelivered validation)."""
@@ -32,7 +31,9 @@ class SmokeMatchBusy(Exception):
 def smoke_match_for(version: BotVersion) -> Match:
     """The version's unfinished smoke match (an interrupted validation resumes it), or a new one.
 
-    The uploaded version takes seat 0, built-in random bots the others.
+    The uploaded version takes seat 0, built-in random bots the others. Each smoke match
+    draws its own seed (one fixed seed let a bot pass by surviving a single deal); the match
+    row keeps it, and its match_finished event reveals it, so the run replays exactly.
     """
     unfinished = (Match.Status.QUEUED, Match.Status.RUNNING)
     match = (
@@ -48,7 +49,7 @@ def smoke_match_for(version: BotVersion) -> Match:
         match = Match.objects.create(
             game=info.name,
             options={},
-            seed=SMOKE_SEED,
+            seed=secrets.randbits(63),
             rated=False,
             created_by=version.bot.owner,
             validation_of=version,
@@ -96,6 +97,11 @@ def validate(version_id: int) -> str:
     except SmokeMatchBusy as exc:  # a duplicate of this task is playing it and will decide
         log.warning("bot version %s left pending: %s", version_id, exc)
         return version.status
+    except Exception as exc:
+        # Nothing retries a validation: a version left pending would stay so for ever, and no
+        # match can seat it. Rejected with the reason, the owner can upload it again.
+        log.exception("bot version %s: validation failed", version_id)
+        error = f"validation failed: {type(exc).__name__}: {exc}"
     version.status = BotVersion.Status.REJECTED if error else BotVersion.Status.READY
     version.validation_error = error
     version.validated_at = timezone.now()

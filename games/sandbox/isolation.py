@@ -136,15 +136,29 @@ def staging_root() -> Path:
     return base if os.geteuid() == 0 else base.with_name(f"backroom-sandbox-{os.geteuid()}")
 
 
+OWNER_LOCK = ".owner.lock"
+"""In each staged copy: flocked by the process that staged it for as long as it uses it."""
+STAGING_GRACE_SECONDS = 60.0
+"""A staged folder without its lock is left alone this long (it is being made right now)."""
+_owner_locks: dict[Path, int] = {}
+"""This process's staged copies and their lock descriptors (closed by unstage or by death)."""
+
+
 def stage(bot_dir: Path) -> Path:
     """A fresh directory holding ``bot/`` (a copy of bot_dir) and ``sdk/botkit.py``.
 
     Uploaded bots are stored where a bot uid cannot read; the copy lives under
-    a root-owned 0711 directory with an unguessable name.
+    a root-owned 0711 directory with an unguessable name. This process holds an
+    flock on its ``.owner.lock`` until unstage(): the kernel drops it when the
+    process dies however it dies, so clean_stale_staging() can tell a killed
+    worker's leftovers from copies in use.
     """
     base = staging_root()
     base.mkdir(mode=0o711, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix="bot-", dir=base))
+    lock = os.open(root / OWNER_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # a new file nobody else knows yet: never blocks
+    _owner_locks[root] = lock
     os.chmod(root, 0o755)
     _copy_tree(bot_dir, root / "bot")
     (root / "sdk").mkdir(mode=0o755)
@@ -156,13 +170,56 @@ def stage(bot_dir: Path) -> Path:
 
 def unstage(root: Path) -> None:
     shutil.rmtree(root, ignore_errors=True)
+    lock = _owner_locks.pop(root, None)
+    if lock is not None:
+        os.close(lock)
+
+
+def clean_stale_staging() -> list[Path]:
+    """Remove the staged copies no live process owns (a SIGKILLed worker's); returns them.
+
+    Called when a worker starts. A copy whose lock can be taken has no owner left; one
+    without a lock file is removed only once older than STAGING_GRACE_SECONDS.
+    """
+    base = staging_root()
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(base))
+    except FileNotFoundError:
+        return removed
+    for entry in entries:
+        if not entry.is_dir(follow_symlinks=False):
+            continue
+        root = Path(entry.path)
+        try:
+            lock = os.open(root / OWNER_LOCK, os.O_RDWR | os.O_CLOEXEC)
+        except FileNotFoundError:
+            try:
+                age = time.time() - entry.stat(follow_symlinks=False).st_mtime
+            except FileNotFoundError:
+                continue
+            if age > STAGING_GRACE_SECONDS:
+                shutil.rmtree(root, ignore_errors=True)
+                removed.append(root)
+            continue
+        except OSError:  # e.g. removed meanwhile by its owner
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # its owner is alive
+            os.close(lock)
+            continue
+        shutil.rmtree(root, ignore_errors=True)  # still holding the lock: nobody reuses it
+        os.close(lock)
+        removed.append(root)
+    return removed
 
 
 # --- command lines -----------------------------------------------------------
 
 
 def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> list[str]:
-    """bubblewrap around sdk/botkit.py: the bot sees /usr, /bot, /sdk, /dev and a /tmp."""
+    """bubblewrap around sdk/botkit.py: the bot sees /usr, /bot, /sdk, /dev (read-only) and a /tmp."""
     python = python or bot_python()
     binds = ["--ro-bind", "/usr", "/usr"]
     prefix = Path(os.path.realpath(python)).parent.parent
@@ -181,7 +238,10 @@ def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> li
         "--symlink", "usr/lib64", "/lib64",
         "--symlink", "usr/bin", "/bin",
         "--symlink", "usr/sbin", "/sbin",
+        # --dev is a tmpfs as large as half the host's memory (/dev/shm in it): read-only, so the
+        # private /tmp (capped) is the one place a bot can store files.
         "--dev", "/dev",
+        "--remount-ro", "/dev",
         "--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp",
         "--ro-bind", str(staged / "bot"), "/bot",
         "--ro-bind", str(staged / "sdk"), "/sdk",

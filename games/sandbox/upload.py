@@ -10,17 +10,38 @@ from __future__ import annotations
 import io
 import posixpath
 import stat
+import unicodedata
 import zipfile
 
 MAX_PY_BYTES = 256 * 1024
 MAX_ZIP_BYTES = 2 * 1024 * 1024
 MAX_UNPACKED_BYTES = 10 * 1024 * 1024
 MAX_FILES = 1000
+MAX_NAME_BYTES = 255
+"""Longest file or folder name (NAME_MAX of Linux filesystems)."""
+MAX_PATH_BYTES = 1024
+"""Longest path inside a zip: well below PATH_MAX once under the worker's media folder."""
 ENTRY = "bot.py"
 
 
 class UploadError(ValueError):
     """An upload the platform refuses; the message is shown to the author."""
+
+
+def check_filename(filename: str) -> None:
+    """The uploaded file's own name: shown in listings and sent back in download headers."""
+    if not filename or "/" in filename or "\\" in filename:
+        raise UploadError("give a plain file name ending in .py or .zip")
+    for char in filename:
+        # Cc: control characters (CR/LF would split a header); Cf, Zl, Zp: invisible ones
+        # (U+202E turns "yp.exe" around on screen) and line breaks.
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
+            raise UploadError(
+                f"the file name has a control or invisible character (U+{ord(char):04X});"
+                " use letters, digits and punctuation"
+            )
+    if len(filename) > MAX_NAME_BYTES:
+        raise UploadError(f"the file name may be at most {MAX_NAME_BYTES} characters")
 
 
 def unpack(filename: str, data: bytes) -> dict[str, bytes]:
@@ -67,6 +88,7 @@ def _unzip(filename: str, data: bytes) -> dict[str, bytes]:
             raise UploadError(f"{path} is a symbolic link; links are not allowed")
         if info.is_dir():
             continue
+        _check_file_name(path)
         if stat.S_IFMT(mode) and not stat.S_ISREG(mode):
             raise UploadError(f"{path} is not a regular file")
         budget = MAX_UNPACKED_BYTES - total
@@ -84,6 +106,12 @@ def _unzip(filename: str, data: bytes) -> dict[str, bytes]:
         if normal.endswith(".py"):
             _utf8(normal, content)
         files[normal] = content
+    for path in files:  # the worker could not write a file where a folder must be, or back
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder in files:
+                raise UploadError(f"{folder} is both a file and a folder in the zip ({path})")
     if ENTRY not in files:
         inner = sorted(p for p in files if posixpath.basename(p) == ENTRY)
         hint = f" (found {inner[0]}: zip the folder's contents, not the folder)" if inner else ""
@@ -100,6 +128,17 @@ def _check_path(path: str) -> None:
         raise UploadError(f"{path} uses backslashes; use / in zip paths")
     if ".." in path.split("/"):
         raise UploadError(f"{path} contains '..'; paths must stay inside the bot's folder")
+
+
+def _check_file_name(path: str) -> None:
+    """A file's path must be writable as given: no empty or '.' parts, no over-long names."""
+    shown = path if len(path) <= 80 else f"{path[:77]}..."
+    if any(part in ("", ".") for part in path.split("/")):
+        raise UploadError(f"{shown} is not a file name (an empty or '.' part)")
+    if len(path.encode()) > MAX_PATH_BYTES:
+        raise UploadError(f"{shown} is longer than {MAX_PATH_BYTES} bytes")
+    if any(len(part.encode()) > MAX_NAME_BYTES for part in path.split("/")):
+        raise UploadError(f"{shown} has a name longer than {MAX_NAME_BYTES} bytes")
 
 
 def compile_check(files: dict[str, bytes]) -> None:

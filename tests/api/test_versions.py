@@ -11,7 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from games.sandbox.upload import MAX_PY_BYTES
+from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
 from tests.api.conftest import Enqueued, throttle_rates
 from tests.factories import BotFactory, BotVersionFactory
 from tournaments.models import BotVersion
@@ -86,8 +86,18 @@ def test_multipart_zip_upload(api: APIClient, user: Any, enqueued: Enqueued) -> 
         ("bot.zip", b"this is not a zip at all", "not a valid zip"),
         ("bot.zip", zipped({"other.py": b"x=1\n"}), "no bot.py"),
         ("bot.exe", b"MZ", ".py file or a .zip"),
+        ("bot.zip", zipped({"bot.py": b"", "lib": b"", "lib/a.py": b""}), "both a file and"),
+        ("bot.zip", zipped({"bot.py": b"", "n" * 304 + ".py": b""}), "longer than 255 bytes"),
     ],
-    ids=["too-large", "not-utf8", "not-a-zip", "zip-without-bot", "wrong-extension"],
+    ids=[
+        "too-large",
+        "not-utf8",
+        "not-a-zip",
+        "zip-without-bot",
+        "wrong-extension",
+        "file-and-folder",
+        "long-name",
+    ],
 )
 def test_bad_files_are_a_400_on_file(
     api: APIClient, user: Any, enqueued: Enqueued, filename: str, data: bytes, needle: str
@@ -104,6 +114,16 @@ def test_bad_files_are_a_400_on_file(
 def test_huge_multipart_file_is_refused_unread(api: APIClient, user: Any) -> None:
     bot = BotFactory(owner=user)
     f = SimpleUploadedFile("bot.zip", b"\0" * (5 * 1024 * 1024))
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
+    assert r.status_code == 413
+    assert "at most" in r.json()["detail"]
+
+
+def test_a_file_over_its_limit_within_the_request_limit_is_a_400_on_file(
+    api: APIClient, user: Any
+) -> None:
+    bot = BotFactory(owner=user)
+    f = SimpleUploadedFile("bot.zip", b"\0" * (MAX_ZIP_BYTES + 1))
     r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
     assert r.status_code == 400
     assert "at most" in r.data["file"][0]
@@ -194,9 +214,149 @@ def test_uploads_are_rate_limited_with_retry_after(
     url = f"/api/bots/{bot.pk}/versions/"
     with throttle_rates(uploads="2/hour"):
         assert api.post(url, {"source": SOURCE}, format="json").status_code == 201
-        assert api.post(url, {"source": SOURCE}, format="json").status_code == 201
+        assert api.post(url, {"source": SOURCE + "#2\n"}, format="json").status_code == 201
         assert api.get(url).status_code == 200  # reads do not count
-        r = api.post(url, {"source": SOURCE}, format="json")
+        r = api.post(url, {"source": SOURCE + "#3\n"}, format="json")
     assert r.status_code == 429
     assert int(r["Retry-After"]) > 0
     assert BotVersion.objects.filter(bot=bot).count() == 2
+
+
+@pytest.mark.parametrize(
+    "filename",
+    ["a\r\nSet-Cookie: x=1.py", "bot\n.py", "bot\x07.py", "\u202eyp.exe.py", "bot\u2028.py"],
+    ids=["crlf", "lf", "bell", "rtl-override", "line-separator"],
+)
+def test_control_characters_in_a_filename_are_a_400(
+    api: APIClient, user: Any, enqueued: Enqueued, filename: str
+) -> None:
+    bot = BotFactory(owner=user)
+    r = api.post(
+        f"/api/bots/{bot.pk}/versions/", {"filename": filename, "source": SOURCE}, format="json"
+    )
+    assert r.status_code == 400, r.content
+    assert "control or invisible character" in r.data["filename"][0]
+    assert not BotVersion.objects.filter(bot=bot).exists()
+
+
+@pytest.mark.parametrize(
+    ("filename", "header"),
+    [
+        ('a"b;c.py', 'attachment; filename="a\\"b;c.py"'),
+        ("bôt-élu.py", "attachment; filename*=utf-8''b%C3%B4t-%C3%A9lu.py"),
+        ("bot.py", 'attachment; filename="bot.py"'),
+    ],
+    ids=["quote-and-semicolon", "non-ascii", "plain"],
+)
+def test_source_download_names_the_file_safely(
+    api: APIClient, user: Any, enqueued: Enqueued, filename: str, header: str
+) -> None:
+    bot = BotFactory(owner=user)
+    r = api.post(
+        f"/api/bots/{bot.pk}/versions/", {"filename": filename, "source": SOURCE}, format="json"
+    )
+    assert r.status_code == 201, r.content
+    got = api.get(f"/api/bots/{bot.pk}/versions/{r.data['number']}/source/")
+    assert got.status_code == 200
+    assert got["Content-Disposition"] == header
+    assert got.content == SOURCE.encode()
+
+
+def test_a_stored_filename_with_a_newline_still_downloads(api: APIClient, user: Any) -> None:
+    # Versions stored before filenames were checked at upload.
+    v = BotVersionFactory(bot__owner=user, filename="evil\r\nX-Injected: 1.py", upload=b"x = 1\n")
+    r = api.get(f"/api/bots/{v.bot_id}/versions/{v.number}/source/")
+    assert r.status_code == 200
+    assert "\n" not in r["Content-Disposition"] and "X-Injected" not in r
+    assert r["Content-Disposition"] == "attachment; filename*=utf-8''evil%0D%0AX-Injected%3A%201.py"
+
+
+def test_an_upload_too_large_is_refused_before_its_body_is_read(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    # The body is 1 KB but claims 50 MB: reading past the 1 KB fails the test client's stream
+    # (FakePayload), so only a refusal on Content-Length alone answers.
+    r = api.generic(
+        "POST",
+        f"/api/bots/{bot.pk}/versions/",
+        "x" * 1024,
+        content_type="multipart/form-data; boundary=BoUnDaRy",
+        CONTENT_LENGTH=str(50 << 20),
+    )
+    assert r.status_code == 413, r.content
+    assert r["Content-Type"] == "application/json"
+    assert "52428800 bytes" in r.json()["detail"] and "at most" in r.json()["detail"]
+    assert not BotVersion.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "size", [3 << 20, (2 << 20) + (128 << 10)], ids=["over-django-limit", "over-zip-limit"]
+)
+def test_an_oversized_json_upload_is_a_json_413(api: APIClient, user: Any, size: int) -> None:
+    bot = BotFactory(owner=user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    r = api.post(url, {"source": "#" * size}, format="json")
+    assert r.status_code == 413, r.content[:300]
+    assert r["Content-Type"] == "application/json"
+    assert "at most" in r.json()["detail"]
+
+
+def test_any_api_body_over_the_limit_is_a_json_413(api: APIClient) -> None:
+    r = api.post("/api/matches/", {"game": "brexit", "pad": "#" * (3 << 20)}, format="json")
+    assert r.status_code == 413, r.content[:300]
+    assert r["Content-Type"] == "application/json"
+    assert "at most" in r.json()["detail"]
+
+
+def test_too_many_form_fields_is_a_json_400(api: APIClient) -> None:
+    fields = "&".join(f"f{i}=1" for i in range(1200))
+    r = api.generic("POST", "/api/bots/", fields, content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 400, r.content[:300]
+    assert r["Content-Type"] == "application/json"
+    assert "fields" in r.json()["detail"]
+
+
+def test_too_many_files_is_a_json_400(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    files = {f"f{i}": SimpleUploadedFile(f"{i}.py", b"x") for i in range(110)}
+    r = api.post(f"/api/bots/{bot.pk}/versions/", files, format="multipart")
+    assert r.status_code == 400, r.content[:300]
+    assert r["Content-Type"] == "application/json"
+    assert "too many files" in r.json()["detail"]
+
+
+def test_an_identical_reupload_answers_with_the_version_it_repeats(
+    api: APIClient, user: Any, enqueued: Enqueued, django_capture_on_commit_callbacks: Any
+) -> None:
+    bot = BotFactory(owner=user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    with django_capture_on_commit_callbacks(execute=True):
+        first = api.post(url, {"filename": "bot.py", "source": SOURCE}, format="json")
+        again = api.post(url, {"filename": "bot.py", "source": SOURCE}, format="json")
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.data["id"] == first.data["id"] and again.data["number"] == 1
+    assert BotVersion.objects.filter(bot=bot).count() == 1
+    assert enqueued.validate_bot_version == [first.data["id"]]  # validated once
+
+
+def test_going_back_to_older_bytes_makes_a_new_newest_version(
+    api: APIClient, user: Any, enqueued: Enqueued
+) -> None:
+    # Ladders play a bot's newest ready version: a rollback must become the newest.
+    bot = BotFactory(owner=user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    numbers = [
+        api.post(url, {"source": source}, format="json").data["number"]
+        for source in (SOURCE, SOURCE + "#2\n", SOURCE)
+    ]
+    assert numbers == [1, 2, 3]
+
+
+def test_a_rejected_version_uploaded_again_is_validated_again(
+    api: APIClient, user: Any, enqueued: Enqueued
+) -> None:
+    bot = BotFactory(owner=user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    first = api.post(url, {"source": SOURCE}, format="json")
+    BotVersion.objects.filter(pk=first.data["id"]).update(status=BotVersion.Status.REJECTED)
+    again = api.post(url, {"source": SOURCE}, format="json")
+    assert again.status_code == 201 and again.data["number"] == 2

@@ -35,6 +35,8 @@ EXPECTED = {
     "unserialisable.py": "bad_output",
     "illegal.py": "illegal_action",
     "kill_parent.py": "crash",
+    # Fills every place it can write, then answers with its findings: not a Brexit action.
+    "fill_writable.py": "illegal_action",
 }
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from games.engine.platform_events import MATCH_FINISHED
+from replays import store
 from tests.factories import BotVersionFactory
+from tournaments import runner, tasks
 from tournaments.models import BotVersion, Match
 from tournaments.validation import validate
 
@@ -85,3 +88,32 @@ def test_a_worker_that_cannot_isolate_bots_leaves_versions_pending(
     assert validate(version.id) == "pending"
     version.refresh_from_db()
     assert (version.status, version.validation_error) == ("pending", "")
+
+
+def test_any_failure_of_validation_itself_rejects_with_a_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    version = pending(GOOD)
+
+    def broken(match_id: object) -> None:
+        raise OSError(36, "File name too long")
+
+    monkeypatch.setattr(runner, "run_match", broken)
+    # Called as the worker calls it: nothing escapes, the version is not left pending.
+    assert tasks.validate_bot_version(version.id) == "rejected"
+    version.refresh_from_db()
+    assert version.status == "rejected" and version.validated_at is not None
+    assert version.validation_error.startswith("validation failed: OSError")
+    assert "File name too long" in version.validation_error
+
+
+def test_each_version_gets_its_own_smoke_seed_recorded_on_its_match() -> None:
+    versions = [pending(GOOD), pending(GOOD)]
+    for version in versions:
+        assert validate(version.id) == "ready"
+    smokes = [Match.objects.get(validation_of=v) for v in versions]
+    assert smokes[0].seed != smokes[1].seed  # 63 random bits each
+    for smoke in smokes:
+        # The seed the match was played with is the one its row keeps, so it replays.
+        [finished] = [e for e in store.read(smoke.pk) if e.type == MATCH_FINISHED]
+        assert finished.payload["seed"] == smoke.seed

@@ -8,8 +8,14 @@ from urllib.parse import urlencode
 from django.contrib.auth import authenticate
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import AuthenticationFailed
@@ -21,7 +27,9 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from games.engine.registry import GAMES
+from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
 from tournaments import selectors, services
+from tournaments.api import body_limits
 from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
 from tournaments.api.throttles import ChallengeThrottle, SignupThrottle, UploadThrottle
@@ -31,6 +39,9 @@ if TYPE_CHECKING:
     from django.db.models import QuerySet
 
     from tournaments.models import Bot, BotLog, BotVersion, Match
+
+MAX_UPLOAD_REQUEST_BYTES = s.MAX_UPLOAD_BYTES + 64 * 1024
+"""An upload request's body: the largest file plus room for its multipart framing and fields."""
 
 # Accounts
 
@@ -160,18 +171,33 @@ class BotVersionListView(generics.ListCreateAPIView["BotVersion"]):
             "application/json": s.VersionUploadSerializer,
             "multipart/form-data": s.VersionUploadSerializer,
         },
-        responses={201: s.BotVersionSerializer},
+        responses={
+            201: s.BotVersionSerializer,
+            200: OpenApiResponse(
+                s.BotVersionSerializer,
+                description="The same file as the bot's newest version (not rejected): that "
+                "version, unchanged; no new version is made.",
+            ),
+            413: OpenApiResponse(
+                description="The request body is larger than an upload may be (refused unread)."
+            ),
+        },
         summary="Upload the bot's next version (validated in the background)",
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        length = body_limits.content_length(request)
+        if length > MAX_UPLOAD_REQUEST_BYTES:  # refused unread, before request.data parses it
+            what = f"an upload ({MAX_PY_BYTES} bytes for a .py, {MAX_ZIP_BYTES} for a .zip)"
+            detail = body_limits.too_large(length, MAX_UPLOAD_REQUEST_BYTES, what)
+            return Response({"detail": detail}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
         bot = get_object_or_404(selectors.bots_owned_by(request.user), pk=kwargs["bot_id"])
         if not bot.is_active:
             raise Http404("this bot is deactivated")
         data = s.VersionUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        version = services.upload_version(bot=bot, **data.validated_data)
+        version, created = services.upload_version(bot=bot, **data.validated_data)
         body = s.BotVersionSerializer(version, context=self.get_serializer_context()).data
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class BotVersionDetailView(generics.RetrieveAPIView["BotVersion"]):
@@ -200,7 +226,9 @@ class BotVersionSourceView(APIView):
         if not selectors.can_read_source(request.user, version.bot):
             raise Http404("no such bot version")
         response = HttpResponse(bytes(version.upload), content_type="application/octet-stream")
-        response["Content-Disposition"] = f'attachment; filename="{version.filename}"'
+        # Django's helper quotes and escapes the name, or percent-encodes it (RFC 6266) when it
+        # is not plain ASCII: names stored before upload checked them may hold anything.
+        response["Content-Disposition"] = content_disposition_header(True, version.filename)
         response["X-Content-Type-Options"] = "nosniff"
         return response
 

@@ -94,6 +94,17 @@ _DENIED = [
     "acct",
     "name_to_handle_at",
     "open_by_handle_at",
+    # Memory that RLIMIT_AS does not count and the /tmp cap does not cover: a memfd's pages
+    # (written with write(), never mapped) and System V segments and queues, which outlive
+    # their attachment until the sandbox's IPC namespace ends.
+    "memfd_create",
+    "memfd_secret",
+    "shmget",
+    "shmat",
+    "msgget",
+    "msgsnd",
+    "semget",
+    "mq_open",
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import socket
 import subprocess
 import time
@@ -192,3 +193,39 @@ def test_crash_at_import_restarts_then_disqualifies(seat: Seat) -> None:
     assert "disqualified" in decisions[2].detail
     assert all(d.action == {"pick": 0} for d in decisions)
     assert controller.restarts == 2
+
+
+def host_shared_memory() -> int:
+    """The host's shared memory in bytes: every tmpfs page, memfd and SysV segment counts."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("Shmem:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no Shmem in /proc/meminfo")
+
+
+def test_every_writable_place_is_capped(seat: Seat) -> None:
+    # The bot walks the whole filesystem at its start, then tries to store 192 MiB in each place
+    # it found (a long deadline for a loaded host); only the private /tmp may take anything, up to
+    # its cap.
+    target, cap = 192 << 20, 4 << 20
+    limits = Limits(**{**FAST.for_bot(), "tmpfs_bytes": cap, "move_seconds": 30.0})
+    controller = seat("fill_writable", {"target": target}, limits)
+    before = host_shared_memory()
+    decision = controller.decide({}, FakeGame().legal(), default={"pick": 0})
+    during = host_shared_memory()  # the bot is alive and holds whatever it stored
+    controller.end(None)
+    assert decision.verdict is Verdict.OK, decision.detail
+    stores = decision.action["stores"]
+    assert "/tmp" in stores, stores  # the walk does find the one place it may write
+    assert 0 < stores["/tmp"][0] <= cap, stores
+    outside = {place: got for place, got in stores.items() if place != "/tmp" and got[0] > 0}
+    assert outside == {}, outside
+    assert stores["sysv-msg"][1] != "created", stores
+    # Other processes on this host move Shmem too: allow them 64 MiB, a third of one fill.
+    assert during - before < cap + (64 << 20), (before, during, stores)
+
+
+def test_every_hostile_bot_is_thrown_at_the_sandbox() -> None:
+    # docs/reliability.md counts hostile/*.py as the bots this suite throws: none may sit unused.
+    thrown = set(re.findall(r'seat\(\s*"(\w+)"', Path(__file__).read_text()))
+    assert {p.stem for p in HOSTILE.glob("*.py")} == thrown

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import stat
+import tempfile
 import zipfile
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -68,6 +70,13 @@ def test_zip_keeps_its_tree() -> None:
         ),
         ("b.zip", make_zip({"bot.py": BOT, "u.py": b"\xfe\xff"}), "u.py is not UTF-8 text"),
         ("b.zip", make_zip({"bot.py": BOT, "a\\b.py": b""}), "uses backslashes"),
+        # What cannot be written to disk must be refused here, not found out by the worker.
+        ("b.zip", make_zip({"bot.py": BOT, "lib": b"", "lib/a.py": b""}), "lib is both a file"),
+        ("b.zip", make_zip({"bot.py": BOT, "lib/a.py": b"", "lib": b""}), "lib is both a file"),
+        ("b.zip", make_zip({"bot.py": BOT, "x" * 304: b""}), "longer than 255 bytes"),
+        ("b.zip", make_zip({"bot.py": BOT, "a/" * 600 + "b": b""}), "longer than 1024 bytes"),
+        ("b.zip", make_zip({"bot.py": BOT, ".": b""}), "is not a file name"),
+        ("b.zip", make_zip({"bot.py": BOT, "a/./b.py": b""}), "is not a file name"),
     ],
 )
 def test_rejections_say_why(filename: str, data: bytes, message: str) -> None:
@@ -119,3 +128,30 @@ def test_unpack_only_raises_upload_error(entries: dict[str, bytes]) -> None:
         return
     assert "bot.py" in files
     assert all(not p.startswith("/") and ".." not in p.split("/") for p in files)
+
+
+def write_out(files: dict[str, bytes], root: Path) -> None:
+    """As the worker unpacks a version (tournaments.players.bot_dir)."""
+    for rel, data in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.dictionaries(
+        st.lists(st.sampled_from(["lib", "a.py", ".", "x" * 256, "bot.py", ""]), min_size=1)
+        .map("/".join)
+        .filter(lambda name: name and not name.endswith("/")),
+        st.binary(max_size=8),
+        max_size=5,
+    ).map(lambda entries: {"bot.py": BOT, **entries})
+)
+def test_whatever_unpack_accepts_can_be_written_to_disk(entries: dict[str, bytes]) -> None:
+    try:
+        files = unpack("x.zip", make_zip(entries))
+    except UploadError:
+        return
+    with tempfile.TemporaryDirectory() as root:
+        write_out(files, Path(root))

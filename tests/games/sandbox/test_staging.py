@@ -1,0 +1,82 @@
+"""Staged copies: each is owned by a live process (a lock), and dead processes' copies are cleaned."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from games.sandbox import isolation
+
+REPO = Path(__file__).resolve().parents[3]
+STAGE_AND_WAIT = """
+import sys, time
+from pathlib import Path
+from games.sandbox import isolation
+print(isolation.stage(Path(sys.argv[1])), flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.fixture(autouse=True)
+def own_temp_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A staging root of this test's own: cleaning never sees other runs' copies."""
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+
+
+def staged_by_a_process(bot: Path) -> tuple[subprocess.Popen[str], Path]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STAGE_AND_WAIT, str(bot)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    assert proc.stdout is not None
+    return proc, Path(proc.stdout.readline().strip())
+
+
+def test_a_killed_processs_copies_are_cleaned_and_live_ones_kept(tmp_path: Path) -> None:
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.py").write_text("def act(o, l):\n    return {}\n")
+    killed, orphan = staged_by_a_process(bot)
+    alive, theirs = staged_by_a_process(bot)
+    mine = isolation.stage(bot)
+    try:
+        os.kill(killed.pid, signal.SIGKILL)  # as a worker killed mid-match: nothing unstages
+        killed.wait()
+        assert (orphan / "bot" / "bot.py").exists()
+        removed = isolation.clean_stale_staging()
+        assert orphan in removed and not orphan.exists()
+        assert (theirs / "bot" / "bot.py").exists() and (mine / "bot" / "bot.py").exists()
+        assert theirs not in removed and mine not in removed
+    finally:
+        alive.kill()
+        alive.wait()
+        isolation.unstage(mine)
+    assert not mine.exists()
+    assert theirs in isolation.clean_stale_staging()
+
+
+def test_a_copy_being_made_is_not_taken_for_a_stale_one(tmp_path: Path) -> None:
+    # mkdtemp comes a moment before its lock: a fresh folder without one is left alone.
+    base = isolation.staging_root()
+    base.mkdir(mode=0o711, exist_ok=True)
+    fresh = base / "bot-being-made"
+    fresh.mkdir()
+    try:
+        assert fresh not in isolation.clean_stale_staging()
+        old = time.time() - isolation.STAGING_GRACE_SECONDS - 1
+        os.utime(fresh, (old, old))
+        assert fresh in isolation.clean_stale_staging()
+    finally:
+        if fresh.exists():
+            fresh.rmdir()
