@@ -42,7 +42,10 @@ class SeatPlayer(Protocol):
     external: bool
     """True for sandboxed bots: their decisions are recorded as verdict events."""
 
-    def move(self, rules: Rules[Any], state: Any, seat: Seat, rng: random.Random) -> Move: ...
+    def move(self, rules: Rules[Any], state: Any, seat: Seat, rng: random.Random) -> Move | None:
+        """The seat's answer; None when its player answers later (a person): the match
+        suspends once no pending seat can move (see Suspended)."""
+        ...
 
     def strike(self, verdict: str, detail: str, default: Action) -> Move:
         """Count a fault found after move() (the engine refused the action)."""
@@ -132,6 +135,18 @@ STAGE_EVERY = 32
 DISQUALIFIED = "disqualified"
 """The verdict of a seat that no longer plays (games/sandbox/verdicts.py): its default moves are
 counted in its statistics, but only the first one is written as an event and forces a flush."""
+
+
+class Suspended(Exception):
+    """Every pending seat left is one whose player answers later (a person, through the API).
+
+    Raised after what was played is flushed: the caller stores that the match waits for
+    ``seats`` and releases the worker; a later run resumes from the stored events.
+    """
+
+    def __init__(self, seats: list[Seat], step: int) -> None:
+        super().__init__(f"waiting for seats {seats} at step {step}")
+        self.seats, self.step = seats, step
 
 
 class MatchStopped(Exception):
@@ -226,10 +241,16 @@ class MatchDriver:
 
     def _step(self, pending: list[Pending]) -> bool:
         seats = [p["seat"] for p in pending]
-        moves = self._ask(seats)
+        asked = self._ask(seats)
+        later = [seat for seat, move in zip(seats, asked, strict=True) if move is None]
+        if later and len(later) == len(seats):
+            self._flush(None)
+            raise Suspended(later, self.version)
         external = False
-        for seat, move in zip(seats, moves, strict=True):
-            player = self.players[seat]
+        for seat, maybe in zip(seats, asked, strict=True):
+            if maybe is None:
+                continue  # asked again at the next step, when the others have moved
+            move, player = maybe, self.players[seat]
             rng = step_rng(self.seed, self.version)
             try:
                 events = self.rules.decide(self.state, seat, move.action, rng)
@@ -248,10 +269,10 @@ class MatchDriver:
             self._record(events)
         return external
 
-    def _ask(self, seats: list[Seat]) -> list[Move]:
+    def _ask(self, seats: list[Seat]) -> list[Move | None]:
         """Ask every pending seat; sandboxed bots deciding simultaneously think in parallel."""
 
-        def ask(seat: Seat) -> Move:
+        def ask(seat: Seat) -> Move | None:
             return self.players[seat].move(self.rules, self.state, seat, self._bot_rng(seat))
 
         if sum(self.players[s].external for s in seats) < 2:

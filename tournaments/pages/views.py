@@ -52,7 +52,7 @@ def _int(value: str | None) -> int | None:
 
 
 def _with_seats(qs: QuerySet[Match]) -> QuerySet[Match]:
-    return qs.prefetch_related("seats__bot_version__bot")
+    return qs.prefetch_related("seats__bot_version__bot", "seats__player")
 
 
 def _rating_rows(ladder: Ladder, user: Any, limit: int | None = None) -> list[dict[str, Any]]:
