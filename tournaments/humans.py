@@ -28,12 +28,11 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from games.engine.errors import IllegalAction
-from games.engine.match import replay
-from games.engine.platform_events import aborted_event, game_events, verdict_event
+from games.engine.platform_events import aborted_event, verdict_event
 from games.engine.registry import get
 from games.engine.rng import step_rng
 from games.engine.types import JSON
-from replays import store
+from replays import snapshots, store
 from replays.store import ConcurrencyError, NewEvent
 from tournaments import dispatch, selectors
 from tournaments.models import Match, Seat
@@ -106,9 +105,13 @@ def _own_seats(user: Any, match_id: Any) -> list[Seat]:
 
 
 def _state(match: Match) -> tuple[Any, int]:
-    """The game state from the stored events, and the stream's version."""
-    events = [ev.as_engine_event() for ev in store.read(match.id)]
-    return replay(get(match.game).rules, list(game_events(events))), len(events)
+    """The game state now (a fresh object: deciding folds into it), and the stream's version.
+
+    From the nearest snapshot (the viewer's, every 50 events): a person's match is read
+    once per decision, and folding its whole stream each time grows with the game.
+    """
+    rules = get(match.game).rules
+    return snapshots.state_at_step(rules, match.id, match.last_version)
 
 
 @dataclass(frozen=True)
