@@ -85,10 +85,10 @@ def may_act(user: Any, match: Match, seat: int) -> bool:
     return Seat.objects.filter(match=match, number=seat, player_id=uid).exists()
 
 
-def acting_seats(user: Any, match: Match) -> list[int]:
-    """The seats ``user`` plays in person in ``match`` while it runs (see ``may_act``)."""
+def person_seats(user: Any, match: Match) -> list[int]:
+    """The seats ``user`` plays in person in ``match`` (they act for them until it is over)."""
     uid = user_id(user)
-    if uid is None or is_over(match):
+    if uid is None:
         return []
     return list(
         Seat.objects.filter(match=match, player_id=uid)
