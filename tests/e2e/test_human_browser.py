@@ -26,13 +26,13 @@ assert tasks  # registered here: the services send them by name (tournaments/dis
 
 pytestmark = pytest.mark.e2e
 
-PANEL = "#play .play-state"
+PANEL = "#your-seat .play-state"
 READY = f'{PANEL}[data-waiting="1"], {PANEL}[data-over="1"]'
 
 
 def answer(tab: Any, decisions: int) -> None:
     """Answer the decision on the page with its controls; alternate mouse and keyboard."""
-    form = tab.locator("#play form.act-form").first
+    form = tab.locator("#your-seat form.act-form").first
     kind = form.get_attribute("data-kind")
     by_keyboard = decisions % 2 == 0
     if form.locator("button.choice").count():
@@ -63,16 +63,17 @@ def play_to_the_end(tab: Any, match: Match, worker: Worker) -> int:
         panel = tab.locator(PANEL)
         if panel.get_attribute("data-over") == "1":
             break
-        step = tab.locator("#play form.act-form").first.get_attribute("data-step")
+        step = tab.locator("#your-seat form.act-form").first.get_attribute("data-step")
         answer(tab, decisions)
         decisions += 1
         tab.wait_for_function(
-            "s => { const f = document.querySelector('#play form.act-form');"
-            " return !f || f.dataset.step !== s; }",
+            "s => { const f = document.querySelector('#your-seat form.act-form');"
+            " const e = document.querySelector('#your-seat .play-error:not([hidden])');"
+            " return e || !f || f.dataset.step !== s; }",
             arg=step,
             timeout=60_000,
         )
-        error = tab.locator("#play .play-error:not([hidden])")
+        error = tab.locator("#your-seat .play-error:not([hidden])")
         assert error.count() == 0, error.inner_text()
     else:
         pytest.fail(f"the game did not end\n{worker.log[-3000:]}")

@@ -3,7 +3,7 @@
 // action to the API and swaps the panel in again as the match moves on.
 (function () {
   "use strict";
-  var box = document.getElementById("play");
+  var box = document.getElementById("your-seat");
   if (!box) return;
   var timer = null;
 
