@@ -278,8 +278,12 @@ class Match(models.Model):
     )
     # People's seats (tournaments/humans.py): whose decision the match waits for, since which
     # step, and until when; past the deadline the reaper has the default action played.
+    # Database defaults too: bulk loaders that COPY match rows (benchmarks) name no new column.
     waiting_for = models.JSONField(
-        default=list, blank=True, help_text="Seats of people whose action the match awaits."
+        default=list,
+        db_default=models.Value([], output_field=models.JSONField()),
+        blank=True,
+        help_text="Seats of people whose action the match awaits.",
     )
     waiting_step = models.PositiveIntegerField(
         null=True, blank=True, help_text="The step of the decision the match waits for."
@@ -288,7 +292,7 @@ class Match(models.Model):
         null=True, blank=True, help_text="Past it, the default action is played for them."
     )
     human_move_seconds = models.PositiveIntegerField(
-        default=600, help_text="Each decision's deadline for a person's seat."
+        default=600, db_default=600, help_text="Each decision's deadline for a person's seat."
     )
     human_acted_at = models.DateTimeField(
         null=True, blank=True, help_text="A person's last action; abandoned a day after it."

@@ -95,12 +95,13 @@ class HumanSeat:
         return ""
 
 
-def player_for(
-    match: Match, seat: Seat, seats: int, *, expired: frozenset[int] = frozenset()
-) -> SeatPlayer:
-    """Who plays ``seat``; ``expired``: people's seats whose decision's deadline has passed."""
-    if seat.player_id is not None:
-        return HumanSeat(expired=seat.number in expired, move_seconds=match.human_move_seconds)
+def human_player(match: Match, seat: Seat, expired: frozenset[int]) -> HumanSeat:
+    """A person's seat; ``expired``: people's seats whose decision's deadline has passed."""
+    return HumanSeat(expired=seat.number in expired, move_seconds=match.human_move_seconds)
+
+
+def player_for(match: Match, seat: Seat, seats: int) -> SeatPlayer:
+    """Who plays a bot's seat (a person's is ``human_player``)."""
     if seat.bot_version is None:
         return builtin_player(match.game, seat.builtin, seed=match.seed + seat.number)
     controller = SeatController(

@@ -46,7 +46,7 @@ from replays import store
 from replays.store import ConcurrencyError, NewEvent
 from tournaments import humans
 from tournaments.models import BotLog, Match, Seat
-from tournaments.players import match_limits, player_for
+from tournaments.players import human_player, match_limits, player_for
 from tournaments.selectors import match_to_play
 
 log = logging.getLogger(__name__)
@@ -181,9 +181,8 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
             log.warning("match %s aborted: started %d times", match_id, attempts)
             _abort(match, owner, attempts_reason(attempts - 1))
             return RunResult.ABORTED
-    expired = humans.take_expired(match) if human else frozenset()
     try:
-        _play(match, seats, DatabaseSink(match, owner, seats, leased=leased), expired)
+        _play(match, seats, DatabaseSink(match, owner, seats, leased=leased))
     except Suspended as waiting:
         humans.suspend(match, owner, waiting.seats, waiting.step)
         return RunResult.WAITING
@@ -201,14 +200,16 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     return RunResult.FINISHED
 
 
-def _play(
-    match: Match, seats: list[Seat], sink: DatabaseSink, expired: frozenset[int] = frozenset()
-) -> None:
+def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
     # A match never started has no events: skip the read (the append would catch a stray one).
     fresh = match.status == Match.Status.QUEUED and match.last_version == 0
     stored = [] if fresh else [ev.as_engine_event() for ev in store.read(match.id)]
+    expired = humans.take_expired(match)  # people whose decision's deadline has passed
     players: list[SeatPlayer] = [
-        player_for(match, seat, len(seats), expired=expired) for seat in seats
+        human_player(match, seat, expired)
+        if seat.player_id is not None
+        else player_for(match, seat, len(seats))
+        for seat in seats
     ]
     driver = MatchDriver(
         get(match.game).rules,

@@ -186,7 +186,6 @@ class SeatRequestSerializer(serializers.Serializer[Any]):
     )
     human = serializers.BooleanField(
         required=False,
-        default=False,
         help_text="True: you play this seat yourself (POST /api/matches/{id}/actions/).",
     )
 
