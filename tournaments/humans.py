@@ -34,7 +34,7 @@ from games.engine.rng import step_rng
 from games.engine.types import JSON
 from replays import snapshots, store
 from replays.store import ConcurrencyError, NewEvent
-from tournaments import dispatch, selectors
+from tournaments import dispatch, selectors, visibility
 from tournaments.models import Match, Seat
 
 log = logging.getLogger(__name__)
@@ -93,13 +93,16 @@ def take_expired(match: Match) -> frozenset[int]:
 # --- the person's side ----------------------------------------------------------------------
 
 
-def _own_seats(user: Any, match_id: Any) -> list[Seat]:
-    """``user``'s seats in the match (NotFound if they may not see it or have none)."""
-    if not selectors.matches_visible_to(user).filter(pk=match_id).exists():
+def _own_seats(user: Any, match_id: Any) -> list[int]:
+    """``user``'s seats in the match (NotFound if they may not see it or play none of it).
+
+    Who may act for a seat is visibility's rule (``person_seats``, ``may_act``).
+    """
+    match = selectors.matches_visible_to(user).filter(pk=match_id).first()
+    if match is None:
         raise NotFound("no such match")
-    uid = user.pk if user is not None and user.is_authenticated else None
-    seats = list(Seat.objects.filter(match_id=match_id, player_id=uid).order_by("number"))
-    if uid is None or not seats:
+    seats = visibility.person_seats(user, match)
+    if not seats:
         raise NotFound("you have no seat to play in this match")
     return seats
 
@@ -132,20 +135,20 @@ def decisions(user: Any, match_id: Any) -> list[Decision]:
     seats = _own_seats(user, match_id)
     match = Match.objects.get(pk=match_id)
     waiting = set(match.waiting_for or ()) if match.status == Match.Status.WAITING else set()
-    state = _state(match)[0] if waiting & {s.number for s in seats} else None
+    state = _state(match)[0] if waiting & set(seats) else None
     rules = get(match.game).rules
     out = []
-    for seat in seats:
-        asked = seat.number in waiting and state is not None
+    for number in seats:
+        asked = number in waiting and state is not None
         out.append(
             Decision(
-                seat=seat.number,
+                seat=number,
                 waiting=asked,
                 step=match.waiting_step if asked else None,
                 deadline=match.deadline if asked else None,
                 status=match.status,
-                observation=rules.observe(state, seat.number) if asked else None,
-                legal=dict(rules.legal(state, seat.number)) if asked else None,
+                observation=rules.observe(state, number) if asked else None,
+                legal=dict(rules.legal(state, number)) if asked else None,
             )
         )
     return out
@@ -160,7 +163,7 @@ def submit(
     second submission for a decision already answered is a Conflict, not the next decision's
     action. Raises NotFound, Refused or Conflict; on Refused and Conflict nothing is stored.
     """
-    mine = {s.number for s in _own_seats(user, match_id)}
+    mine = set(_own_seats(user, match_id))
     if seat is None:
         if len(mine) > 1:
             raise Refused(f'you play seats {sorted(mine)} here: say which one with "seat"')
