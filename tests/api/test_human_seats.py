@@ -6,8 +6,11 @@ what would be sent); tests/e2e/test_human_worker.py does the same with a real wo
 
 from __future__ import annotations
 
+import json
+import re
 import uuid
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -276,3 +279,19 @@ def test_a_brasilis_sealed_bid_waits_for_every_persons_seat(
             assert r.status_code == 202, r.content
         match = play_bots(match)
     assert sealed == 1
+
+
+def test_the_documented_requests_work_as_shown(api: APIClient, enqueued: Enqueued) -> None:
+    """docs/api.md, "Play a seat yourself": its challenge, then its action at the step asked."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    section = text.split("## Play a seat yourself", 1)[1].split("\n## ", 1)[0]
+    challenge, action = (json.loads(body) for body in re.findall(r"-d '([^']*)'", section))
+    r = api.post("/api/matches/", challenge, format="json")
+    assert r.status_code == 201, r.content
+    assert r.data["human_move_seconds"] == 120 and r.data["seats"][0]["human"]
+    match = play_bots(Match.objects.get(pk=r.data["id"]))
+    [decision] = asked(api, match)
+    assert decision["legal"]["kind"] == "placement"
+    action["step"] = decision["step"]  # the docs show an example step
+    r = api.post(f"/api/matches/{match.pk}/actions/", action, format="json")
+    assert r.status_code == 202 and r.data["status"] == "queued", r.content
