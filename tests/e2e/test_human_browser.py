@@ -6,6 +6,7 @@ worker playing the bots between the person's decisions, until the final ranking 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -64,6 +65,8 @@ def play_to_the_end(tab: Any, match: Match, worker: Worker) -> int:
         if panel.get_attribute("data-over") == "1":
             break
         step = tab.locator("#your-seat form.act-form").first.get_attribute("data-step")
+        if decisions == 2 and os.environ.get("BACKROOM_SCREENSHOTS"):
+            tab.screenshot(path=f"/tmp/human-{match.game}.png", full_page=True)
         answer(tab, decisions)
         decisions += 1
         tab.wait_for_function(
