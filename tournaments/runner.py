@@ -221,6 +221,11 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
         sink=sink,
         limits=match_limits(),
     )
+    for seat, player in enumerate(players):
+        # A sandboxed bot's strikes go on across resumes (its seat controller counts them).
+        controller = getattr(player, "controller", None)
+        if controller is not None:
+            controller.strikes = driver.stats[seat].strikes
     driver.run()  # which aborts the sink if it fails (see replays.store.Appender)
 
 

@@ -20,7 +20,12 @@ from typing import Any, NamedTuple, NoReturn, Protocol
 
 from games.engine.errors import IllegalAction
 from games.engine.match import replay
-from games.engine.platform_events import finished_event, game_events, verdict_event
+from games.engine.platform_events import (
+    BOT_VERDICT,
+    finished_event,
+    game_events,
+    verdict_event,
+)
 from games.engine.rng import quick_rng, step_rng
 from games.engine.rules import Rules
 from games.engine.types import Action, Event, Outcome, Pending, Seat
@@ -207,6 +212,7 @@ class MatchDriver:
         """How many of pending_events the sink has been given."""
         self.logs: list[tuple[Seat, int, str]] = []
         self.stats = [SeatStats() for _ in range(seats)]
+        self._count_stored_verdicts(stored)
         self.history: list[Event] = list(game_events(stored))
         """Every game event so far, to rebuild the state if a refused action touched it."""
         if stored:
@@ -215,6 +221,19 @@ class MatchDriver:
             opening = rules.setup(seats, seed, options)
             self.state = replay(rules, opening)
             self._record(opening)
+
+    def _count_stored_verdicts(self, stored: Sequence[Event]) -> None:
+        """A resumed match's statistics go on from its stored verdicts: a person's match is
+        resumed at every one of their decisions, and its bots' counts must not start again."""
+        for ev in stored:
+            if ev["type"] != BOT_VERDICT:
+                continue
+            payload = ev["payload"]
+            stats = self.stats[payload["seat"]]
+            verdict = payload["verdict"]
+            stats.verdicts[verdict] = stats.verdicts.get(verdict, 0) + 1
+            stats.strikes = payload.get("strikes", stats.strikes)
+            stats.time_used_ms += int(payload.get("elapsed_ms", 0))
 
     def run(self) -> Outcome:
         """Play to the end; raises MatchStopped when a platform limit (``limits``) is reached."""
