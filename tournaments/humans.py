@@ -24,7 +24,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models.functions import Now
+from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
 from games.engine.errors import IllegalAction
@@ -181,9 +181,14 @@ def submit(
         state, version = _state(match)
         try:
             rules.check(state, seat, action)
+            events = rules.decide(state, seat, action, step_rng(match.seed, version))
         except IllegalAction as exc:
             raise Refused(str(exc)) from None
-        events = rules.decide(state, seat, action, step_rng(match.seed, version))
+        except Exception as exc:  # as for a bot: an engine that fails on an action refuses it
+            log.warning("match %s: the engine failed on seat %s's action", match.id, seat)
+            raise Refused(
+                f"the engine could not apply this action ({type(exc).__name__}: {exc})"
+            ) from None
         started = (match.deadline or timezone.now()) - timedelta(seconds=match.human_move_seconds)
         elapsed = max(0, int((timezone.now() - started).total_seconds() * 1000))
         verdict = verdict_event(seat, "ok", detail="", elapsed_ms=elapsed, strikes=0, step=version)
@@ -259,9 +264,10 @@ def reap(*, send: Callable[[str], object]) -> int:
     now = timezone.now()
     waiting = Match.objects.filter(status=Match.Status.WAITING)
     done = 0
-    for match in waiting.filter(human_acted_at__lt=now - ABANDONED_AFTER).only(
-        "id", "game", "waiting_for"
-    ):
+    # Since a person last acted, or since the match was created (a fork) if nobody has yet.
+    acted = Coalesce("human_acted_at", "created_at")
+    abandoned = waiting.annotate(acted=acted).filter(acted__lt=now - ABANDONED_AFTER)
+    for match in abandoned.only("id", "game", "waiting_for"):
         done += _abandon(match)
     expired = list(waiting.filter(deadline__lt=now).values_list("id", flat=True))
     for match_id in expired:
