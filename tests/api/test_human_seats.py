@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -295,3 +296,47 @@ def test_the_documented_requests_work_as_shown(api: APIClient, enqueued: Enqueue
     action["step"] = decision["step"]  # the docs show an example step
     r = api.post(f"/api/matches/{match.pk}/actions/", action, format="json")
     assert r.status_code == 202 and r.data["status"] == "queued", r.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_simultaneous_answers_to_one_decision_one_wins_one_conflicts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The match row's lock orders them: the second sees the decision answered (no sleep)."""
+    from django.db import connection
+
+    from tests.factories import UserFactory
+    from tournaments import dispatch, services
+
+    monkeypatch.setattr(dispatch, "play_match", lambda match_id: None)  # no worker here
+    person = UserFactory()
+    match = services.create_challenge(
+        user=person,
+        game="brexit",
+        seats=[{"human": True}, {"builtin": "random"}, {"builtin": "random"}],
+        seed=2,
+    )
+    match = play_bots(match)
+    barrier = threading.Barrier(2)
+    results: list[str] = []
+
+    def answer() -> None:
+        try:
+            barrier.wait(10)
+            humans.submit(
+                user=person, match_id=match.pk, action={"place": []}, step=match.waiting_step
+            )
+            results.append("ok")
+        except humans.Conflict:
+            results.append("conflict")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=answer) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(results) == ["conflict", "ok"]
+    verdicts = [e for e in store.read(match.pk) if e.type == BOT_VERDICT]
+    assert len(verdicts) == 1  # one answer stored
