@@ -150,7 +150,7 @@ class NoSuchView(LookupError):
 
 def seat_labels(match_id: uuid.UUID | str) -> list[str]:
     """The stored match's seats as its document names them, in seat order."""
-    seats = Seat.objects.filter(match_id=match_id).select_related("bot_version__bot")
+    seats = Seat.objects.filter(match_id=match_id).select_related("bot_version__bot", "player")
     return [seat.label for seat in seats.order_by("number")]
 
 
