@@ -57,7 +57,13 @@ def fork_match(
     kept = [
         dict(w)
         if w
-        else ({"bot_version": s.bot_version_id} if s.bot_version_id else {"builtin": s.builtin})
+        else (
+            {"bot_version": s.bot_version_id}
+            if s.bot_version_id
+            else {"human": True}  # the one who forks plays a person's seat on
+            if s.player_id
+            else {"builtin": s.builtin}
+        )
         for w, s in zip(wanted, original_seats, strict=True)
     ]
     versions = services._seat_versions(user=user, game=original.game, seats=kept)
@@ -85,7 +91,7 @@ def fork_match(
             forked_from=original,
             forked_at=step,
         )
-        services._create_seats(fork, kept, versions)
+        services._create_seats(fork, kept, versions, user=user)
         store.append(fork.id, copied, 0)
         fork_id = str(fork.pk)
         transaction.on_commit(lambda: dispatch.play_match(fork_id))

@@ -232,6 +232,8 @@ class Match(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued"
         RUNNING = "running"
+        WAITING = "waiting"
+        """A person's seat must decide (``waiting_for``); no worker holds the match meanwhile."""
         FINISHED = "finished"
         ABORTED = "aborted"
 
@@ -274,6 +276,27 @@ class Match(models.Model):
         related_name="smoke_matches",
         help_text="Set on the smoke match that validated this version.",
     )
+    # People's seats (tournaments/humans.py): whose decision the match waits for, since which
+    # step, and until when; past the deadline the reaper has the default action played.
+    # Database defaults too: bulk loaders that COPY match rows (benchmarks) name no new column.
+    waiting_for = models.JSONField(
+        default=list,
+        db_default=models.Value([], output_field=models.JSONField()),
+        blank=True,
+        help_text="Seats of people whose action the match awaits.",
+    )
+    waiting_step = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The step of the decision the match waits for."
+    )
+    deadline = models.DateTimeField(
+        null=True, blank=True, help_text="Past it, the default action is played for them."
+    )
+    human_move_seconds = models.PositiveIntegerField(
+        default=600, db_default=600, help_text="Each decision's deadline for a person's seat."
+    )
+    human_acted_at = models.DateTimeField(
+        null=True, blank=True, help_text="A person's last action; abandoned a day after it."
+    )
     # A fork replays the first ``forked_at`` events of another match, then plays on.
     forked_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks"
@@ -303,6 +326,14 @@ class Seat(models.Model):
     builtin = models.CharField(
         max_length=20, blank=True, help_text="A built-in bot's name instead."
     )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="A person playing this seat through the site or the API instead.",
+    )
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
     verdicts = models.JSONField(default=dict, blank=True, help_text="Count per verdict.")
@@ -316,10 +347,12 @@ class Seat(models.Model):
             models.UniqueConstraint(fields=["match", "number"], name="seat_number_per_match"),
             models.CheckConstraint(
                 condition=(
-                    models.Q(bot_version__isnull=False, builtin="")
-                    | models.Q(bot_version__isnull=True) & ~models.Q(builtin="")
+                    models.Q(bot_version__isnull=False, builtin="", player__isnull=True)
+                    | models.Q(bot_version__isnull=True, player__isnull=True)
+                    & ~models.Q(builtin="")
+                    | models.Q(bot_version__isnull=True, builtin="", player__isnull=False)
                 ),
-                name="seat_is_a_version_or_a_builtin",
+                name="seat_is_a_version_a_builtin_or_a_person",
             ),
         ]
 
@@ -327,7 +360,13 @@ class Seat(models.Model):
         return f"seat {self.number}: {self.label}"
 
     @property
+    def human(self) -> bool:
+        return self.player_id is not None
+
+    @property
     def label(self) -> str:
+        if self.player is not None:
+            return f"human:{self.player.get_username()}"
         if self.bot_version_id is None:
             return f"builtin:{self.builtin}"
         return str(self.bot_version)

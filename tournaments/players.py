@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
 from games.engine.builtin import make_player
-from games.engine.driver import InProcess, MatchLimits, SeatPlayer
+from games.engine.driver import InProcess, MatchLimits, Move, SeatPlayer
+from games.engine.rules import Rules
+from games.engine.types import Action, Outcome
 from games.sandbox.limits import Limits
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
@@ -52,7 +57,51 @@ def bot_limits() -> Limits:
     return Limits(move_seconds=settings.BOT_MOVE_SECONDS, bank_seconds=settings.BOT_BANK_SECONDS)
 
 
+TIMEOUT = "timeout"
+"""A person's verdict when the deadline passed: the same word as a bot's (docs/bots.md)."""
+
+
+@dataclass
+class HumanSeat:
+    """A person's seat: they answer through the API, so the worker never waits for them.
+
+    ``move`` says "later" (None) and the match suspends, except once for a decision whose
+    deadline has passed (``expired``): then the game's default action is played with the
+    verdict ``timeout``, as for a bot. A person is never disqualified: a match nobody plays
+    any more ends aborted after a day (tournaments.humans.reap).
+    """
+
+    expired: bool = False
+    move_seconds: int = 600
+    external: bool = True
+    strikes: int = 0
+
+    def move(self, rules: Rules[Any], state: Any, seat: int, rng: random.Random) -> Move | None:
+        if not self.expired:
+            return None
+        self.expired = False  # only the decision that timed out: the next one waits again
+        self.strikes += 1
+        detail = (
+            f"no action within the {self.move_seconds}-second deadline:"
+            " the default action was played"
+        )
+        return Move(rules.default_action(state, seat), verdict=TIMEOUT, detail=detail)
+
+    def strike(self, verdict: str, detail: str, default: Action) -> Move:
+        self.strikes += 1  # the default action itself refused: an engine fault, kept visible
+        return Move(default, verdict=verdict, detail=detail)
+
+    def close(self, outcome: Outcome | None) -> str:
+        return ""
+
+
+def human_player(match: Match, seat: Seat, expired: frozenset[int]) -> HumanSeat:
+    """A person's seat; ``expired``: people's seats whose decision's deadline has passed."""
+    return HumanSeat(expired=seat.number in expired, move_seconds=match.human_move_seconds)
+
+
 def player_for(match: Match, seat: Seat, seats: int) -> SeatPlayer:
+    """Who plays a bot's seat (a person's is ``human_player``)."""
     if seat.bot_version is None:
         return builtin_player(match.game, seat.builtin, seed=match.seed + seat.number)
     controller = SeatController(

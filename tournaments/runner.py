@@ -37,15 +37,16 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
-from games.engine.driver import Flush, MatchDriver, MatchStopped, SeatPlayer
+from games.engine.driver import Flush, MatchDriver, MatchStopped, SeatPlayer, Suspended
 from games.engine.platform_events import BOT_VERDICT, aborted_event
 from games.engine.registry import get
 from games.engine.types import Event as EngineEvent
 from games.sandbox.readiness import isolation_status
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
+from tournaments import humans
 from tournaments.models import BotLog, Match, Seat
-from tournaments.players import match_limits, player_for
+from tournaments.players import human_player, match_limits, player_for
 from tournaments.selectors import match_to_play
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,8 @@ class RunResult(enum.Enum):
     ABORTED = "aborted"
     REFUSED = "refused"
     """This worker cannot isolate uploaded bots; the match is left for one that can."""
+    WAITING = "waiting"
+    """A person's seat must decide: the events are stored and the worker released."""
 
 
 class LeaseLost(Exception):
@@ -156,7 +159,11 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     if found is None or found[0].status in (Match.Status.FINISHED, Match.Status.ABORTED):
         return RunResult.ALREADY_FINISHED
     match, seats = found
+    if match.status == Match.Status.WAITING:
+        return RunResult.WAITING  # a stray message: the person's action queues it again
     sandboxed = any(seat.bot_version_id is not None for seat in seats)
+    # People's matches take a lease too: they stop and resume many times, one worker a time.
+    human = any(seat.player_id is not None for seat in seats)
     if sandboxed:
         isolated, why = isolation_status()
         if not isolated:
@@ -164,7 +171,7 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
                 "match %s left queued: this worker cannot run uploaded bots: %s", match_id, why
             )
             return RunResult.REFUSED
-    leased = sandboxed or match.status == Match.Status.RUNNING
+    leased = sandboxed or human or match.status == Match.Status.RUNNING
     if leased and not claim(match_id, owner):
         status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()
         return RunResult.BUSY if status == Match.Status.RUNNING else RunResult.ALREADY_FINISHED
@@ -176,6 +183,9 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
             return RunResult.ABORTED
     try:
         _play(match, seats, DatabaseSink(match, owner, seats, leased=leased))
+    except Suspended as waiting:
+        humans.suspend(match, owner, waiting.seats, waiting.step)
+        return RunResult.WAITING
     except LeaseLost:
         log.warning("match %s: another worker has it; stopping without writing", match_id)
         return RunResult.LEASE_LOST
@@ -194,7 +204,13 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
     # A match never started has no events: skip the read (the append would catch a stray one).
     fresh = match.status == Match.Status.QUEUED and match.last_version == 0
     stored = [] if fresh else [ev.as_engine_event() for ev in store.read(match.id)]
-    players: list[SeatPlayer] = [player_for(match, seat, len(seats)) for seat in seats]
+    expired = humans.take_expired(match)  # people whose decision's deadline has passed
+    players: list[SeatPlayer] = [
+        human_player(match, seat, expired)
+        if seat.player_id is not None
+        else player_for(match, seat, len(seats))
+        for seat in seats
+    ]
     driver = MatchDriver(
         get(match.game).rules,
         seats=len(seats),
@@ -205,6 +221,11 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
         sink=sink,
         limits=match_limits(),
     )
+    for seat, player in enumerate(players):
+        # A sandboxed bot's strikes go on across resumes (its seat controller counts them).
+        controller = getattr(player, "controller", None)
+        if controller is not None:
+            controller.strikes = driver.stats[seat].strikes
     driver.run()  # which aborts the sink if it fails (see replays.store.Appender)
 
 

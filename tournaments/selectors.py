@@ -102,7 +102,7 @@ def matches(
     qs = (
         matches_visible_to(user)
         .select_related("created_by")
-        .prefetch_related("seats__bot_version__bot__owner")
+        .prefetch_related("seats__bot_version__bot__owner", "seats__player")
         .order_by("-created_at", "id")
     )
     if game:
@@ -126,7 +126,7 @@ def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]
         matches_visible_to(user)
         .filter(pk=match_id)
         .select_related("created_by")
-        .prefetch_related("seats__bot_version__bot__owner")
+        .prefetch_related("seats__bot_version__bot__owner", "seats__player")
     )
 
 
@@ -150,7 +150,7 @@ class NoSuchView(LookupError):
 
 def seat_labels(match_id: uuid.UUID | str) -> list[str]:
     """The stored match's seats as its document names them, in seat order."""
-    seats = Seat.objects.filter(match_id=match_id).select_related("bot_version__bot")
+    seats = Seat.objects.filter(match_id=match_id).select_related("bot_version__bot", "player")
     return [seat.label for seat in seats.order_by("number")]
 
 
@@ -208,8 +208,18 @@ def match_document_page(
     return page, more
 
 
-_MATCH_FIELDS = ["id", "game", "options", "seed", "status", "last_version"]
-_SEAT_FIELDS = ["id", "match_id", "number", "bot_version_id", "builtin"]
+_MATCH_FIELDS = [
+    "id",
+    "game",
+    "options",
+    "seed",
+    "status",
+    "last_version",
+    "waiting_for",
+    "deadline",
+    "human_move_seconds",
+]
+_SEAT_FIELDS = ["id", "match_id", "number", "bot_version_id", "builtin", "player_id"]
 _MATCH_TO_PLAY = (
     f"SELECT {', '.join('m.' + f for f in _MATCH_FIELDS)}, {', '.join('s.' + f for f in _SEAT_FIELDS)}"
     " FROM tournaments_seat s JOIN tournaments_match m ON m.id = s.match_id"
@@ -235,6 +245,8 @@ def match_to_play(match_id: uuid.UUID) -> tuple[Match, list[Seat]] | None:
     options = rows[0][2]
     match_values = list(rows[0][:split])
     match_values[2] = json.loads(options) if isinstance(options, str) else options
+    waiting = rows[0][6]
+    match_values[6] = json.loads(waiting) if isinstance(waiting, str) else waiting
     match = Match.from_db("default", _MATCH_FIELDS, match_values)
     seats = []
     for row in rows:

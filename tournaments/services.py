@@ -19,13 +19,14 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, unpack
-from tournaments import dispatch, selectors
+from tournaments import dispatch, humans, selectors
 from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 
 MAX_SEED = 2**63 - 1
@@ -221,10 +222,13 @@ def create_challenge(
     options: Mapping[str, Any] | None = None,
     seed: int | None = None,
     queue: bool = True,
+    human_move_seconds: int | None = None,
 ) -> Match:
-    """An unrated match between chosen versions and built-ins, queued for the workers.
+    """An unrated match between chosen versions, built-ins and people, queued for the workers.
 
-    Each seat is ``{"bot_version": id}`` or ``{"builtin": name}``, in table order. With
+    Each seat is ``{"bot_version": id}``, ``{"builtin": name}`` or ``{"human": true}`` (the
+    caller plays it, through the API or the match's page; tournaments/humans.py), in table
+    order. ``human_move_seconds`` is a person's time for each decision. With
     ``queue=False`` the caller plays it itself (``manage.py play --persist`` runs it with the
     workers' runner, tournaments.runner.run_match, in its own process).
     """
@@ -250,11 +254,25 @@ def create_challenge(
         seed = secrets.randbits(63)
     elif not 0 <= seed <= MAX_SEED:
         raise Invalid({"seed": f"seed must be between 0 and {MAX_SEED}"})
+    move_seconds = humans.DEFAULT_MOVE_SECONDS if human_move_seconds is None else human_move_seconds
+    if not humans.MIN_MOVE_SECONDS <= move_seconds <= humans.MAX_MOVE_SECONDS:
+        raise Invalid(
+            {
+                "human_move_seconds": f"a person's time per decision must be between"
+                f" {humans.MIN_MOVE_SECONDS} and {humans.MAX_MOVE_SECONDS} seconds"
+            }
+        )
     with transaction.atomic():
         match = Match.objects.create(
-            game=game, options=played_options, seed=seed, rated=False, created_by=user
+            game=game,
+            options=played_options,
+            seed=seed,
+            rated=False,  # people's matches too: a challenge is never rated
+            created_by=user,
+            human_move_seconds=move_seconds,
+            human_acted_at=timezone.now(),
         )
-        _create_seats(match, seats, versions)
+        _create_seats(match, seats, versions, user=user)
         match_id = str(match.pk)
         if queue:
             transaction.on_commit(lambda: dispatch.play_match(match_id))
@@ -262,15 +280,22 @@ def create_challenge(
 
 
 def _create_seats(
-    match: Match, seats: Sequence[Mapping[str, Any]], versions: Sequence[BotVersion | None]
+    match: Match,
+    seats: Sequence[Mapping[str, Any]],
+    versions: Sequence[BotVersion | None],
+    *,
+    user: Any = None,
 ) -> None:
-    """``match``'s seats in table order: each its version, else the seat's built-in."""
+    """``match``'s seats in table order: its version, ``user`` for a human seat, or a built-in."""
     Seat.objects.bulk_create(
         Seat(
             match=match,
             number=number,
             bot_version=versions[number],
-            builtin="" if versions[number] is not None else str(seat["builtin"]),
+            player=user if seat.get("human") else None,
+            builtin=""
+            if versions[number] is not None or seat.get("human")
+            else str(seat["builtin"]),
         )
         for number, seat in enumerate(seats)
     )
@@ -291,8 +316,14 @@ def _seat_versions(
     for number, seat in enumerate(seats):
         has_version = seat.get("bot_version") is not None
         has_builtin = bool(seat.get("builtin"))
-        if has_version == has_builtin:
-            errors.append(f"seat {number}: give exactly one of bot_version or builtin")
+        has_human = bool(seat.get("human"))
+        if has_version + has_builtin + has_human != 1:
+            errors.append(f"seat {number}: give exactly one of bot_version, builtin or human")
+            result.append(None)
+            continue
+        if has_human:
+            if user is None or not user.is_authenticated:
+                errors.append(f"seat {number}: log in to play a seat yourself")
             result.append(None)
             continue
         if has_builtin:

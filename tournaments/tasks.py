@@ -87,9 +87,10 @@ def enqueue_match(match_id: str) -> None:
 
 @shared_task(name="tournaments.reap_matches")
 def reap_matches() -> int:
-    from tournaments import runner
+    from tournaments import humans, runner
 
-    return runner.reap_expired_leases(send=enqueue_match)
+    # People's seats too: play the default past a decision's deadline, end abandoned matches.
+    return runner.reap_expired_leases(send=enqueue_match) + humans.reap(send=enqueue_match)
 
 
 @shared_task(name="tournaments.update_ratings")

@@ -15,6 +15,9 @@ Every page, API endpoint and download asks this module; none decides on its own.
   it finds nothing.
 * An abort's reason: the owners of the match's bots, whoever created it, and staff.
   It can quote an exception from inside the platform.
+* A person's seat (``Seat.player``): that person sees it as a bot's owner sees their
+  bot's seat (its hidden cards, its verdicts), and only they may act for it
+  (``may_act``); everyone else, staff included, sees the public view while it runs.
 
 "Over" is finished *or aborted*: an aborted match is never resumed (the runner
 skips it) and has no result, but nothing hidden in it can be played on any more,
@@ -62,14 +65,35 @@ def is_over(match: Match) -> bool:
 
 
 def seats_of(user: Any, match: Match) -> frozenset[int]:
-    """Seat numbers of ``match`` played by versions of ``user``'s bots."""
+    """Seat numbers of ``match`` played by versions of ``user``'s bots, or by ``user``."""
     uid = user_id(user)
     if uid is None:
         return frozenset()
     return frozenset(
-        Seat.objects.filter(match=match, bot_version__bot__owner_id=uid).values_list(
-            "number", flat=True
-        )
+        Seat.objects.filter(
+            Q(bot_version__bot__owner_id=uid) | Q(player_id=uid), match=match
+        ).values_list("number", flat=True)
+    )
+
+
+def may_act(user: Any, match: Match, seat: int) -> bool:
+    """Whether ``user`` may submit actions for ``seat``: it is their own person's seat, and
+    the match is not over. Nobody else may, staff included."""
+    uid = user_id(user)
+    if uid is None or is_over(match):
+        return False
+    return Seat.objects.filter(match=match, number=seat, player_id=uid).exists()
+
+
+def person_seats(user: Any, match: Match) -> list[int]:
+    """The seats ``user`` plays in person in ``match`` (they act for them until it is over)."""
+    uid = user_id(user)
+    if uid is None:
+        return []
+    return list(
+        Seat.objects.filter(match=match, player_id=uid)
+        .order_by("number")
+        .values_list("number", flat=True)
     )
 
 
@@ -199,6 +223,8 @@ class SeatShown:
 def seat_as_seen(user: Any, seat: Seat) -> SeatShown:
     """``seat``'s bot as ``user`` may see it (see ``shows_bot``)."""
     version = seat.bot_version
+    if seat.player is not None:
+        return SeatShown(seat.label, None, None, seat.player.get_username())
     if version is None:
         return SeatShown(f"builtin:{seat.builtin}", None, None, None)
     if not shows_bot(user, version.bot):

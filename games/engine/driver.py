@@ -20,7 +20,12 @@ from typing import Any, NamedTuple, NoReturn, Protocol
 
 from games.engine.errors import IllegalAction
 from games.engine.match import replay
-from games.engine.platform_events import finished_event, game_events, verdict_event
+from games.engine.platform_events import (
+    BOT_VERDICT,
+    finished_event,
+    game_events,
+    verdict_event,
+)
 from games.engine.rng import quick_rng, step_rng
 from games.engine.rules import Rules
 from games.engine.types import Action, Event, Outcome, Pending, Seat
@@ -42,7 +47,10 @@ class SeatPlayer(Protocol):
     external: bool
     """True for sandboxed bots: their decisions are recorded as verdict events."""
 
-    def move(self, rules: Rules[Any], state: Any, seat: Seat, rng: random.Random) -> Move: ...
+    def move(self, rules: Rules[Any], state: Any, seat: Seat, rng: random.Random) -> Move | None:
+        """The seat's answer; None when its player answers later (a person): the match
+        suspends once no pending seat can move (see Suspended)."""
+        ...
 
     def strike(self, verdict: str, detail: str, default: Action) -> Move:
         """Count a fault found after move() (the engine refused the action)."""
@@ -134,6 +142,18 @@ DISQUALIFIED = "disqualified"
 counted in its statistics, but only the first one is written as an event and forces a flush."""
 
 
+class Suspended(Exception):
+    """Every pending seat left is one whose player answers later (a person, through the API).
+
+    Raised after what was played is flushed: the caller stores that the match waits for
+    ``seats`` and releases the worker; a later run resumes from the stored events.
+    """
+
+    def __init__(self, seats: list[Seat], step: int) -> None:
+        super().__init__(f"waiting for seats {seats} at step {step}")
+        self.seats, self.step = seats, step
+
+
 class MatchStopped(Exception):
     """A platform limit stopped the match before the game ended; the message says which, for the
     bots' owners (it becomes the aborted match's error)."""
@@ -192,6 +212,7 @@ class MatchDriver:
         """How many of pending_events the sink has been given."""
         self.logs: list[tuple[Seat, int, str]] = []
         self.stats = [SeatStats() for _ in range(seats)]
+        self._count_stored_verdicts(stored)
         self.history: list[Event] = list(game_events(stored))
         """Every game event so far, to rebuild the state if a refused action touched it."""
         if stored:
@@ -200,6 +221,19 @@ class MatchDriver:
             opening = rules.setup(seats, seed, options)
             self.state = replay(rules, opening)
             self._record(opening)
+
+    def _count_stored_verdicts(self, stored: Sequence[Event]) -> None:
+        """A resumed match's statistics go on from its stored verdicts: a person's match is
+        resumed at every one of their decisions, and its bots' counts must not start again."""
+        for ev in stored:
+            if ev["type"] != BOT_VERDICT:
+                continue
+            payload = ev["payload"]
+            stats = self.stats[payload["seat"]]
+            verdict = payload["verdict"]
+            stats.verdicts[verdict] = stats.verdicts.get(verdict, 0) + 1
+            stats.strikes = payload.get("strikes", stats.strikes)
+            stats.time_used_ms += int(payload.get("elapsed_ms", 0))
 
     def run(self) -> Outcome:
         """Play to the end; raises MatchStopped when a platform limit (``limits``) is reached."""
@@ -226,10 +260,16 @@ class MatchDriver:
 
     def _step(self, pending: list[Pending]) -> bool:
         seats = [p["seat"] for p in pending]
-        moves = self._ask(seats)
+        asked = self._ask(seats)
+        later = [seat for seat, move in zip(seats, asked, strict=True) if move is None]
+        if later and len(later) == len(seats):
+            self._flush(None)
+            raise Suspended(later, self.version)
         external = False
-        for seat, move in zip(seats, moves, strict=True):
-            player = self.players[seat]
+        for seat, maybe in zip(seats, asked, strict=True):
+            if maybe is None:
+                continue  # asked again at the next step, when the others have moved
+            move, player = maybe, self.players[seat]
             rng = step_rng(self.seed, self.version)
             try:
                 events = self.rules.decide(self.state, seat, move.action, rng)
@@ -248,10 +288,10 @@ class MatchDriver:
             self._record(events)
         return external
 
-    def _ask(self, seats: list[Seat]) -> list[Move]:
+    def _ask(self, seats: list[Seat]) -> list[Move | None]:
         """Ask every pending seat; sandboxed bots deciding simultaneously think in parallel."""
 
-        def ask(seat: Seat) -> Move:
+        def ask(seat: Seat) -> Move | None:
             return self.players[seat].move(self.rules, self.state, seat, self._bot_rng(seat))
 
         if sum(self.players[s].external for s in seats) < 2:

@@ -184,6 +184,10 @@ class SeatRequestSerializer(serializers.Serializer[Any]):
     builtin = serializers.ChoiceField(
         choices=list(BUILTIN_BOTS), required=False, allow_blank=True, help_text="A built-in bot."
     )
+    human = serializers.BooleanField(
+        required=False,
+        help_text="True: you play this seat yourself (POST /api/matches/{id}/actions/).",
+    )
 
 
 class ChallengeSerializer(serializers.Serializer[Any]):
@@ -192,7 +196,14 @@ class ChallengeSerializer(serializers.Serializer[Any]):
         child=SeatRequestSerializer(),
         min_length=1,
         max_length=MAX_SEATS_ANY_GAME,
-        help_text="One entry per seat in table order: {'bot_version': id} or {'builtin': name}.",
+        help_text="One entry per seat in table order: {'bot_version': id}, {'builtin': name},"
+        " or {'human': true} for a seat you play yourself.",
+    )
+    human_move_seconds = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="A person's time for each decision (default 600); past it the default action"
+        " is played with the verdict timeout.",
     )
     options = serializers.DictField(required=False, default=dict, help_text="The game's options.")
     seed = serializers.IntegerField(
@@ -219,6 +230,7 @@ class MatchSeatSerializer(serializers.ModelSerializer[Seat]):
             "bot",
             "owner",
             "builtin",
+            "human",
             "rank",
             "score",
             "verdicts",
@@ -253,6 +265,12 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     error = serializers.SerializerMethodField(
         help_text="Why it was aborted: its bots' owners, its creator and staff only (null for others)."
     )
+    waiting_for = serializers.SerializerMethodField(
+        help_text="While the status is waiting: the people's seats whose action it awaits."
+    )
+    deadline = serializers.SerializerMethodField(
+        help_text="While waiting: when the default action is played for them."
+    )
 
     class Meta:
         model = Match
@@ -273,9 +291,22 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
             "error",
             "options",
             "seed",
+            "waiting_for",
+            "waiting_step",
+            "deadline",
+            "human_move_seconds",
             "seats",
         ]
         read_only_fields = fields
+
+    def get_waiting_for(self, match: Match) -> list[int]:
+        return list(match.waiting_for or []) if match.status == Match.Status.WAITING else []
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_deadline(self, match: Match) -> str | None:
+        if match.status != Match.Status.WAITING or match.deadline is None:
+            return None
+        return match.deadline.isoformat()
 
     def get_created_by(self, match: Match) -> str | None:
         return match.created_by.get_username() if match.created_by else None
@@ -293,6 +324,33 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
         if not match.error:
             return None
         return match.error if visibility.may_read_error(_viewer(self), match) else None
+
+
+class ActionRequestSerializer(serializers.Serializer[Any]):
+    action = serializers.JSONField(
+        help_text="The action, exactly as a bot's act() returns it (see the game's docs)."
+    )
+    seat = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, help_text="Your seat (if you play several)."
+    )
+    step = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        help_text="The decision you answer (its waiting_step): a repeat of an answered one is a 409.",
+    )
+
+
+class DecisionSerializer(serializers.Serializer[Any]):
+    seat = serializers.IntegerField()
+    waiting = serializers.BooleanField(help_text="Whether the match waits for this seat now.")
+    step = serializers.IntegerField(allow_null=True, help_text="The decision's step, to send back.")
+    deadline = serializers.DateTimeField(allow_null=True)
+    status = serializers.CharField()
+    observation = serializers.JSONField(allow_null=True, help_text="What the seat sees, as a bot.")
+    legal = serializers.JSONField(
+        allow_null=True, help_text="Its legal actions, as a bot gets them."
+    )
 
 
 class MatchFilterSerializer(serializers.Serializer[Any]):

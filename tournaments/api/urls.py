@@ -27,6 +27,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("matches/<uuid:match_id>/", views.MatchDetailView.as_view(), name="match-detail"),
     path("matches/<uuid:match_id>/events/", views.MatchEventsView.as_view(), name="match-events"),
     path("matches/<uuid:match_id>/logs/", views.MatchLogsView.as_view(), name="match-logs"),
+    path(
+        "matches/<uuid:match_id>/actions/", views.MatchActionsView.as_view(), name="match-actions"
+    ),
     path("", include(router.urls)),
 ]
 

@@ -28,7 +28,7 @@ from rest_framework.views import APIView
 
 from games.engine.registry import GAMES
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
-from tournaments import selectors, services
+from tournaments import humans, selectors, services
 from tournaments.api import body_limits
 from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
@@ -265,6 +265,7 @@ class MatchListView(generics.ListCreateAPIView["Match"]):
             seats=[dict(seat) for seat in v["seats"]],
             options=v["options"],
             seed=v.get("seed"),
+            human_move_seconds=v.get("human_move_seconds"),
         )
         fresh = selectors.match_detail(match.pk, request.user).get()
         body = s.MatchSerializer(fresh, context=self.get_serializer_context()).data
@@ -321,3 +322,47 @@ class MatchLogsView(generics.ListAPIView["BotLog"]):
             selectors.match_detail(self.kwargs["match_id"], self.request.user)
         )
         return selectors.logs_for(self.request.user, match)
+
+
+class MatchActionsView(APIView):
+    """A person's seat: what it is asked (GET), and its action (POST); tournaments/humans.py."""
+
+    permission_classes = [Authenticated]
+
+    @extend_schema(
+        responses={200: s.DecisionSerializer(many=True)},
+        summary="Your seats in this match: whether it waits for them, their observation and legal actions",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        try:
+            found = humans.decisions(request.user, match_id)
+        except humans.NotFound as exc:
+            raise Http404(str(exc)) from None
+        return Response(s.DecisionSerializer([vars(d) for d in found], many=True).data)
+
+    @extend_schema(
+        request=s.ActionRequestSerializer,
+        responses={202: s.MatchSerializer},
+        summary="Play your seat's action (the JSON a bot would return); the bots then play on",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        data = s.ActionRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            humans.submit(
+                user=request.user,
+                match_id=match_id,
+                action=v["action"],
+                seat=v.get("seat"),
+                step=v.get("step"),
+            )
+        except humans.NotFound as exc:
+            raise Http404(str(exc)) from None
+        except humans.Refused as exc:
+            return Response({"action": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        except humans.Conflict as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        fresh = selectors.match_detail(match_id, request.user).get()
+        body = s.MatchSerializer(fresh, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED)

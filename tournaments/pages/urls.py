@@ -20,6 +20,7 @@ urlpatterns: list[URLPattern] = [
     path("matches/<uuid:match_id>/", views.match_page, name="site-match"),
     path("matches/<uuid:match_id>/board/", views.match_board, name="site-match-board"),
     path("matches/<uuid:match_id>/log/", views.match_log, name="site-match-log"),
+    path("matches/<uuid:match_id>/play/", views.match_play, name="site-match-play"),
     path("matches/<uuid:match_id>/act/<int:seat>/", views.act_download, name="site-act"),
     path("bots/<int:bot_id>/", views.bot_page, name="site-bot"),
     path("docs/<slug:name>/", views.doc_page, name="site-doc"),

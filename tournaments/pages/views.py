@@ -15,7 +15,8 @@ from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from games.engine.registry import GAMES
-from tournaments import ladders, replay, seasons, selectors, visibility
+from replays.controls import controls
+from tournaments import humans, ladders, replay, seasons, selectors, visibility
 from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 from tournaments.pages import markdown
 from tournaments.pages.charts import rating_chart
@@ -52,7 +53,7 @@ def _int(value: str | None) -> int | None:
 
 
 def _with_seats(qs: QuerySet[Match]) -> QuerySet[Match]:
-    return qs.prefetch_related("seats__bot_version__bot")
+    return qs.prefetch_related("seats__bot_version__bot", "seats__player")
 
 
 def _rating_rows(ladder: Ladder, user: Any, limit: int | None = None) -> list[dict[str, Any]]:
@@ -150,8 +151,12 @@ def _match(request: HttpRequest, match_id: Any) -> Match:
 
 
 def _view(request: HttpRequest, match: Match, seats: int) -> visibility.View:
+    wanted = request.GET.get("view")
+    if not wanted:  # a person sees the table from their own seat unless they ask otherwise
+        own = visibility.person_seats(request.user, match)
+        wanted = f"seat{own[0]}" if own else None
     try:
-        view = visibility.parse_view(request.GET.get("view"), seats)
+        view = visibility.parse_view(wanted, seats)
     except visibility.BadView as exc:
         raise Http404(str(exc)) from None
     if not visibility.may_see(request.user, match, view):
@@ -207,7 +212,9 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
             "log_seats": sorted(log_seats),
             "verdicts": verdicts,
             "stderr_json": json.dumps({str(k): v for k, v in stderr.items()}),
-            "live": match.status in (Match.Status.QUEUED, Match.Status.RUNNING),
+            "live": match.status in LIVE,
+            "status_text": status_text(match, names),
+            "play": _play(request, match, names),
             "can_fork": bool(mine) and visibility.is_over(match) and match.last_version > 1,
             "forks": forks,
             "fork_versions": BotVersion.objects.filter(
@@ -222,6 +229,67 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
         }
     )
     return render(request, "replays/viewer.html", ctx)
+
+
+LIVE = (Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.WAITING)
+"""Statuses of a match whose page follows new events."""
+
+
+def status_text(match: Match, names: list[str]) -> str:
+    """The status as the page shows it: "waiting for <seat>" names who must act."""
+    if match.status != Match.Status.WAITING or not match.waiting_for:
+        return str(match.status)
+    who = [names[k] if k < len(names) else f"seat {k}" for k in match.waiting_for]
+    return f"waiting for {', '.join(who)}"
+
+
+def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any] | None:
+    """The person's panel: their decisions' controls, or who they wait for, or the ranking."""
+    own = visibility.person_seats(request.user, match)
+    if not own:
+        return None
+    panel: dict[str, Any] = {"seats": own, "over": visibility.is_over(match), "decisions": []}
+    if match.status == Match.Status.FINISHED:
+        ranked = sorted(match.seats.all(), key=lambda s: (s.rank or 0, s.number))
+        panel["ranking"] = [
+            {
+                "seat": s.number,
+                "rank": s.rank,
+                "score": s.score,
+                "name": names[s.number] if s.number < len(names) else s.label,
+                "you": s.number in own,
+            }
+            for s in ranked
+        ]
+    if panel["over"]:
+        panel["error"] = match.error if visibility.may_read_error(request.user, match) else ""
+        return panel
+    for d in humans.decisions(request.user, match.pk):
+        if d.waiting and d.legal is not None and d.observation is not None:
+            panel["decisions"].append(
+                {
+                    "seat": d.seat,
+                    "step": d.step,
+                    "deadline": d.deadline,
+                    "controls": controls(d.legal, d.observation, names, d.seat),
+                }
+            )
+    return panel
+
+
+def match_play(request: HttpRequest, match_id: Any) -> HttpResponse:
+    """The person's panel as an HTML fragment, which play.js swaps in as the match moves."""
+    match = _match(request, match_id)
+    seats = replay.seat_count(match)
+    names = replay.labels(match, seats)
+    panel = _play(request, match, names)
+    if panel is None:
+        raise Http404("you play no seat in this match")
+    return render(
+        request,
+        "replays/_play.html",
+        {"match": match, "play": panel, "status_text": status_text(match, names)},
+    )
 
 
 def _view_label(view: visibility.View, names: list[str]) -> str:
@@ -251,6 +319,7 @@ def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
     return JsonResponse(
         {
             "status": match.status,
+            "status_text": status_text(match, names),
             "last_version": match.last_version,
             "lines": [{"version": ln.version, "text": ln.text, "type": ln.type} for ln in lines],
         }

@@ -228,9 +228,9 @@
         log.appendChild(li);
       });
       if (data.lines.length) state.last = Math.max(state.last, data.lines[data.lines.length - 1].version);
-      document.getElementById("status").textContent = data.status;
+      document.getElementById("status").textContent = data.status_text || data.status;
       if (following && state.step < state.last) go(state.last); else render();
-      if (data.status === "queued" || data.status === "running") setTimeout(poll, 1000);
+      if (data.status === "queued" || data.status === "running" || data.status === "waiting") setTimeout(poll, 1000);
       else {
         state.live = false;
         var badge = document.getElementById("live-badge");
