@@ -8,6 +8,7 @@ reaches Postgres, RabbitMQ and Redis only through its veth link and the relay.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import random
 import socket
@@ -127,10 +128,8 @@ def _pump(source: socket.socket, sink: socket.socket) -> None:
         pass
     finally:
         for s in (source, sink):
-            try:
+            with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 def unavailable() -> str | None:

@@ -98,7 +98,7 @@ def test_two_worker_hosts_share_a_batch_and_play_each_match_once(
     workers: list[Worker] = []
     try:
         # A host has its own loopback: the services are not there, only through the link.
-        probe = "import socket; socket.create_connection(('127.0.0.1', %d), timeout=2)" % db_port
+        probe = f"import socket; socket.create_connection(('127.0.0.1', {db_port}), timeout=2)"
         inside = subprocess.run(
             hosts[0].command(sys.executable, "-c", probe), capture_output=True, timeout=30
         )
@@ -117,8 +117,9 @@ def test_two_worker_hosts_share_a_batch_and_play_each_match_once(
             for m in matches
         }
         wait_until(
-            lambda: Match.objects.filter(id__in=sent.values(), status="finished").count()
-            == MATCHES,
+            lambda: (
+                Match.objects.filter(id__in=sent.values(), status="finished").count() == MATCHES
+            ),
             180,
             "every match finished",
             workers[0],
