@@ -34,6 +34,7 @@ from tournaments.models import Match, Seat
 ROOT = Path(__file__).resolve().parents[1]
 READY = " ready."
 PLAYED = re.compile(r"Task tournaments\.play_match\[([0-9a-f-]+)\] succeeded")
+TOOK = re.compile(r"Task tournaments\.play_match\[[0-9a-f-]+\] succeeded in ([0-9.]+)s")
 
 
 class BenchWorker:
@@ -68,6 +69,10 @@ class BenchWorker:
 
     def played(self) -> set[str]:
         return set(PLAYED.findall("".join(self.lines)))
+
+    def task_seconds(self) -> list[float]:
+        """How long each play_match took inside the worker (Celery's own log line)."""
+        return [float(s) for s in TOOK.findall("".join(self.lines))]
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -130,6 +135,15 @@ def _play(matches: list[Match], queue: str, timeout: float) -> tuple[float, dict
     return time.perf_counter() - start, sent
 
 
+def _event_storage() -> tuple[int, int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*), pg_total_relation_size('replays_event') FROM replays_event"
+        )
+        events, size = cursor.fetchone()
+    return int(events), int(size)
+
+
 def _delete_queues(names: list[str]) -> None:
     from config.celery import app
 
@@ -190,6 +204,9 @@ def bench_scale(
             worker.stop()
         _delete_queues(list(queues.values()))
     total = matches * rounds
+    inside = sorted(t for w in workers for t in w.task_seconds())
+    events, table_bytes = _event_storage()
+    played = Match.objects.filter(status=Match.Status.FINISHED).count()
     per_minute = {p: total / seconds[p] * 60 for p in (1, 2)}
     return {
         "bench": "scale",
@@ -204,9 +221,17 @@ def bench_scale(
         "matches_per_minute_1_process": round(per_minute[1], 1),
         "matches_per_minute_2_processes": round(per_minute[2], 1),
         "ratio": round(statistics.median(ratios), 3),
+        # A match's time inside play_match, against the wall time per match of one process:
+        # the difference is what the broker round trip and the worker loop cost per match.
+        "median_play_match_ms": round(statistics.median(inside) * 1000, 1) if inside else None,
+        "wall_ms_per_match_1_process": round(60_000 / per_minute[1], 1),
         "ratio_overall": round(per_minute[2] / per_minute[1], 3),
         "round_ratios": [round(r, 3) for r in ratios],
         "second_process_share": [round(s / matches, 3) for s in shares],
         "target_ratio": 1.7,
+        # Storage of what was played, for the capacity plan: the whole events table (heap,
+        # TOAST and indexes) over its rows, in this run's (or --in-place, the given) database.
+        "events_per_match": round(events / max(played, 1), 1),
+        "event_table_bytes_per_event": round(table_bytes / max(events, 1), 1),
         "queues": sorted(queues.values()),  # this run's, deleted from the broker after
     }

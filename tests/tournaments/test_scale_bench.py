@@ -28,6 +28,7 @@ def test_bench_scale_prints_matches_per_minute_for_one_and_two_processes() -> No
     assert figures["bench"] == "scale" and figures["matches_per_round"] == 4
     for key in ("matches_per_minute_1_process", "matches_per_minute_2_processes", "ratio"):
         assert figures[key] > 0, key
+    assert figures["events_per_match"] > 0 and figures["event_table_bytes_per_event"] > 0
     assert len(figures["round_ratios"]) == 1 and len(figures["second_process_share"]) == 1
     # Warm-up and both sides, every match really played by the workers, to the end.
     assert Match.objects.filter(status=Match.Status.FINISHED).count() == 4 + 4 + 4

@@ -12,6 +12,9 @@ env = environ.Env()
 env.read_env(BASE_DIR / ".env", overwrite=False)  # optional; absent on CI
 
 SECRET_KEY = env.str("SECRET_KEY", default="dev-insecure-change-me")
+# Rotation (docs/deploy.md): the old key stays here until sessions and signed links made
+# with it have expired, so that no one is logged out by the change.
+SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", default=[])
 DEBUG = env.bool("DEBUG", default=False)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
