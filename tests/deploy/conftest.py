@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.tournaments.conftest import builtin_match  # noqa: F401 (a fixture test_backup uses)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,14 +21,27 @@ PRODUCTION = {
 }
 
 
+def dockerfile_collectstatic() -> tuple[dict[str, str], list[str]]:
+    """The environment and command of deploy/Dockerfile's collectstatic step."""
+    text = (ROOT / "deploy" / "Dockerfile").read_text().replace("\\\n", " ")
+    runs = [line[4:] for line in text.splitlines() if line.startswith("RUN ")]
+    [step] = [s for r in runs for s in r.split("&&") if "collectstatic" in s]
+    words = shlex.split(step)
+    env = dict(w.split("=", 1) for w in words if re.match(r"^[A-Z_]+=", w))
+    return env, [w for w in words if not re.match(r"^[A-Z_]+=", w)]
+
+
 @pytest.fixture(scope="session")
 def collected_static(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Static files collected by the image's own collectstatic step, run here."""
     static = tmp_path_factory.mktemp("static")
+    env, command = dockerfile_collectstatic()
+    command[0] = str(ROOT / command[0])
     subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--no-input", "--verbosity", "0"],
+        command,
         cwd=ROOT,
-        env={**os.environ, **PRODUCTION, "STATIC_ROOT": str(static)},
+        env={**os.environ, **env, "STATIC_ROOT": str(static)},
         check=True,
-        timeout=120,
+        timeout=180,
     )
     return static

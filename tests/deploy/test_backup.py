@@ -15,7 +15,7 @@ import pytest
 from django.db import connection
 
 from tests.deploy.docs import command_with
-from tests.tournaments.conftest import MakeMatch, builtin_match  # noqa: F401 (a fixture)
+from tests.tournaments.conftest import MakeMatch
 from tournaments import runner
 
 pytestmark = pytest.mark.django_db(transaction=True)
