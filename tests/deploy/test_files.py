@@ -89,6 +89,9 @@ def test_the_compose_file_holds_the_platform_and_its_references_resolve() -> Non
     assert "--config deploy/gunicorn.conf.py" in procfile
     migrate = " ".join(services["migrate"]["command"])
     assert "migrate --no-input" in migrate and "seed_demo" in migrate  # the demo ladder, as make up
+    # No superuser with the well-known demo password on a deployed platform.
+    assert services["migrate"]["environment"]["DEMO_ADMIN_PASSWORD"].startswith("${DEMO_ADMIN_")
+    assert ":?" in services["migrate"]["environment"]["DEMO_ADMIN_PASSWORD"]
 
 
 def test_the_migrate_step_and_the_web_health_check_name_real_files_and_commands() -> None:
