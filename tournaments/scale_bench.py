@@ -96,6 +96,7 @@ def _worker_env(queues: dict[str, str]) -> dict[str, str]:
     return {
         **os.environ,
         "DATABASE_URL": _database_url(),
+        "PYTHONUNBUFFERED": "1",  # log lines as they happen: the shares are read from them
         "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings.local"),
         "CELERY_DEFAULT_QUEUE": queues["celery"],
         "MATCH_QUEUE": queues["matches"],
@@ -133,6 +134,16 @@ def _play(matches: list[Match], queue: str, timeout: float) -> tuple[float, dict
             raise RuntimeError(f"bench scale: {len(ids) - done.count()} matches unfinished")
         time.sleep(0.02)
     return time.perf_counter() - start, sent
+
+
+def _share(workers: list[BenchWorker], sent: set[str]) -> int:
+    """How many of ``sent`` the second worker played, once both logs account for all of them."""
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if len((workers[0].played() | workers[1].played()) & sent) == len(sent):
+            break
+        time.sleep(0.1)
+    return len(workers[1].played() & sent)
 
 
 def _event_storage() -> tuple[int, int]:
@@ -196,8 +207,7 @@ def bench_scale(
                 times[processes], sent = _play(batch, queue, timeout)
                 seconds[processes] += times[processes]
                 if processes == 2:
-                    time.sleep(0.5)  # the workers' log lines of the last tasks
-                    shares.append(len(workers[1].played() & set(sent)))
+                    shares.append(_share(workers, set(sent)))
             ratios.append(times[1] / times[2])
     finally:
         for worker in workers:
