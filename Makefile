@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export DJANGO_SETTINGS_MODULE ?= config.settings.local
 
-.PHONY: up test lint install services sandbox browser database migrate admin check-deploy clean
+.PHONY: up test lint deploy-check install services sandbox browser database migrate admin check-deploy clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,11 +42,17 @@ up: install services sandbox migrate admin
 	$(BIN)/python manage.py collectstatic --no-input --verbosity 0
 	$(BIN)/honcho --procfile deploy/Procfile --app-root . start
 
-lint: install
+lint: install deploy-check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy .
 	$(BIN)/lint-imports
+
+# deploy/: the compose file against the compose specification's schema (no Docker engine needed)
+# and the Dockerfile through hadolint; tests/deploy checks the rest (units, gunicorn, nginx).
+deploy-check: install
+	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec deploy/compose.yml
+	$(BIN)/hadolint --config deploy/hadolint.yaml deploy/Dockerfile
 
 # The whole suite fails below this share of covered lines (games, replays, tournaments, config):
 # measured 89.5% (5,904 statements, 617 missed) on 2026-12-01. A run narrowed with PYTEST_ARGS

@@ -87,5 +87,35 @@ def test_each_test_run_has_queues_of_its_own() -> None:
     first, second = queues(), queues()
     assert first != second
     assert queues(TEST_QUEUE_PREFIX="run-7") == (
-        "run-7-celery run-7-matches ['run-7-celery', 'run-7-matches'] run-7-matches"
+        "run-7-celery run-7-matches "
+        "['run-7-celery', 'run-7-matches', 'run-7-ratings', 'run-7-validation'] run-7-matches"
     )
+
+
+def test_matches_validation_and_ratings_each_have_a_queue_of_their_own() -> None:
+    """A flood of challenges cannot starve validation or the ladder's ratings (issue #14)."""
+    code = (
+        "from config.celery import app; r = app.amqp.router; "
+        "print(*[r.route({}, name)['queue'].name for name in ("
+        "'tournaments.play_match', 'tournaments.validate_bot_version', "
+        "'tournaments.update_ratings', 'tournaments.run_seasons', 'tournaments.reap_matches')])"
+    )
+    result = run_manage("shell", "-c", code, DJANGO_SETTINGS_MODULE="config.settings.local")
+    assert result.stdout.splitlines()[-1].split() == [
+        "matches",
+        "validation",
+        "ratings",
+        "ratings",
+        "celery",
+    ], result.stderr
+    moved = run_manage(
+        "shell",
+        "-c",
+        code,
+        DJANGO_SETTINGS_MODULE="config.settings.local",
+        MATCH_QUEUE="m2",
+        VALIDATION_QUEUE="v2",
+        RATINGS_QUEUE="r2",
+        CELERY_DEFAULT_QUEUE="c2",
+    )
+    assert moved.stdout.splitlines()[-1].split() == ["m2", "v2", "r2", "r2", "c2"], moved.stderr

@@ -61,11 +61,18 @@ def _env(lease_seconds: int) -> dict[str, str]:
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "MATCH_LEASE_SECONDS": str(lease_seconds),
         "TEST_QUEUE_PREFIX": settings.TEST_QUEUE_PREFIX,
-        # The Procfile's worker (test_processes.py) takes its queues from these two.
+        # The same queue names when a process runs base settings (the test ones follow the prefix).
         "CELERY_DEFAULT_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
         "MATCH_QUEUE": settings.MATCH_QUEUE,
+        "VALIDATION_QUEUE": settings.VALIDATION_QUEUE,
+        "RATINGS_QUEUE": settings.RATINGS_QUEUE,
         "MEDIA_ROOT": os.environ.get("MEDIA_ROOT", str(ROOT / "var" / "test-media")),
     }
+
+
+def all_queues() -> str:
+    """Every queue of this run, as ``--queues`` takes them: a worker here does every kind of work."""
+    return ",".join(q.name for q in settings.CELERY_TASK_QUEUES)
 
 
 @pytest.fixture
@@ -88,7 +95,7 @@ def start_worker() -> Iterator[Callable[..., Worker]]:
                 "--pool",
                 "solo",
                 "--queues",
-                f"{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.MATCH_QUEUE}",
+                all_queues(),
                 "--loglevel",
                 "INFO",
                 "--hostname",

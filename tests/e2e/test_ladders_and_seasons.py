@@ -16,6 +16,7 @@ from django.test import Client
 from django.urls import reverse
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
+from config.queues import task_routes
 from tests.e2e.conftest import ROOT, Worker, _env, wait_until
 from tests.factories import UserFactory
 from tests.tournaments.test_season_admin import create_season_in_admin, season_action
@@ -34,11 +35,19 @@ def worker_and_beat(
     queues = {
         "TEST_CELERY_QUEUE": f"t9-celery-{suffix}",
         "TEST_MATCH_QUEUE": f"t9-matches-{suffix}",
+        "TEST_VALIDATION_QUEUE": f"t9-validation-{suffix}",
+        "TEST_RATINGS_QUEUE": f"t9-ratings-{suffix}",
     }
     # This process sends to the same queues as the processes it starts.
     monkeypatch.setitem(app.conf, "task_default_queue", queues["TEST_CELERY_QUEUE"])
     monkeypatch.setitem(
-        app.conf, "task_routes", {"tournaments.play_match": {"queue": queues["TEST_MATCH_QUEUE"]}}
+        app.conf,
+        "task_routes",
+        task_routes(
+            matches=queues["TEST_MATCH_QUEUE"],
+            validation=queues["TEST_VALIDATION_QUEUE"],
+            ratings=queues["TEST_RATINGS_QUEUE"],
+        ),
     )
     started: list[Worker] = []
 

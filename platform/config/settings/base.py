@@ -4,12 +4,17 @@ from pathlib import Path
 
 import environ
 
+from config.queues import task_queues, task_routes
+
 BASE_DIR = Path(__file__).resolve().parents[3]
 
 env = environ.Env()
 env.read_env(BASE_DIR / ".env", overwrite=False)  # optional; absent on CI
 
 SECRET_KEY = env.str("SECRET_KEY", default="dev-insecure-change-me")
+# Rotation (docs/deploy.md): the old key stays here until sessions and signed links made
+# with it have expired, so that no one is logged out by the change.
+SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", default=[])
 DEBUG = env.bool("DEBUG", default=False)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
@@ -84,16 +89,27 @@ CACHES = {
 
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="amqp://guest:guest@127.0.0.1:5672//")
 CELERY_RESULT_BACKEND = None
-CELERY_TASK_ACKS_LATE = True  # a task whose worker dies is redelivered
+# Long matches: a worker process reserves one message at a time (prefetch 1), so a queued match
+# never waits behind a long one on a busy process while another process is idle, and it
+# acknowledges only when done (late acks), so a task whose worker dies is redelivered.
+CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"
+# Queues by kind of work (config/queues.py says why); a worker without --queues takes them all.
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_DEFAULT_QUEUE", default="celery")
 MATCH_QUEUE = env.str("MATCH_QUEUE", default="matches")
-CELERY_TASK_ROUTES = {"tournaments.play_match": {"queue": MATCH_QUEUE}}
+VALIDATION_QUEUE = env.str("VALIDATION_QUEUE", default="validation")
+RATINGS_QUEUE = env.str("RATINGS_QUEUE", default="ratings")
+CELERY_TASK_QUEUES = task_queues(
+    [CELERY_TASK_DEFAULT_QUEUE, MATCH_QUEUE, VALIDATION_QUEUE, RATINGS_QUEUE]
+)
+CELERY_TASK_ROUTES = task_routes(
+    matches=MATCH_QUEUE, validation=VALIDATION_QUEUE, ratings=RATINGS_QUEUE
+)
 CELERY_BEAT_SCHEDULE = {
     # Re-queue matches whose worker died (its lease stopped being renewed).
     "reap-matches": {"task": "tournaments.reap_matches", "schedule": 30.0},
@@ -123,7 +139,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "var" / "static"
+STATIC_ROOT = env.path("STATIC_ROOT", default=str(BASE_DIR / "var" / "static"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

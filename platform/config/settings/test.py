@@ -2,8 +2,7 @@
 
 import uuid
 
-from kombu import Exchange, Queue
-
+from config.queues import task_queues, task_routes
 from config.settings.base import *  # noqa: F403
 from config.settings.base import CACHES, env
 
@@ -15,11 +14,15 @@ TEST_QUEUE_PREFIX = env.str("TEST_QUEUE_PREFIX", default=f"test-{uuid.uuid4().he
 # A test that starts its own worker and beat may name its own queues.
 CELERY_TASK_DEFAULT_QUEUE = env.str("TEST_CELERY_QUEUE", default=f"{TEST_QUEUE_PREFIX}-celery")
 MATCH_QUEUE = env.str("TEST_MATCH_QUEUE", default=f"{TEST_QUEUE_PREFIX}-matches")
-CELERY_TASK_QUEUES = [
-    Queue(name, Exchange(name), routing_key=name, queue_arguments={"x-expires": 6 * 3600 * 1000})
-    for name in (CELERY_TASK_DEFAULT_QUEUE, MATCH_QUEUE)
-]
-CELERY_TASK_ROUTES = {"tournaments.play_match": {"queue": MATCH_QUEUE}}
+VALIDATION_QUEUE = env.str("TEST_VALIDATION_QUEUE", default=f"{TEST_QUEUE_PREFIX}-validation")
+RATINGS_QUEUE = env.str("TEST_RATINGS_QUEUE", default=f"{TEST_QUEUE_PREFIX}-ratings")
+CELERY_TASK_QUEUES = task_queues(
+    [CELERY_TASK_DEFAULT_QUEUE, MATCH_QUEUE, VALIDATION_QUEUE, RATINGS_QUEUE],
+    queue_arguments={"x-expires": 6 * 3600 * 1000},
+)
+CELERY_TASK_ROUTES = task_routes(
+    matches=MATCH_QUEUE, validation=VALIDATION_QUEUE, ratings=RATINGS_QUEUE
+)
 DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
 BOT_MOVE_SECONDS = 0.5  # hostile bots that sleep or spin cost the suite less
 BOT_BANK_SECONDS = 1.0

@@ -61,6 +61,19 @@ def _convergence(options: dict[str, Any]) -> dict[str, Any]:
     return bench_convergence(seeds=options["seeds"])
 
 
+def _scale(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.scale_bench import bench_scale
+
+    with _database(options):
+        return bench_scale(
+            matches=options["matches"],
+            rounds=options["rounds"],
+            game=options["game"] or "brexit",
+            seats=options["seats"],
+            bots=options["bots"],
+        )
+
+
 def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
     """A throwaway database unless --in-place (the test suite's database is throwaway already)."""
     from replays.bench import bench_database
@@ -76,6 +89,7 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "replay": _replay,
     "ratings": _ratings,
     "convergence": _convergence,
+    "scale": _scale,
 }
 
 
@@ -87,7 +101,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--game", default=None, help="engine: which game (brexit); match: one game (all)"
         )
-        parser.add_argument("--seats", type=int, default=4, help="engine: players per game")
+        parser.add_argument("--seats", type=int, default=4, help="engine/scale: players per game")
         parser.add_argument(
             "--seconds", type=float, default=3.0, help="engine/match: time per measurement"
         )
@@ -99,9 +113,16 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seeds", type=int, default=10, help="convergence: simulations")
         parser.add_argument(
+            "--matches", type=int, default=60, help="scale: matches per side of each round"
+        )
+        parser.add_argument("--rounds", type=int, default=3, help="scale: rounds (1 vs 2 each)")
+        parser.add_argument(
+            "--bots", default="random", help="scale: the built-in bot in every seat"
+        )
+        parser.add_argument(
             "--in-place",
             action="store_true",
-            help="eventstore/match: write into the configured database instead of a throwaway"
+            help="eventstore/match/scale: write into the configured database instead of a throwaway"
             " <name>_bench one (what it writes there stays: events are append-only)",
         )
 

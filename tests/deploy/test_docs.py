@@ -1,0 +1,173 @@
+"""Every command docs/deploy.md and docs/scaling.md show outside the blocks marked for a Docker
+engine or a production host is run here, or by the test named for it below."""
+
+from __future__ import annotations
+
+import os
+import re
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core import signing
+from django.db import connection
+from django.test import override_settings
+
+from tests.deploy.conftest import PRODUCTION, ROOT
+from tests.deploy.docs import ELSEWHERE, blocks, command_with, commands
+
+# Commands run by another test (file, test function), which checks what they print.
+ELSEWHERE_TESTED = {
+    "pg_dump": ("tests/deploy/test_backup.py", "test_the_documented_backup_restores"),
+    "createdb": ("tests/deploy/test_backup.py", "test_the_documented_backup_restores"),
+    "pg_restore": ("tests/deploy/test_backup.py", "test_the_documented_backup_restores"),
+    ".venv/bin/gunicornc": (
+        "tests/deploy/test_gunicorn.py",
+        "test_two_instances_on_one_host_keep_a_control_socket_each",
+    ),
+    "python manage.py bench scale": (
+        "tests/tournaments/test_scale_bench.py",
+        "test_bench_scale_prints_matches_per_minute_for_one_and_two_processes",
+    ),
+    "python manage.py bench match": (
+        "tests/tournaments/test_bench_command.py",
+        "test_bench_match_prints_every_figure_for_each_game",
+    ),
+    "python manage.py bench eventstore": (
+        "tests/tournaments/test_bench_command.py",
+        "test_the_database_benches_run_in_a_throwaway_database",
+    ),
+    "python manage.py bench ratings": (
+        "tests/tournaments/test_rating_bench.py",
+        "test_bench_ratings_prints_rebuild_and_consumer_figures",
+    ),
+    # These two call the bench's function, not the command (the command adds only JSON output).
+    "python manage.py bench sandbox": (
+        "tests/games/sandbox/test_isolation.py",
+        "test_bench_reports_both_ways_and_ratios",
+    ),
+    "python manage.py bench replay": (
+        "tests/viewer/test_bench_replay.py",
+        "test_bench_replay_reports_both_sides_and_their_ratio",
+    ),
+}
+RUN_HERE = {
+    "make check-deploy": "test_make_check_deploy_and_deploy_check_pass",
+    "make deploy-check": "test_make_check_deploy_and_deploy_check_pass",
+    "python manage.py migrate --check": "test_migrate_check_tells_a_migrated_database_from_a_new_one",
+    'python -c "import secrets; print(secrets.token_urlsafe(50))"': (
+        "test_a_new_key_with_the_old_one_as_fallback_keeps_old_signatures_valid"
+    ),
+}
+
+
+def covered(command: str) -> bool:
+    if command in RUN_HERE:
+        return True
+    for prefix, (path, test) in ELSEWHERE_TESTED.items():
+        if command.startswith(prefix):
+            assert f"def {test}" in (ROOT / path).read_text(), (path, test)
+            return True
+    return False
+
+
+def test_every_command_shown_is_run_by_a_test_or_marked_for_elsewhere() -> None:
+    shown = commands("deploy.md") + commands("scaling.md")
+    assert len(shown) >= 14
+    assert not [c for c in shown if not covered(c)]
+    marked = [
+        b for doc in ("deploy.md", "scaling.md") for b in blocks(doc) if b.startswith(ELSEWHERE)
+    ]
+    assert any("docker compose" in b for b in marked) and any("systemctl" in b for b in marked)
+    for name, test in RUN_HERE.items():
+        assert f"def {test}" in Path(__file__).read_text(), name
+
+
+def test_every_bench_the_docs_name_exists() -> None:
+    out = subprocess.run(
+        [sys.executable, "manage.py", "bench", "--help"], cwd=ROOT, capture_output=True, text=True
+    ).stdout
+    for command in commands("scaling.md"):
+        name = command.split()[3]
+        assert re.search(rf"\b{name}\b", out), name
+
+
+def test_make_check_deploy_and_deploy_check_pass() -> None:
+    for command in ("make check-deploy", "make deploy-check"):
+        assert command in commands("deploy.md")
+        done = subprocess.run(
+            command.split(), cwd=ROOT, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrate_check_tells_a_migrated_database_from_a_new_one() -> None:
+    command = "python manage.py migrate --check"
+    assert command in commands("deploy.md")
+    db = connection.settings_dict
+    url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}"
+
+    def check(dbname: str) -> int:
+        env = {**os.environ, "DATABASE_URL": f"{url}/{dbname}"}
+        argv = [sys.executable, *command.split()[1:]]
+        return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, timeout=120).returncode
+
+    assert check(db["NAME"]) == 0  # the test database is migrated
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE DATABASE deploy_docs_empty")
+    try:
+        assert check("deploy_docs_empty") != 0  # nothing applied: migrations pending
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("DROP DATABASE deploy_docs_empty WITH (FORCE)")
+
+
+def test_a_new_key_with_the_old_one_as_fallback_keeps_old_signatures_valid() -> None:
+    """The rotation docs/deploy.md describes: new SECRET_KEY, old one in SECRET_KEY_FALLBACKS."""
+    command = 'python -c "import secrets; print(secrets.token_urlsafe(50))"'
+    assert command in commands("deploy.md")
+
+    def new_key() -> str:
+        argv = [sys.executable, "-c", "import secrets; print(secrets.token_urlsafe(50))"]
+        return subprocess.run(argv, capture_output=True, text=True, check=True).stdout.strip()
+
+    old, new = new_key(), new_key()
+    assert old != new and len(new) >= 50
+
+    with override_settings(SECRET_KEY=old):
+        signed = signing.dumps("session")
+    with (
+        override_settings(SECRET_KEY=new, SECRET_KEY_FALLBACKS=[]),
+        pytest.raises(signing.BadSignature),
+    ):
+        signing.loads(signed)  # the new key alone refuses what the old one signed
+    # The settings read the fallbacks from the environment, as docs/deploy.md sets them.
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            f"from django.core import signing; print(signing.loads({signed!r}))",
+        ],
+        cwd=ROOT,
+        env={**os.environ, **PRODUCTION, "SECRET_KEY": new, "SECRET_KEY_FALLBACKS": old},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert loaded.stdout.splitlines()[-1:] == ["session"], loaded.stderr
+
+
+def test_the_control_socket_the_docs_show_is_the_one_a_default_instance_opens(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    shown = command_with("deploy.md", ".venv/bin/gunicornc").split()
+    for name in ("RUNTIME_DIRECTORY", "WEB_HOST", "WEB_PORT", "GUNICORN_BIND"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("GUNICORN_CONTROL_SOCKET", raising=False)
+    settings = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+    assert settings["control_socket"] == str(ROOT / shown[shown.index("-s") + 1])

@@ -1,0 +1,116 @@
+"""deploy/gunicorn.conf.py: two instances on one host keep a control socket each (issue #13:
+gunicorn's default is one shared path in $HOME, and a second instance took the first one's
+over), and the web container's health check tells a serving instance from a dead one."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.deploy.conftest import PRODUCTION, ROOT
+
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(condition: Callable[[], bool], what: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def answers(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def start_gunicorn() -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+
+    def start(port: int, **env: str) -> subprocess.Popen[str]:
+        process = subprocess.Popen(
+            [str(BIN / "gunicorn"), "--config", "deploy/gunicorn.conf.py"],
+            cwd=ROOT,
+            env={**os.environ, "WEB_PORT": str(port), "WEB_CONCURRENCY": "1", **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
+        started.append(process)
+        wait_for(lambda: answers(port), f"gunicorn on {port}")
+        return process
+
+    yield start
+    for process in started:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(30)
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def show_workers(control: Path) -> list[int]:
+    done = subprocess.run(
+        [str(BIN / "gunicornc"), "-s", str(control), "-c", "show workers", "-j"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    return [w["pid"] for w in json.loads(done.stdout)["workers"]]
+
+
+def test_two_instances_on_one_host_keep_a_control_socket_each(
+    start_gunicorn: Callable[..., subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    ports = free_port(), free_port()
+    masters = [start_gunicorn(port, RUNTIME_DIRECTORY=str(tmp_path)) for port in ports]
+    controls = [tmp_path / f"gunicorn-127.0.0.1-{port}.ctl" for port in ports]
+    wait_for(lambda: all(c.exists() for c in controls), "both control sockets")
+    for master, control in zip(masters, controls, strict=True):
+        wait_for(lambda c=control: bool(show_workers(c)), f"workers on {control.name}")  # type: ignore[misc]
+        # Each socket answers for its own instance: its workers are that master's children.
+        assert {parent_of(pid) for pid in show_workers(control)} == {master.pid}
+
+
+def test_the_health_check_passes_on_a_serving_production_instance_and_fails_without_one(
+    start_gunicorn: Callable[..., subprocess.Popen[str]], collected_static: Path, tmp_path: Path
+) -> None:
+    port = free_port()
+    env = {**PRODUCTION, "STATIC_ROOT": str(collected_static), "WEB_PORT": str(port)}
+    check = [sys.executable, "deploy/healthcheck.py"]
+
+    def health() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            check, cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=30
+        )
+
+    down = health()
+    assert down.returncode == 1 and "does not answer" in down.stderr
+    start_gunicorn(port, RUNTIME_DIRECTORY=str(tmp_path), **env)
+    # The port opens with the master; the first answer waits for a worker to load the app.
+    wait_for(lambda: health().returncode == 0, "the health check to pass", seconds=90)
+    # Told a host the site does not serve, the check fails on the 400 rather than passing.
+    env["ALLOWED_HOSTS"] = "elsewhere.example"
+    wrong = health()
+    assert wrong.returncode == 1 and "answered 400" in wrong.stderr

@@ -1,0 +1,41 @@
+"""manage.py bench scale, in short form: two real workers, the figures it promises, no trace
+left on the broker. No figure is checked against its target (docs/scaling.md has them)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from amqp.exceptions import NotFound
+from django.core.management import call_command
+
+from tournaments.models import Match
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
+
+
+@pytest.mark.timeout(300)
+def test_bench_scale_prints_matches_per_minute_for_one_and_two_processes() -> None:
+    from config.celery import app
+
+    out = io.StringIO()
+    call_command(
+        "bench", "scale", "--in-place", "--matches", "4", "--rounds", "1", "--seats", "3",
+        stdout=out,
+    )  # fmt: skip
+    figures = json.loads(out.getvalue())
+    assert figures["bench"] == "scale" and figures["matches_per_round"] == 4
+    for key in ("matches_per_minute_1_process", "matches_per_minute_2_processes", "ratio"):
+        assert figures[key] > 0, key
+    assert figures["events_per_match"] > 0 and figures["event_table_bytes_per_event"] > 0
+    assert len(figures["round_ratios"]) == 1 and len(figures["second_process_share"]) == 1
+    # Warm-up and both sides, every match really played by the workers, to the end.
+    assert Match.objects.filter(status=Match.Status.FINISHED).count() == 4 + 4 + 4
+    assert not Match.objects.exclude(status=Match.Status.FINISHED).exists()
+    # The run's queues (the ratings one too, never consumed) are gone from the broker.
+    assert len(figures["queues"]) == 6
+    with app.connection_for_write() as conn:
+        for name in figures["queues"]:
+            with conn.channel() as channel, pytest.raises(NotFound):
+                channel.queue_declare(name, passive=True)
