@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import struct
-import uuid
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -63,9 +62,9 @@ def _lock() -> None:
 # ratings need: the ranks alone out of the payload (decoding whole events cost more than
 # rating them), the match's pool, its players in seat order, and whether it is rated already.
 _RESULT_COLUMNS = """
-SELECT e.position, e.stream_id, e.schema_version, e.ranks, m.game, m.ladder_id, m.season_id,
-       (SELECT array_agg(CASE WHEN s.bot_version_id IS NULL THEN 'builtin:' || s.builtin
-                              ELSE 'v:' || s.bot_version_id END ORDER BY s.number)
+SELECT e.position, e.stream_id::text, e.schema_version, e.ranks, m.game, m.ladder_id, m.season_id,
+       (SELECT string_agg(CASE WHEN s.bot_version_id IS NULL THEN 'builtin:' || s.builtin
+                               ELSE 'v:' || s.bot_version_id END, ',' ORDER BY s.number)
         FROM tournaments_seat s WHERE s.match_id = m.id),
        EXISTS (SELECT 1 FROM tournaments_ratinghistory h WHERE h.match_id = m.id)
 FROM ({events}) e LEFT JOIN tournaments_match m ON m.id = e.stream_id AND m.rated
@@ -83,9 +82,9 @@ _STORED_RESULTS = _RESULT_COLUMNS.format(
     " (payload -> 'outcome' -> 'ranks')::text AS ranks FROM replays_event"
     " WHERE position > %s AND position <= %s AND event_type = %s ORDER BY position LIMIT %s"
 )
-ResultRow = tuple[
-    int, uuid.UUID, int, str | None, str | None, int | None, int | None, list[str] | None, bool
-]
+# position, match id, schema version, ranks (JSON), game, ladder, season, players
+# (comma-separated: "v:<version id>" or "builtin:<name>", and names are identifiers), rated?
+ResultRow = tuple[int, str, int, str | None, str | None, int | None, int | None, str | None, bool]
 
 
 def _raw() -> Any:
@@ -114,7 +113,7 @@ def _ranks(position: int, schema_version: int, ranks: str | None) -> list[int] |
 
 
 def results(
-    rows: Sequence[ResultRow], *, skip_rated: bool = True, seen: set[uuid.UUID] | None = None
+    rows: Sequence[ResultRow], *, skip_rated: bool = True, seen: set[str] | None = None
 ) -> list[ratings.Result]:
     """The rated results among the rows, in feed order (unrated and already-rated left out).
 
@@ -122,7 +121,7 @@ def results(
     result; ``seen`` carries the matches already taken across batches of one pass.
     """
     seen = set() if seen is None else seen
-    versions = {p for row in rows if row[7] for p in row[7] if p.startswith("v:")}
+    versions = {p for row in rows if row[7] for p in row[7].split(",") if p.startswith("v:")}
     earlier = predecessors(versions) if versions else {}
     out: list[ratings.Result] = []
     for position, match, schema, ranks_text, game, ladder, season, players, rated in rows:
@@ -130,13 +129,13 @@ def results(
             continue
         seen.add(match)
         ranks = _ranks(position, schema, ranks_text)
-        if ranks is None or len(players) != len(ranks):
+        seats = tuple(players.split(","))
+        if ranks is None or len(seats) != len(ranks):
             continue
-        seats = tuple(players)
         out.append(
             ratings.Result(
                 position,
-                str(match),
+                match,
                 pool_of(ladder_id=ladder, season_id=season, game=game, seats=len(seats)),
                 seats,
                 tuple(int(r) for r in ranks),
@@ -247,7 +246,7 @@ class _HistoryRows:
         self.pools: dict[str, bytes] = {}
 
     def pack(self, match: str, position: int, changes: Iterable[ratings.Change]) -> bytes:
-        start = _ROW_START.pack(15, 16, uuid.UUID(match).bytes, 8, position)
+        start = _ROW_START.pack(15, 16, bytes.fromhex(match.replace("-", "")), 8, position)
         parts: list[bytes] = []
         for c in changes:
             pool = self.pools.get(c.pool)
@@ -311,7 +310,7 @@ def _upsert(book: ratings.Book, touched: Iterable[tuple[str, str]]) -> None:
 
 
 # Results rated between two writes to the server: COPY stores one chunk while the next is rated.
-_CHUNK = 100
+_CHUNK = 500
 
 
 def rate_and_write(book: ratings.Book, found: Iterable[ratings.Result]) -> int:
@@ -454,7 +453,7 @@ def _differences(
     return diffs
 
 
-def rebuild(*, write: bool = True, consumer: str = CONSUMER) -> Rebuilt:
+def rebuild(*, write: bool = True, consumer: str = CONSUMER, chunk: int = 5000) -> Rebuilt:
     """Recompute every rating from the stored events up to the consumer's checkpoint.
 
     Returns how the recomputed ratings differ from the stored ones (they must
@@ -473,8 +472,8 @@ def rebuild(*, write: bool = True, consumer: str = CONSUMER) -> Rebuilt:
                 cur.execute("TRUNCATE tournaments_ratinghistory, tournaments_rating")
         book = ratings.Book()
         count = history = 0
-        seen: set[uuid.UUID] = set()
-        for rows in _stored_rows(up_to):
+        seen: set[str] = set()
+        for rows in _stored_rows(up_to, chunk):
             with _without_cycle_collection():
                 found = results(rows, skip_rated=False, seen=seen)
                 count += len(found)
