@@ -13,18 +13,28 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable
+from typing import TypeVar
 
 from django.db import connection, transaction
 
 from replays.models import FeedCheckpoint
 from replays.store import _COLUMNS, StoredEvent, _fetch
 
-_SETTLED = (
-    f"SELECT {_COLUMNS} FROM replays_event"
-    " WHERE position > %s AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
-)
-_FEED = _SETTLED + " ORDER BY position LIMIT %s"
-_FEED_OF_TYPE = _SETTLED + " AND event_type = %s ORDER BY position LIMIT %s"
+
+def settled(columns: str, *, of_type: bool = False) -> str:
+    """SQL selecting ``columns`` of the settled events after a position, in order.
+
+    Its parameters: the position, the event type if ``of_type``, the limit. A read model
+    that needs only a few fields (or a join) selects them here instead of whole events.
+    """
+    where = "position > %s AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
+    if of_type:
+        where += " AND event_type = %s"
+    return f"SELECT {columns} FROM replays_event WHERE {where} ORDER BY position LIMIT %s"
+
+
+_FEED = settled(_COLUMNS)
+_FEED_OF_TYPE = settled(_COLUMNS, of_type=True)
 
 
 def read_after(
@@ -61,13 +71,31 @@ def consume(
     An advisory lock keeps two instances of one consumer from interleaving; it
     takes no transaction id, so it does not hold back the feed's fence.
     """
+
+    def step(position: int) -> tuple[int | None, int]:
+        events = read_after(position, limit, event_type)
+        if not events:
+            return None, 0
+        handle(events)
+        return events[-1].position, len(events)
+
+    return consume_step(consumer, step)
+
+
+T = TypeVar("T")
+
+
+def consume_step(consumer: str, step: Callable[[int], tuple[int | None, T]]) -> T:
+    """Run ``step(checkpoint)`` in one transaction under the consumer's lock.
+
+    ``step`` reads after the checkpoint (with :func:`settled`), handles what it read
+    and returns the last position it handled (None: nothing) and any value to pass
+    back; the checkpoint moves there in the same transaction.
+    """
     with transaction.atomic():
         with connection.cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(consumer.encode())])
-        events = read_after(checkpoint(consumer), limit, event_type)
-        if events:
-            handle(events)
-            FeedCheckpoint.objects.update_or_create(
-                consumer=consumer, defaults={"position": events[-1].position}
-            )
-    return len(events)
+        last, value = step(checkpoint(consumer))
+        if last is not None:
+            FeedCheckpoint.objects.update_or_create(consumer=consumer, defaults={"position": last})
+    return value

@@ -44,3 +44,8 @@ def upcast(event_type: str, schema_version: int, payload: Payload) -> tuple[int,
 
 def has_upcasters() -> bool:
     return bool(_UPCASTERS)
+
+
+def current(event_type: str, schema_version: int) -> bool:
+    """Whether a payload of this version needs no upcasting (a reader may then skip decoding it)."""
+    return (event_type, schema_version) not in _UPCASTERS

@@ -122,10 +122,25 @@ def bench_convergence(*, seeds: int = 10, games_per_bot: int = 100) -> dict[str,
         "newcomer_games_to_land_median": _median(landed),
         "newcomer": "own games until the new bot stays within 1 rank of its true place (null: not within 30)",
         "newcomer_games_to_land_per_seed": landed,
+        "newcomer_rank_error": "places between the new bot's rank and its true place after"
+        " its 8th game: in the ladder's order (conservative estimate) and by mean rating",
         "newcomer_rank_error_after_8_games": [r.newcomer_error_at_8 for r in runs],
+        "newcomer_rank_error_after_8_games_median": _median([r.newcomer_error_at_8 for r in runs]),
+        "newcomer_within_1_rank_after_8_games_share": _share([r.newcomer_error_at_8 for r in runs]),
         "newcomer_rank_error_after_8_games_by_mean": [r.newcomer_mean_error_at_8 for r in runs],
+        "newcomer_rank_error_after_8_games_by_mean_median": _median(
+            [r.newcomer_mean_error_at_8 for r in runs]
+        ),
+        "newcomer_within_1_rank_after_8_games_by_mean_share": _share(
+            [r.newcomer_mean_error_at_8 for r in runs]
+        ),
         "target_newcomer_games": 8,
     }
+
+
+def _share(errors: Sequence[int | None]) -> float:
+    """The share of runs whose error is within one rank (None: the bot never had 8 games)."""
+    return sum(1 for e in errors if e is not None and e <= 1) / len(errors) if errors else 0.0
 
 
 def _median(values: Sequence[float | None]) -> float | None:

@@ -432,7 +432,18 @@ class Rating(models.Model):
 class RatingHistory(models.Model):
     """One player's rating change from one rated match (charts, the API)."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
+    # Neither a database foreign key nor an index of its own: the rating feed writes four
+    # rows a match by the thousand, and the key's check locked the match row for each of
+    # them (a third of the database's work). The rows are derived from events: written
+    # only for a match the same transaction has just read, deleted with it by Django's
+    # cascade, replaced by `ratings rebuild`. The unique (match, player) index finds them.
+    match = models.ForeignKey(
+        Match,
+        on_delete=models.CASCADE,
+        related_name="rating_changes",
+        db_constraint=False,
+        db_index=False,
+    )
     position = models.BigIntegerField(help_text="The match_finished event's feed position.")
     pool = models.CharField(max_length=40)
     player = models.CharField(max_length=40)

@@ -12,17 +12,20 @@ must arrive at exactly the stored ratings.
 
 from __future__ import annotations
 
-import uuid
+import gc
+import struct
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from django.db import connection, transaction
+from psycopg.copy import QueuedLibpqWriter
 
 from games.engine.platform_events import MATCH_FINISHED
-from replays import feed
-from replays.store import StoredEvent
+from replays import feed, upcasting
 from tournaments import ratings
 from tournaments.models import BotVersion, Rating
 
@@ -55,17 +58,33 @@ def _lock() -> None:
 # Reading results
 
 
-# One round trip per batch, with the ids bound as one array parameter (server-side):
-# quoting a thousand ids into the query text cost more than running it.
-_RESULTS = """
-SELECT m.id, m.game, m.ladder_id, m.season_id,
-       array_agg(CASE WHEN s.bot_version_id IS NULL THEN 'builtin:' || s.builtin
-                      ELSE 'v:' || s.bot_version_id END ORDER BY s.number),
+# One round trip per batch reads the settled match_finished events with everything the
+# ratings need: the ranks alone out of the payload (decoding whole events cost more than
+# rating them), the match's pool, its players in seat order, and whether it is rated already.
+_RESULT_COLUMNS = """
+SELECT e.position, e.stream_id::text, e.schema_version, e.ranks, m.game, m.ladder_id, m.season_id,
+       (SELECT string_agg(CASE WHEN s.bot_version_id IS NULL THEN 'builtin:' || s.builtin
+                               ELSE 'v:' || s.bot_version_id END, ',' ORDER BY s.number)
+        FROM tournaments_seat s WHERE s.match_id = m.id),
        EXISTS (SELECT 1 FROM tournaments_ratinghistory h WHERE h.match_id = m.id)
-FROM tournaments_match m JOIN tournaments_seat s ON s.match_id = m.id
-WHERE m.id = ANY(%s) AND m.rated
-GROUP BY m.id
+FROM ({events}) e LEFT JOIN tournaments_match m ON m.id = e.stream_id AND m.rated
+ORDER BY e.position
 """
+_SETTLED_RESULTS = _RESULT_COLUMNS.format(
+    events=feed.settled(
+        "position, stream_id, schema_version, (payload -> 'outcome' -> 'ranks')::text AS ranks",
+        of_type=True,
+    )
+)
+# The rebuild's read: the same, up to a position (the consumer's checkpoint) and unfenced.
+_STORED_RESULTS = _RESULT_COLUMNS.format(
+    events="SELECT position, stream_id, schema_version,"
+    " (payload -> 'outcome' -> 'ranks')::text AS ranks FROM replays_event"
+    " WHERE position > %s AND position <= %s AND event_type = %s ORDER BY position LIMIT %s"
+)
+# position, match id, schema version, ranks (JSON), game, ladder, season, players
+# (comma-separated: "v:<version id>" or "builtin:<name>", and names are identifiers), rated?
+ResultRow = tuple[int, str, int, str | None, str | None, int | None, int | None, str | None, bool]
 
 
 def _raw() -> Any:
@@ -75,38 +94,52 @@ def _raw() -> Any:
     return raw
 
 
-def results(events: Sequence[StoredEvent], *, skip_rated: bool = True) -> list[ratings.Result]:
-    """The rated results among ``events``, in their order (unrated and already-rated left out)."""
-    finished = [e for e in events if e.type == MATCH_FINISHED]
-    if not finished:
-        return []
+def _rows(sql: str, params: Sequence[Any]) -> list[ResultRow]:
     with _raw().cursor() as cur:
-        cur.execute(_RESULTS, [[e.stream_id for e in finished]])
-        rows = cur.fetchall()
-    matches = {row[0]: row for row in rows if not (skip_rated and row[5])}
-    versions = {p for row in matches.values() for p in row[4] if p.startswith("v:")}
-    earlier = predecessors(versions)
+        cur.execute(sql, params)
+        return cur.fetchall()  # type: ignore[no-any-return]
+
+
+def _ranks(position: int, schema_version: int, ranks: str | None) -> list[int] | None:
+    if upcasting.current(MATCH_FINISHED, schema_version):
+        return None if ranks is None else orjson.loads(ranks)
+    # An older payload: read it whole and upcast it, as every reader of the store does.
+    with _raw().cursor() as cur:
+        cur.execute("SELECT payload::text FROM replays_event WHERE position = %s", [position])
+        (payload,) = cur.fetchone()
+    _, upcast = upcasting.upcast(MATCH_FINISHED, schema_version, orjson.loads(payload))
+    found = upcast.get("outcome", {}).get("ranks")
+    return None if found is None else list(found)
+
+
+def results(
+    rows: Sequence[ResultRow], *, skip_rated: bool = True, seen: set[str] | None = None
+) -> list[ratings.Result]:
+    """The rated results among the rows, in feed order (unrated and already-rated left out).
+
+    A match rated once is not rated again: one finishing twice (a retry) counts its first
+    result; ``seen`` carries the matches already taken across batches of one pass.
+    """
+    seen = set() if seen is None else seen
+    versions = {p for row in rows if row[7] for p in row[7].split(",") if p.startswith("v:")}
+    earlier = predecessors(versions) if versions else {}
     out: list[ratings.Result] = []
-    seen: set[uuid.UUID] = set()
-    for event in finished:
-        match = matches.get(event.stream_id)
-        if match is None or event.stream_id in seen:
+    for position, match, schema, ranks_text, game, ladder, season, players, rated in rows:
+        if players is None or game is None or (skip_rated and rated) or match in seen:
             continue
-        seen.add(event.stream_id)
-        players = tuple(match[4])
-        ranks = tuple(int(r) for r in event.payload["outcome"]["ranks"])
-        if len(players) != len(ranks):
+        seen.add(match)
+        ranks = _ranks(position, schema, ranks_text)
+        seats = tuple(players.split(","))
+        if ranks is None or len(seats) != len(ranks):
             continue
         out.append(
             ratings.Result(
-                position=event.position,
-                match=str(event.stream_id),
-                pool=pool_of(
-                    ladder_id=match[2], season_id=match[3], game=match[1], seats=len(players)
-                ),
-                players=players,
-                ranks=ranks,
-                predecessors=tuple(earlier.get(p, ()) for p in players) if earlier else (),
+                position,
+                match,
+                pool_of(ladder_id=ladder, season_id=season, game=game, seats=len(seats)),
+                seats,
+                tuple(int(r) for r in ranks),
+                tuple(earlier.get(p, ()) for p in seats) if earlier else (),
             )
         )
     return out
@@ -166,7 +199,7 @@ ON CONFLICT (pool, player) DO UPDATE SET
 _HISTORY_COPY = (
     "COPY tournaments_ratinghistory (match_id, position, pool, player, bot_version_id, builtin,"
     " rank, mu_before, sigma_before, mu_after, sigma_after, rating_before, rating_after,"
-    " elo_before, elo_after) FROM STDIN"
+    " elo_before, elo_after) FROM STDIN (FORMAT binary)"
 )
 
 
@@ -182,27 +215,77 @@ def _ids(pool: str, player: str) -> tuple[int | None, int | None, int | None, st
     )
 
 
-_NULL = "\\N"
+# The history goes to the server in COPY's binary format: packing eight doubles is ten
+# times cheaper than formatting them as text, and keeps every bit (the rebuild compares).
+_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+_COPY_TRAILER = struct.pack(">h", -1)
+_ROW_START = struct.Struct(">hi16siq")  # 15 fields; match_id uuid; position bigint
+_ROW_END = struct.Struct(">ih" + "id" * 8)  # rank smallint; mu, sigma, rating, elo before/after
+_NULL_FIELD = struct.pack(">i", -1)
 
 
-def _history_line(c: ratings.Change) -> str:
-    vid = version_id(c.player)
-    builtin = "" if vid is not None else c.player.removeprefix("builtin:")
-    version = _NULL if vid is None else str(vid)
-    b, a = c.before, c.after
-    # repr() of a float is exact, so the stored history rebuilds to the same bits.
-    return (
-        f"{c.match}\t{c.position}\t{c.pool}\t{c.player}\t{version}"
-        f"\t{builtin}\t{c.rank}\t{b.mu!r}\t{b.sigma!r}\t{a.mu!r}\t{a.sigma!r}"
-        f"\t{b.rating!r}\t{a.rating!r}\t{b.elo!r}\t{a.elo!r}\n"
-    )
+def _text_field(text: str) -> bytes:
+    data = text.encode()
+    return struct.pack(">i", len(data)) + data
 
 
-def _write(book: ratings.Book, changes: Sequence[ratings.Change]) -> None:
-    """Upsert the touched ratings in one statement and COPY the history rows."""
-    touched = sorted({(c.pool, c.player) for c in changes})
+def _player_fields(player: str) -> bytes:
+    """The history row's player, bot version and built-in name, as COPY binary fields."""
+    vid = version_id(player)
+    if vid is None:
+        return _text_field(player) + _NULL_FIELD + _text_field(player.removeprefix("builtin:"))
+    return _text_field(player) + struct.pack(">iq", 8, vid) + _text_field("")
+
+
+class _HistoryRows:
+    """History rows packed for ``COPY ... (FORMAT binary)``, with the fields each player
+    and pool always has packed once."""
+
+    def __init__(self) -> None:
+        self.players: dict[str, bytes] = {}
+        self.pools: dict[str, bytes] = {}
+
+    def pack(self, match: str, position: int, changes: Iterable[ratings.Change]) -> bytes:
+        start = _ROW_START.pack(15, 16, bytes.fromhex(match.replace("-", "")), 8, position)
+        parts: list[bytes] = []
+        for c in changes:
+            pool = self.pools.get(c.pool)
+            if pool is None:
+                pool = self.pools[c.pool] = _text_field(c.pool)
+            who = self.players.get(c.player)
+            if who is None:
+                who = self.players[c.player] = _player_fields(c.player)
+            b, a = c.before, c.after
+            parts += (start, pool, who)
+            parts.append(
+                _ROW_END.pack(
+                    2,
+                    c.rank,
+                    8,
+                    b.mu,
+                    8,
+                    b.sigma,
+                    8,
+                    a.mu,
+                    8,
+                    a.sigma,
+                    8,
+                    b.rating,
+                    8,
+                    a.rating,
+                    8,
+                    b.elo,
+                    8,
+                    a.elo,
+                )
+            )
+        return b"".join(parts)
+
+
+def _upsert(book: ratings.Book, touched: Iterable[tuple[str, str]]) -> None:
+    """Upsert the touched ratings in one statement."""
     columns: list[list[Any]] = [[] for _ in range(13)]
-    for pool, player in touched:
+    for pool, player in sorted(touched):
         skill = book.skills[(pool, player)]
         ladder, season, vid, builtin = _ids(pool, player)
         values = (
@@ -224,27 +307,104 @@ def _write(book: ratings.Book, changes: Sequence[ratings.Change]) -> None:
             column.append(value)
     with _raw().cursor() as cur:
         cur.execute(_UPSERT, columns)
-        with cur.copy(_HISTORY_COPY) as copy:
-            for start in range(0, len(changes), 5000):
-                copy.write("".join(map(_history_line, changes[start : start + 5000])))
 
 
-def handle(events: list[StoredEvent]) -> None:
-    """Rate the batch; runs inside the feed's transaction, which also moves the checkpoint."""
-    _lock()
-    found = results(events)
+# Results rated between two writes to the server: COPY stores one chunk while the next is rated.
+_CHUNK = 500
+
+
+def rate_and_write(book: ratings.Book, found: Iterable[ratings.Result]) -> int:
+    """Apply the results to ``book``, COPY their history rows and upsert the ratings they moved.
+
+    The history streams to the server while the results are rated: a writer thread
+    hands each chunk to the connection, so the database stores one chunk while
+    Python rates the next. Returns how many history rows it wrote.
+    """
+    touched: set[tuple[str, str]] = set()
+    rows = _HistoryRows()
+    written = 0
+    with _raw().cursor() as cur, cur.copy(_HISTORY_COPY, writer=QueuedLibpqWriter(cur)) as copy:
+        copy.write(_COPY_HEADER)
+        pending: list[bytes] = []
+        for result in found:
+            changes = book.apply(result)
+            if changes:
+                pending.append(rows.pack(result.match, result.position, changes))
+                touched.update((c.pool, c.player) for c in changes)
+                written += len(changes)
+            if len(pending) >= _CHUNK:
+                copy.write(b"".join(pending))
+                pending = []
+        pending.append(_COPY_TRAILER)
+        copy.write(b"".join(pending))
+    _upsert(book, touched)
+    return written
+
+
+def _relaxed_commit() -> None:
+    """Commit this transaction without waiting for its WAL to reach the disk.
+
+    The ratings are a read model: a server crash may lose the last few batches, but
+    their checkpoint moves are lost with them (same transaction), so they are rated
+    again from the events. What a crash cannot do is leave half a batch.
+    """
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL synchronous_commit TO OFF")
+
+
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """Pause Python's cycle collector while a batch is rated.
+
+    A batch holds thousands of rows and results while it is rated; the collector
+    would walk them again and again (a third of the rating time, measured), and
+    nothing a batch builds forms a reference cycle: reference counting frees it all.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def handle(rows: Sequence[ResultRow]) -> int:
+    """Rate a batch read with the global lock held; returns the history rows written.
+
+    Runs inside the feed's transaction, which also moves the checkpoint.
+    """
+    found = results(rows)
     if not found:
-        return
-    book = ratings.Book(_stored_skills(found))
-    changes = [change for result in found for change in book.apply(result)]
-    _write(book, changes)
+        return 0
+    return rate_and_write(ratings.Book(_stored_skills(found)), found)
 
 
-def consume(consumer: str = CONSUMER, limit: int = 2000) -> int:
-    """Rate everything the feed has settled; returns how many results were read."""
+def consume_batch(consumer: str = CONSUMER, limit: int = 5000) -> int:
+    """Rate the next batch the feed has settled, in one transaction with its checkpoint.
+
+    Returns how many match_finished events it read (0: none settled yet).
+    """
+
+    def step(position: int) -> tuple[int | None, int]:
+        # The global lock first: whether a match is rated already is read after it.
+        _lock()
+        rows = _rows(_SETTLED_RESULTS, [position, MATCH_FINISHED, limit])
+        if not rows:
+            return None, 0
+        _relaxed_commit()
+        with _without_cycle_collection():
+            handle(rows)
+        return rows[-1][0], len(rows)
+
+    return feed.consume_step(consumer, step)
+
+
+def consume(consumer: str = CONSUMER, limit: int = 5000) -> int:
+    """Rate everything the feed has settled; returns how many match_finished events were read."""
     total = 0
     while True:
-        n = feed.consume(consumer, handle, limit=limit, event_type=MATCH_FINISHED)
+        n = consume_batch(consumer, limit)
         total += n
         if n < limit:
             return total
@@ -261,40 +421,28 @@ class Rebuilt:
     differences: list[str]
 
 
-def _all_finished(up_to: int, chunk: int = 5000) -> Iterator[list[StoredEvent]]:
+def _stored_rows(up_to: int, chunk: int = 5000) -> Iterator[list[ResultRow]]:
     position = 0
     while True:
-        events = [
-            e
-            for e in feed.read_after(position, chunk, event_type=MATCH_FINISHED)
-            if e.position <= up_to
-        ]
-        if not events:
+        rows = _rows(_STORED_RESULTS, [position, up_to, MATCH_FINISHED, chunk])
+        if not rows:
             return
-        yield events
-        position = events[-1].position
+        yield rows
+        position = rows[-1][0]
 
 
-def recompute(up_to: int) -> tuple[ratings.Book, list[ratings.Change], int]:
-    """Every rated result up to ``up_to`` through a fresh book, in global order."""
-    book = ratings.Book()
-    changes: list[ratings.Change] = []
-    count = 0
-    for events in _all_finished(up_to):
-        found = results(events, skip_rated=False)
-        count += len(found)
-        for result in found:
-            changes.extend(book.apply(result))
-    return book, changes, count
-
-
-def _differences(book: ratings.Book) -> list[str]:
-    stored = {
+def _stored_ratings() -> dict[tuple[str, str], tuple[float, float, float, int]]:
+    return {
         (pool, player): (mu, sigma, elo, games)
         for pool, player, mu, sigma, elo, games in Rating.objects.values_list(
             "pool", "player", "mu", "sigma", "elo", "games"
         )
     }
+
+
+def _differences(
+    stored: dict[tuple[str, str], tuple[float, float, float, int]], book: ratings.Book
+) -> list[str]:
     computed = {key: (s.mu, s.sigma, s.elo, s.games) for key, s in book.skills.items()}
     diffs = []
     for key in sorted(stored.keys() | computed.keys()):
@@ -305,20 +453,33 @@ def _differences(book: ratings.Book) -> list[str]:
     return diffs
 
 
-def rebuild(*, write: bool = True, consumer: str = CONSUMER) -> Rebuilt:
+def rebuild(*, write: bool = True, consumer: str = CONSUMER, chunk: int = 5000) -> Rebuilt:
     """Recompute every rating from the stored events up to the consumer's checkpoint.
 
     Returns how the recomputed ratings differ from the stored ones (they must
-    not), then, if ``write``, replaces the stored ratings and history with them.
+    not); if ``write``, the stored ratings and history are replaced with them.
     """
     with transaction.atomic():
-        _lock()
-        with connection.cursor() as cur:  # the consumer's own lock: its checkpoint stays put
+        # The consumer's lock, then the global one, in the order the consumer takes them
+        # (the other order could deadlock with it): its checkpoint stays put meanwhile.
+        with connection.cursor() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(consumer.encode())])
-        book, changes, count = recompute(feed.checkpoint(consumer))
-        diffs = _differences(book)
+        _lock()
+        up_to = feed.checkpoint(consumer)
+        stored = _stored_ratings()
         if write:
             with connection.cursor() as cur:
                 cur.execute("TRUNCATE tournaments_ratinghistory, tournaments_rating")
-            _write(book, changes)
-    return Rebuilt(count, len(book.skills), len(changes), diffs)
+        book = ratings.Book()
+        count = history = 0
+        seen: set[str] = set()
+        for rows in _stored_rows(up_to, chunk):
+            with _without_cycle_collection():
+                found = results(rows, skip_rated=False, seen=seen)
+                count += len(found)
+                if write:
+                    history += rate_and_write(book, found)
+                else:
+                    history += sum(len(book.apply(result)) for result in found)
+        differences = _differences(stored, book)
+    return Rebuilt(count, len(book.skills), history, differences)

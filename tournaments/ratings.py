@@ -30,6 +30,7 @@ import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from openskill.models import PlackettLuce
 
@@ -51,9 +52,12 @@ ELO_K = 32.0
 _MODEL = PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, tau=0.0)
 
 
-@dataclass(frozen=True)
-class Skill:
-    """One player's live rating: Plackett-Luce mean and deviation, and classic Elo."""
+class Skill(NamedTuple):
+    """One player's live rating: Plackett-Luce mean and deviation, and classic Elo.
+
+    A named tuple, not a dataclass: the feed consumer makes two per rating update, and a
+    frozen dataclass costs several times as much to build.
+    """
 
     mu: float = MU
     sigma: float = SIGMA
@@ -91,11 +95,13 @@ def rate(skills: Sequence[Skill], ranks: Sequence[int]) -> list[Skill]:
     """Everyone's rating after one match; ``ranks[i]`` is seat i's place (1 best, ties share)."""
     if len(skills) != len(ranks) or len(skills) < 2:
         raise ValueError("a rated match needs two or more seats, each with a rank")
-    teams = [[_MODEL.rating(mu=s.mu, sigma=s.sigma)] for s in skills]
-    new = _MODEL.rate(teams, ranks=[float(r) for r in ranks])
+    rating = _MODEL.rating
+    new = _MODEL.rate(
+        [[rating(mu=s.mu, sigma=s.sigma)] for s in skills], ranks=[float(r) for r in ranks]
+    )
     elos = elo_update([s.elo for s in skills], ranks)
     return [
-        Skill(mu=team[0].mu, sigma=team[0].sigma, elo=elo, games=s.games + 1)
+        Skill(team[0].mu, team[0].sigma, elo, s.games + 1)
         for s, team, elo in zip(skills, new, elos, strict=True)
     ]
 
@@ -109,18 +115,16 @@ def bare_rate(skills: Sequence[tuple[float, float]], ranks: Sequence[int]) -> li
 
 def elo_update(elos: Sequence[float], ranks: Sequence[int], k: float = ELO_K) -> list[float]:
     """Classic multiplayer Elo: each pair is one game (a tie is half a win), K over seats - 1."""
-    n = len(elos)
-    scale = k / (n - 1)
+    scale = k / (len(elos) - 1)
+    seats = list(zip(elos, ranks, strict=True))
     out = []
-    for i in range(n):
+    for i, (elo, rank) in enumerate(seats):
         delta = 0.0
-        for j in range(n):
-            if i == j:
-                continue
-            actual = 1.0 if ranks[i] < ranks[j] else 0.5 if ranks[i] == ranks[j] else 0.0
-            expected = 1.0 / (1.0 + 10.0 ** ((elos[j] - elos[i]) / 400.0))
-            delta += actual - expected
-        out.append(elos[i] + scale * delta)
+        for j, (other, other_rank) in enumerate(seats):
+            if i != j:
+                actual = 1.0 if rank < other_rank else 0.5 if rank == other_rank else 0.0
+                delta += actual - 1.0 / (1.0 + 10.0 ** ((other - elo) / 400.0))
+        out.append(elo + scale * delta)
     return out
 
 
@@ -132,8 +136,7 @@ def order(skills: Mapping[str, Skill]) -> list[str]:
 # The live ratings of many pools, fed one result at a time in the feed's global order
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(NamedTuple):
     """One rated match as the ratings see it."""
 
     position: int
@@ -146,8 +149,7 @@ class Result:
     """Per seat: the player's earlier versions, newest first (empty for built-ins)."""
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     position: int
     match: str
     pool: str
@@ -175,18 +177,25 @@ class Book:
 
     def apply(self, result: Result) -> list[Change]:
         """Rate one result; a result with a player in two seats is not rated (nothing to learn)."""
-        if len(set(result.players)) != len(result.players) or len(result.players) < 2:
+        players, pool, skills = result.players, result.pool, self.skills
+        if len(set(players)) != len(players) or len(players) < 2:
             return []
-        preds = result.predecessors or tuple(() for _ in result.players)
-        before = [
-            self.skill(result.pool, p, pr) for p, pr in zip(result.players, preds, strict=True)
-        ]
+        if result.predecessors:
+            before = [
+                self.skill(pool, p, pr) for p, pr in zip(players, result.predecessors, strict=True)
+            ]
+        else:
+            before = [skills.get((pool, p)) or _NEWCOMER for p in players]
         after = rate(before, result.ranks)
+        position, match = result.position, result.match
         changes = []
-        for player, rank, b, a in zip(result.players, result.ranks, before, after, strict=True):
-            self.skills[(result.pool, player)] = a
-            changes.append(Change(result.position, result.match, result.pool, player, rank, b, a))
+        for player, rank, b, a in zip(players, result.ranks, before, after, strict=True):
+            skills[(pool, player)] = a
+            changes.append(Change(position, match, pool, player, rank, b, a))
         return changes
+
+
+_NEWCOMER = Skill()
 
 
 # Season standings: maximum-likelihood Plackett-Luce

@@ -142,3 +142,23 @@ def test_tables_are_filled_from_the_seeds_rating_window_at_random() -> None:
         ratings_at = sorted(int(p[1:]) for p in table)
         assert ratings_at[-1] - ratings_at[0] <= 8  # seed plus its four nearest on either side
     assert len(tables) > 20  # random filling: many different tables, not one fixed grouping
+
+
+def test_a_placing_bot_gets_the_first_table_among_the_settled_bots_nearest_it() -> None:
+    field = [matchmaking.Entrant(f"p{i:02d}", 1000 + 100 * i, 50) for i in range(20)]
+    newcomer = matchmaking.Entrant("new", 1950, 246)  # between p09 and p10, far less certain
+    settings = matchmaking.Settings(seats=4, placement_window=4)
+    assert matchmaking.placing([*field, newcomer], settings) == [newcomer]
+    firsts = [
+        matchmaking.round_tables([*field, newcomer], settings, random.Random(s))[0]
+        for s in range(50)
+    ]
+    for table in firsts:
+        assert "new" in table
+        assert set(table) - {"new"} <= {"p08", "p09", "p10", "p11"}
+    assert len({tuple(sorted(t)) for t in firsts}) == 4  # three of the four, at random
+
+
+def test_a_field_of_equally_uncertain_bots_has_no_placing_bot() -> None:
+    field = [matchmaking.Entrant(f"p{i:02d}", 1500, 246) for i in range(8)]
+    assert matchmaking.placing(field, matchmaking.Settings(seats=4)) == []

@@ -37,3 +37,13 @@ def test_the_ladder_finds_the_true_order_of_twenty_bots() -> None:
     assert all(r.final_tau >= 0.85 for r in runs)
     settled = sorted(r.settled_at if r.settled_at is not None else 1e9 for r in runs)
     assert settled[1] <= 80
+
+
+def test_a_newcomer_is_placed_near_its_true_rank_by_its_mean_rating() -> None:
+    """The bench's newcomer figure over its 10 seeds, by mean rating (docs/benchmarks.md).
+
+    Placement seats it among the settled bots nearest its rating; without it, 2 of 10.
+    """
+    runs = [convergence.simulate(seed=s, newcomer_games=8) for s in range(10)]
+    errors = [r.newcomer_mean_error_at_8 for r in runs]
+    assert sum(1 for e in errors if e is not None and e <= 1) >= 5

@@ -204,3 +204,40 @@ def test_the_ratings_command_checks_and_rebuilds(ladder: Ladder) -> None:
     with pytest.raises(CommandError, match="1 stored ratings differed"):
         call_command("ratings", "rebuild", stdout=StringIO(), stderr=StringIO())
     assert Rating.objects.get(player="builtin:greedy").games == 1  # replaced by the rebuild
+
+
+def test_an_older_match_finished_payload_is_upcast_before_it_is_rated(ladder: Ladder) -> None:
+    """The consumer reads only the ranks out of a current payload, and whole older ones."""
+    from replays import upcasting
+
+    finish(["random", "greedy", "search"], [1, 2, 3], ladder=ladder)
+
+    def reversed_ranks(payload: dict[str, object]) -> dict[str, object]:
+        outcome = dict(payload["outcome"])  # type: ignore[call-overload]
+        outcome["ranks"] = [4 - r for r in outcome["ranks"]]
+        return {**payload, "outcome": outcome}
+
+    upcasting.upcaster(MATCH_FINISHED, from_version=1)(reversed_ranks)
+    try:
+        settle(rating_feed.consume, 3)
+        ranks = dict(RatingHistory.objects.values_list("player", "rank"))
+        assert ranks == {"builtin:random": 3, "builtin:greedy": 2, "builtin:search": 1}
+        assert rating_feed.rebuild(write=False).differences == []
+    finally:
+        upcasting.unregister(MATCH_FINISHED, 1)
+
+
+def test_a_match_that_finished_twice_is_rated_once_by_the_consumer_and_the_rebuild(
+    ladder: Ladder,
+) -> None:
+    match = finish(["random", "greedy", "search"], [1, 2, 3], ladder=ladder)
+    finish(["random", "greedy", "search"], [3, 2, 1], ladder=ladder)
+    outcome = {"ranks": [3, 1, 2], "scores": [0.0, 0.0, 0.0]}  # a retry's second ending
+    store.append(
+        match.id, [NewEvent(type=MATCH_FINISHED, payload={"outcome": outcome, "seed": 1})], 1
+    )
+    settle(rating_feed.consume, 6)
+    assert RatingHistory.objects.filter(match=match, player="builtin:random").get().rank == 1
+    # Read one event at a time, the second ending comes in a batch of its own.
+    rebuilt = rating_feed.rebuild(write=False, chunk=1)
+    assert rebuilt.results == 2 and rebuilt.differences == []
