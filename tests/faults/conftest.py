@@ -267,3 +267,18 @@ def statuses(conninfo: str, match_ids: list[str]) -> dict[str, tuple[str, int]]:
     except psycopg.OperationalError:
         return {}  # the database is down right now
     return {mid: (status, version) for mid, status, version in rows}
+
+
+def verify_clean(env: dict[str, str]) -> dict[str, int]:
+    """``manage.py verify`` against the database of ``env``: it must find nothing wrong."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "verify"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    summary: dict[str, int] = json.loads(done.stdout)
+    return summary

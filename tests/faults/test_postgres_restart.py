@@ -13,6 +13,7 @@ from tests.faults.conftest import (
     django_shell,
     platform_env,
     statuses,
+    verify_clean,
     wait_until,
 )
 from tests.faults.services import OwnPostgres
@@ -68,5 +69,6 @@ def test_matches_resume_after_postgres_restarts(own_postgres: OwnPostgres, stack
         *workers,
     )
     assert_intact(db, ids)
+    assert verify_clean(env)["matches"] == len(ids)
     # The outage did hit the workers, and they tried again instead of giving up.
     assert any("database unavailable, trying again" in w.log for w in workers)
