@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -84,10 +85,12 @@ def test_verify_accepts_the_store_and_names_each_tampered_row(
         call_command("verify", stdout=StringIO(), stderr=StringIO())
 
 
-def _pg_tool(name: str) -> str:
-    """The client matching the server (15 on this machine's kind), else the one on PATH."""
-    found = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"))
-    return need(str(found[-1]) if found else shutil.which(name), name)
+def backup_commands() -> list[str]:
+    """The shell commands of docs/reliability.md, "Backup and restore"."""
+    doc = (ROOT / "docs" / "reliability.md").read_text()
+    section = doc.split("## Backup and restore", 1)[1]
+    [block] = re.findall(r"```sh\n(.*?)```", section.split("\n## ", 1)[0], re.S)
+    return block.strip().splitlines()
 
 
 @pytest.fixture
@@ -104,36 +107,42 @@ def restored_name() -> Iterator[str]:
 def test_a_backup_restores_into_a_new_database_that_verifies(
     store_of_matches: list[Match], restored_name: str, tmp_path: Path
 ) -> None:
-    """The commands of docs/reliability.md, "Backup and restore"."""
+    """The documented commands, run as shown on the test database (and a copy of its own)."""
+    for tool in ("pg_dump", "psql", "pg_restore"):
+        need(shutil.which(tool), tool)
     db = connection.settings_dict
-    server = ["-h", str(db["HOST"]), "-p", str(db["PORT"]), "-U", str(db["USER"])]
-    dump = tmp_path / "backroom.dump"
-    subprocess.run([_pg_tool("pg_dump"), *server, "-Fc", "-f", str(dump), db["NAME"]], check=True)
-    subprocess.run([_pg_tool("createdb"), *server, restored_name], check=True)
-    subprocess.run(
-        [_pg_tool("pg_restore"), *server, "--no-owner", "-d", restored_name, str(dump)], check=True
-    )
-    url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{restored_name}"
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    server = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"{server}/{db['NAME']}",
+        "SERVER": server,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+    }
 
-    def verify_restored() -> subprocess.CompletedProcess[str]:
+    def run(command: str) -> subprocess.CompletedProcess[str]:
+        command = (
+            command.replace("backroom_restored", restored_name)
+            .replace("backroom.dump", str(tmp_path / "backroom.dump"))
+            .replace(".venv/bin/python", sys.executable)
+        )
         return subprocess.run(
-            [sys.executable, "manage.py", "verify"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
+            ["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
         )
 
-    good = verify_restored()
+    *restore, verify_copy = backup_commands()
+    assert "manage.py verify" in verify_copy
+    for command in restore:
+        done = run(command)
+        assert done.returncode == 0, (command, done.stderr)
+    good = run(verify_copy)
     assert good.returncode == 0, good.stderr
     summary = json.loads(good.stdout)
     assert (summary["matches"], summary["mismatches"]) == (4, 0)
 
-    # The restored copy is checked, not the original: tamper with the copy only.
-    with psycopg.connect(url, autocommit=True) as conn:
+    # The copy is what was checked, not the original: tamper with the copy only.
+    with psycopg.connect(f"{server}/{restored_name}", autocommit=True) as conn:
         conn.execute("UPDATE tournaments_seat SET score = score + 1 WHERE number = 1")
-    bad = verify_restored()
+    bad = run(verify_copy)
     assert bad.returncode != 0
     assert bad.stderr.count("seat 1: rank") == 2, bad.stderr  # one per finished match
+    assert verify()[0]["mismatches"] == 0
