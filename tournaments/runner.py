@@ -18,8 +18,8 @@ Guarantees, and what gives each one:
   the same random draws.
 * Survives a database outage: an operational database error (the server
   restarting, a cut connection) is not the match's fault, so it is not turned
-  into an abort; it propagates as ``DatabaseUnavailable`` and the task tries
-  again later, when the match resumes from its stored events (docs/reliability.md).
+  into an abort; it propagates to the task, which tries again later, and the
+  match resumes from its stored events (docs/reliability.md).
 """
 
 from __future__ import annotations

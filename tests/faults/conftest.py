@@ -59,14 +59,18 @@ class Proc:
     def log(self) -> str:
         return "".join(self.lines)
 
-    def stop(self) -> None:
+    def terminate(self) -> None:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
+
+    def stop(self, grace: float = 5) -> None:
+        """SIGTERM, then SIGKILL after ``grace`` s: a warm shutdown is not what is under test."""
+        self.terminate()
+        try:
+            self.process.wait(grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
 
 
 class Stack:
@@ -134,8 +138,11 @@ class Stack:
         return self._start(args, env, "Booting worker", "web")
 
     def stop(self) -> None:
+        for proc in self.procs:  # all at once: their shutdowns overlap
+            proc.terminate()
+        deadline = time.monotonic() + 5
         for proc in self.procs:
-            proc.stop()
+            proc.stop(grace=max(0.1, deadline - time.monotonic()))
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -60,7 +61,7 @@ def test_challenges_during_a_broker_restart_are_accepted_and_played_once(
             if stop.is_set():
                 return
             codes[phase].append(post_challenge(base, tokens[n % len(tokens)]))
-            time.sleep(0.1)
+            time.sleep(0.2)
 
     client = threading.Thread(target=arrive)
     client.start()
@@ -94,3 +95,35 @@ def test_challenges_during_a_broker_restart_are_accepted_and_played_once(
     db = connection.settings_dict
     assert_intact(f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}", ids)
     assert "broker unavailable" in web.log
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_while_the_broker_is_down_is_accepted_and_its_validation_sent_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The upload's twin of the challenge: 201 with the version pending, then the reaper."""
+    from kombu.exceptions import OperationalError
+    from rest_framework.test import APIClient
+
+    from tests.factories import BotFactory
+    from tournaments import runner, tasks
+    from tournaments.models import BotVersion
+
+    def broker_down(*args: object) -> None:
+        raise OperationalError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(tasks.validate_bot_version, "delay", broker_down)
+    bot = BotFactory()
+    client = APIClient()
+    client.force_authenticate(bot.owner)  # type: ignore[arg-type]
+    source = "def act(observation, legal):\n    return legal['actions'][0]\n"
+    r = client.post(f"/api/bots/{bot.pk}/versions/", {"source": source}, format="json")
+    assert r.status_code == 201, r.content
+    version = BotVersion.objects.get(bot=bot)
+    assert version.status == BotVersion.Status.PENDING
+
+    sent: list[int] = []
+    runner.reap_expired_leases(
+        send=lambda match_id: None, stale_queued_after=timedelta(0), send_validation=sent.append
+    )
+    assert sent == [version.pk]

@@ -60,7 +60,7 @@ def test_two_beats_play_each_round_once(stack: Stack, tmp_path: Any) -> None:
     def tasks_received() -> int:
         return len(re.findall(r"Task tournaments\.run_ladders\[\S+\] received", worker.log))
 
-    wait_until(lambda: tasks_received() >= 8, 60, "both beats to send rounds", worker, *beats)
+    wait_until(lambda: tasks_received() >= 6, 60, "both beats to send rounds", worker, *beats)
     for beat in beats:
         beat.stop()
     time.sleep(1)  # the last task sent is received and run
