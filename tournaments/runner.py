@@ -94,7 +94,9 @@ def is_database_outage(exc: BaseException) -> bool:
         if isinstance(current, DATABASE_OUTAGE):
             return True
         seen.add(id(current))
-        current = current.__cause__ or current.__context__
+        # ``raise ... from None`` says the error replaced the one it was raised during.
+        context = None if current.__suppress_context__ else current.__context__
+        current = current.__cause__ or context
     return False
 
 
