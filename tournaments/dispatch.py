@@ -4,19 +4,41 @@ The services cannot import tournaments.tasks: the tasks are the workers' entry p
 import what they run (ladders, seasons), which create their matches through the services.
 Looking the task up by its registered name keeps that one direction (tasks -> services) while
 sending exactly what ``tasks.play_match.delay`` sends (its routes, its queue).
+
+Sending happens after the row is committed (``transaction.on_commit``), so a broker that is
+down must not turn the request into an error: the match or version is stored and stays
+queued or pending, and the reaper (``tournaments.reap_matches``) sends it again once the
+broker is back (docs/reliability.md).
 """
 
 from __future__ import annotations
 
+import logging
+
 from celery import current_app
+from kombu.exceptions import OperationalError as BrokerError
+
+log = logging.getLogger(__name__)
 
 PLAY_MATCH = "tournaments.play_match"
 VALIDATE_BOT_VERSION = "tournaments.validate_bot_version"
 
 
-def play_match(match_id: str) -> None:
-    current_app.tasks[PLAY_MATCH].delay(match_id)
+def _send(task: str, arg: str | int) -> bool:
+    """Send ``task``; False (logged) if the broker cannot be reached."""
+    try:
+        current_app.tasks[task].delay(arg)
+    except (BrokerError, OSError) as exc:
+        log.warning(
+            "broker unavailable, %s(%s) not sent; the reaper will send it: %s", task, arg, exc
+        )
+        return False
+    return True
 
 
-def validate_bot_version(version_id: int) -> None:
-    current_app.tasks[VALIDATE_BOT_VERSION].delay(version_id)
+def play_match(match_id: str) -> bool:
+    return _send(PLAY_MATCH, match_id)
+
+
+def validate_bot_version(version_id: int) -> bool:
+    return _send(VALIDATE_BOT_VERSION, version_id)

@@ -1,7 +1,11 @@
 """Ladder rounds: who is in a ladder, and queuing one round of rated matches (docs/ladders.md).
 
 A round is one transaction holding the ladder's row lock, so two beats that
-fire together cannot both seat the same bots. Membership is read afresh each
+fire together cannot both seat the same bots. A round also belongs to a time
+slot (the ladder rounds' interval, LadderRound): two beats started by mistake
+each send every round's task, and only the first of a slot plays it, so the
+ladder plays at the pace staff set even when the first round's matches are
+already over when the second task arrives. Membership is read afresh each
 round: a deactivated or rejected version is gone from the next round, and its
 queued matches are cancelled in the same sweep.
 """
@@ -11,16 +15,47 @@ from __future__ import annotations
 import random
 import secrets
 from collections import Counter
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
 from django.db.models import Count, Max, Q, QuerySet
 from django.utils import timezone
 
 from tournaments import matchmaking, rating_feed, ratings, services
-from tournaments.models import BUILTIN_BOTS, BotVersion, Ladder, Match, Rating, Seat
+from tournaments.models import BUILTIN_BOTS, BotVersion, Ladder, LadderRound, Match, Rating, Seat
 
 RECENT = timedelta(hours=24)
+ROUND_TASK = "tournaments.run_ladders"
+DEFAULT_ROUND_SECONDS = 180
+"""The slot length when no enabled interval task runs the rounds (the migration's default)."""
+CRONTAB_ROUND_SECONDS = 60
+"""A crontab schedule fires at most once a minute."""
+
+
+def round_seconds() -> int:
+    """The length of a round's time slot: the shortest interval of the enabled periodic tasks
+    that run the rounds (staff edit it in the admin)."""
+    from django_celery_beat.models import PeriodicTask
+
+    lengths = []
+    for task in PeriodicTask.objects.filter(task=ROUND_TASK, enabled=True).select_related(
+        "interval"
+    ):
+        if task.interval is not None:
+            lengths.append(int(task.interval.schedule.run_every.total_seconds()))
+        else:
+            lengths.append(CRONTAB_ROUND_SECONDS)
+    return max(1, min(lengths)) if lengths else DEFAULT_ROUND_SECONDS
+
+
+def slot_of(moment: datetime, seconds: int) -> datetime:
+    """The start of the slot holding ``moment``: slots are ``seconds`` long from the epoch.
+
+    One beat fires at least an interval apart, so each of its rounds falls in a slot of its
+    own; a second beat's task falls in a slot the first has taken, or takes one it left.
+    """
+    stamp = int(moment.timestamp()) // seconds * seconds
+    return datetime.fromtimestamp(stamp, tz=UTC)
 
 
 def pool(ladder: Ladder) -> str:
@@ -118,13 +153,25 @@ def settings_of(ladder: Ladder) -> matchmaking.Settings:
     )
 
 
-def play_round(ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
-    """Queue one round of the ladder: tables of free members, each a duplicate set."""
+def play_round(
+    ladder: Ladder, rng: random.Random | None = None, slot: datetime | None = None
+) -> list[Match]:
+    """Queue one round of the ladder: tables of free members, each a duplicate set.
+
+    With a ``slot``, nothing is played if the ladder already played that slot's round.
+    """
     rng = rng or random.Random(secrets.randbits(64))
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
         if not ladder.is_active:
             return []
+        record = None
+        if slot is not None:
+            # Under the ladder's lock, so the check and the insert cannot interleave; the
+            # unique (ladder, slot) constraint stands behind it.
+            record, new = LadderRound.objects.get_or_create(ladder=ladder, slot=slot)
+            if not new:
+                return []
         players = members(ladder)
         withdraw_departed(ladder, players)
         everyone, pending = entrants(ladder, players)
@@ -143,9 +190,16 @@ def play_round(ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
                         ladder=ladder,
                     )
                 )
+        if record is not None:
+            record.matches = len(created)
+            record.save(update_fields=["matches"])
     return created
 
 
-def play_rounds() -> int:
-    """One round of every active ladder; returns how many matches were queued."""
-    return sum(len(play_round(ladder)) for ladder in Ladder.objects.filter(is_active=True))
+def play_rounds(now: datetime | None = None) -> int:
+    """The round of the current time slot of every active ladder that has not played it yet;
+    returns how many matches were queued."""
+    slot = slot_of(now or timezone.now(), round_seconds())
+    return sum(
+        len(play_round(ladder, slot=slot)) for ladder in Ladder.objects.filter(is_active=True)
+    )

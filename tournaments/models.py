@@ -59,6 +59,28 @@ class Ladder(models.Model):
         return self.name
 
 
+class LadderRound(models.Model):
+    """A ladder's round of one time slot, played once however many beats ask for it.
+
+    Two beat processes started by mistake each send every round's task; the unique
+    (ladder, slot) row, taken under the ladder's lock, lets only the first one play it.
+    """
+
+    ladder = models.ForeignKey(Ladder, on_delete=models.CASCADE, related_name="rounds")
+    slot = models.DateTimeField(help_text="Start of the time slot (a multiple of the interval).")
+    matches = models.PositiveIntegerField(default=0, help_text="Matches queued by the round.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["ladder", "-slot"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "slot"], name="ladder_round_per_slot")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ladder} round {self.slot:%Y-%m-%d %H:%M:%S}"
+
+
 class Season(models.Model):
     """A league season run by staff from the admin: a fixed field, a schedule, final standings."""
 

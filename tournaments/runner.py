@@ -16,6 +16,10 @@ Guarantees, and what gives each one:
   redelivers it; the reaper re-queues matches whose lease expired and re-sends
   long-queued ones. A resumed match folds its stored events and plays on with
   the same random draws.
+* Survives a database outage: an operational database error (the server
+  restarting, a cut connection) is not the match's fault, so it is not turned
+  into an abort; it propagates to the task, which tries again later, and the
+  match resumes from its stored events (docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
+import django.db
 import psycopg
 from django.conf import settings
 from django.db import connection, transaction
@@ -45,7 +50,7 @@ from games.sandbox.readiness import isolation_status
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
 from tournaments import humans
-from tournaments.models import BotLog, Match, Seat
+from tournaments.models import BotLog, BotVersion, Match, Seat
 from tournaments.players import human_player, match_limits, player_for
 from tournaments.selectors import match_to_play
 
@@ -67,6 +72,35 @@ class RunResult(enum.Enum):
 
 class LeaseLost(Exception):
     """Another worker took the match over; this one must stop without writing."""
+
+
+DATABASE_OUTAGE: tuple[type[Exception], ...] = (
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+    django.db.OperationalError,
+    django.db.InterfaceError,
+)
+"""Errors of the database server or the connection to it, not of the match: the server is
+restarting, the connection was cut, it did not answer. Whatever was not committed is lost,
+and a later try resumes from what was."""
+
+
+def is_database_outage(exc: BaseException) -> bool:
+    """True if ``exc``, or an exception it was raised from or during, is a database outage.
+
+    A failed flush is often followed by a failed clean-up (the rollback, the end of the
+    COPY), so the outage may be the context of the exception that reaches the runner.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, DATABASE_OUTAGE):
+            return True
+        seen.add(id(current))
+        # ``raise ... from None`` says the error replaced the one it was raised during.
+        context = None if current.__suppress_context__ else current.__context__
+        current = current.__cause__ or context
+    return False
 
 
 MAX_ATTEMPTS = 3
@@ -194,6 +228,10 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
         _abort(match, owner, str(exc))
         return RunResult.ABORTED
     except Exception as exc:
+        if is_database_outage(exc):
+            # Not the match's fault: leave it running (its lease expires) for a later try.
+            log.warning("match %s interrupted by a database outage: %s", match_id, exc)
+            raise
         log.exception("match %s aborted", match_id)
         _abort(match, owner, failure_reason(exc))
         return RunResult.ABORTED
@@ -375,14 +413,28 @@ def _abort(match: Match, owner: str, reason: str) -> None:
             )
 
 
+def resend_after() -> timedelta:
+    """How long a match may stay queued (or a version pending) before the reaper re-sends it:
+    ``MATCH_RESEND_AFTER_SECONDS``, else STALE_QUEUED_AFTER."""
+    seconds = getattr(settings, "MATCH_RESEND_AFTER_SECONDS", None)
+    return STALE_QUEUED_AFTER if seconds is None else timedelta(seconds=float(seconds))
+
+
 def reap_expired_leases(
-    *, send: Callable[[str], object], stale_queued_after: timedelta = STALE_QUEUED_AFTER
+    *,
+    send: Callable[[str], object],
+    stale_queued_after: timedelta | None = None,
+    send_validation: Callable[[int], object] | None = None,
 ) -> int:
     """Re-queue matches whose worker stopped renewing its lease, and re-send lost queued ones.
 
     ``send`` puts a match id on the workers' queue (``tournaments.tasks.enqueue_match``): the
-    runner is called by the tasks and never imports them.
+    runner is called by the tasks and never imports them. A match whose message was never
+    sent (the broker was down when it was created) is one of the lost queued ones; so is a
+    version left pending for as long, which ``send_validation`` sends again.
     """
+    if stale_queued_after is None:
+        stale_queued_after = resend_after()
     now = timezone.now()
     expired = list(
         Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now).values_list(
@@ -399,6 +451,12 @@ def reap_expired_leases(
     )
     for match_id in {*expired, *stale}:
         send(str(match_id))
+    if send_validation is not None:
+        pending = BotVersion.objects.filter(
+            status=BotVersion.Status.PENDING, created_at__lt=now - stale_queued_after
+        ).values_list("id", flat=True)
+        for version_id in pending:
+            send_validation(version_id)
     if requeued:
         log.warning("re-queued %d matches whose lease expired", requeued)
     return requeued + len(stale)

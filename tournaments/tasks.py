@@ -2,7 +2,8 @@
 
 ``play_match`` is acknowledged late and rejected on worker loss, so a match
 whose worker dies is redelivered; the runner's lease makes a redelivered or
-duplicated message harmless (a match is never played twice).
+duplicated message harmless (a match is never played twice). A database outage
+is retried with a growing delay, never turned into a result (docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import uuid
 from typing import Any
 
 from celery import Task, shared_task
+from celery.exceptions import Retry
 from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
 
@@ -52,6 +54,25 @@ def clean_staged_copies(**kwargs: object) -> None:
         log.info("sandbox: removed %d staged copies of dead workers", len(removed))
 
 
+OUTAGE_RETRY_MAX_SECONDS = 30
+
+
+def retry_after_outage(task: Task[Any, Any], exc: Exception) -> Retry:
+    """Send the task again after a database outage, sooner at first, then every 30 s at most.
+
+    The broken connection is dropped first: the retry (in this process) opens a new one.
+    """
+    from django.db import connection
+
+    try:
+        connection.close()
+    except Exception:  # closing a connection whose server is gone may fail too
+        log.debug("closing the broken connection failed", exc_info=True)
+    countdown = min(2 ** min(task.request.retries, 5), OUTAGE_RETRY_MAX_SECONDS)
+    log.warning("%s: database unavailable, trying again in %d s: %s", task.name, countdown, exc)
+    return task.retry(countdown=countdown, exc=exc)
+
+
 @shared_task(
     bind=True,
     name="tournaments.play_match",
@@ -62,7 +83,12 @@ def clean_staged_copies(**kwargs: object) -> None:
 def play_match(self: Task[Any, Any], match_id: str) -> str:
     from tournaments import runner
 
-    result = runner.run_match(uuid.UUID(match_id))
+    try:
+        result = runner.run_match(uuid.UUID(match_id))
+    except Exception as exc:
+        if runner.is_database_outage(exc):
+            raise retry_after_outage(self, exc) from exc
+        raise
     if result is runner.RunResult.BUSY:
         # Held by a worker that may have died: look again once its lease can have expired.
         raise self.retry(countdown=runner.lease_seconds() + 1)
@@ -71,11 +97,22 @@ def play_match(self: Task[Any, Any], match_id: str) -> str:
     return str(result.value)
 
 
-@shared_task(name="tournaments.validate_bot_version", acks_late=True, reject_on_worker_lost=True)
-def validate_bot_version(version_id: int) -> str:
-    from tournaments import validation
+@shared_task(
+    bind=True,
+    name="tournaments.validate_bot_version",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+)
+def validate_bot_version(self: Task[Any, Any], version_id: int) -> str:
+    from tournaments import runner, validation
 
-    status: str = validation.validate(version_id)
+    try:
+        status: str = validation.validate(version_id)
+    except Exception as exc:
+        if runner.is_database_outage(exc):  # the version stays pending until it is validated
+            raise retry_after_outage(self, exc) from exc
+        raise
     return status
 
 
@@ -90,7 +127,10 @@ def reap_matches() -> int:
     from tournaments import humans, runner
 
     # People's seats too: play the default past a decision's deadline, end abandoned matches.
-    return runner.reap_expired_leases(send=enqueue_match) + humans.reap(send=enqueue_match)
+    return runner.reap_expired_leases(
+        send=enqueue_match,
+        send_validation=lambda version_id: validate_bot_version.delay(version_id),
+    ) + humans.reap(send=enqueue_match)
 
 
 @shared_task(name="tournaments.update_ratings")

@@ -13,7 +13,7 @@ from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
 from tournaments.models import Match
 from tournaments.tasks import play_match
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e, pytest.mark.faults]
 
 SLOW_BOT = (Path(__file__).parent / "bots" / "slow_bot.py").read_bytes()
 

@@ -2,15 +2,25 @@
 
 The rate is looked up when a request arrives, not when the class is defined, so
 settings overrides (and tests) take effect; DRF answers 429 with Retry-After.
+
+The counts live in the cache (Redis). When Redis is down the limits fail open: the
+request goes through and a warning is logged, because refusing every write while the
+cache is away would turn a Redis outage into an outage of the API, and everything a
+limit protects (the workers, the database) is still protected by the queues and the
+per-bot and per-match limits (docs/reliability.md).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from redis.exceptions import RedisError
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
+
+log = logging.getLogger(__name__)
 
 
 class _WriteThrottle(UserRateThrottle):
@@ -27,7 +37,11 @@ class _WriteThrottle(UserRateThrottle):
         # The rate may have changed since __init__ (settings are read per request).
         self.rate = self.get_rate()
         self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request, view)
+        try:
+            return super().allow_request(request, view)
+        except (RedisError, OSError) as exc:
+            log.warning("rate limit %r not applied, the cache is unavailable: %s", self.scope, exc)
+            return True
 
 
 class ChallengeThrottle(_WriteThrottle):

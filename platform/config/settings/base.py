@@ -84,6 +84,9 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
         "KEY_PREFIX": "backroom",
+        # Only the rate limits use the cache, and they let requests through when Redis is
+        # down (tournaments/api/throttles.py): a hung Redis must not hold a request for long.
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }
 }
 
@@ -119,6 +122,9 @@ CELERY_BEAT_SCHEDULE = {
     "run-seasons": {"task": "tournaments.run_seasons", "schedule": 30.0},
 }
 MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", default=60)
+# A match queued (a version pending) this long is sent again by the reaper: its message was
+# lost, or never sent because the broker was down when it was created (docs/reliability.md).
+MATCH_RESEND_AFTER_SECONDS = env.float("MATCH_RESEND_AFTER_SECONDS", default=600.0)
 # A match still playing after this many decisions (unset: games.engine.driver.MatchLimits), or
 # this long on one worker, is stopped and ends aborted with the reason.
 MATCH_MAX_STEPS = env.int("MATCH_MAX_STEPS", default=None)

@@ -1,0 +1,74 @@
+"""Postgres restarted while workers play: the matches resume from their stored events and finish."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.conf import settings
+
+from tests.faults.conftest import (
+    Stack,
+    assert_intact,
+    django_shell,
+    platform_env,
+    statuses,
+    verify_clean,
+    wait_until,
+)
+from tests.faults.services import OwnPostgres
+from tournaments.tasks import play_match
+
+pytestmark = [pytest.mark.faults, pytest.mark.e2e]
+
+# Two matches with a sandboxed bot (leased, a flush per decision) and two of built-ins only
+# (unleased, streamed COPY), created in the database of the test's own cluster.
+SEED = """
+import json
+from pathlib import Path
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
+source = Path("tests/faults/bots/steady_bot.py").read_bytes()
+ids = []
+for seed in (3, 4):
+    match = MatchFactory(game="brexit", seed=seed)
+    SeatFactory(match=match, number=0, bot_version=BotVersionFactory(bot__game="brexit", upload=source))
+    for number in (1, 2):
+        SeatFactory(match=match, number=number, bot_version=None, builtin="random")
+    ids.append(str(match.id))
+for game in ("brexit", "brasilis"):
+    match = MatchFactory(game=game, seed=5)
+    for number in range(3):
+        SeatFactory(match=match, number=number, bot_version=None, builtin="random")
+    ids.append(str(match.id))
+print(json.dumps(ids))
+"""
+
+
+def test_matches_resume_after_postgres_restarts(own_postgres: OwnPostgres, stack: Stack) -> None:
+    db = own_postgres.url("backroom")
+    env = platform_env(DATABASE_URL=db, MATCH_LEASE_SECONDS="4")
+    ids: list[str] = django_shell(env, SEED)
+    workers = [stack.worker(env), stack.worker(env)]
+    for match_id in ids:
+        play_match.apply_async((match_id,), queue=settings.MATCH_QUEUE)
+
+    wait_until(
+        lambda: any(v > 20 for s, v in statuses(db, ids).values() if s == "running"),
+        90,
+        "a match under way",
+        *workers,
+    )
+    own_postgres.stop()  # every connection is cut mid-match
+    time.sleep(3)  # flushes, retries and aborts all fail meanwhile
+    own_postgres.start()
+
+    wait_until(
+        lambda: all(s in ("finished", "aborted") for s, _ in statuses(db, ids).values()),
+        150,
+        "every match to end",
+        *workers,
+    )
+    assert_intact(db, ids)
+    assert verify_clean(env)["matches"] == len(ids)
+    # The outage did hit the workers, and they tried again instead of giving up.
+    assert any("database unavailable, trying again" in w.log for w in workers)

@@ -1,0 +1,129 @@
+"""RabbitMQ restarted while challenges arrive: every challenge is accepted, and played once."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from rest_framework.authtoken.models import Token
+
+from tests.factories import UserFactory
+from tests.faults.conftest import Stack, assert_intact, django_shell, platform_env, wait_until
+from tests.faults.services import OwnRabbit, free_port
+from tournaments.models import Match
+
+pytestmark = [pytest.mark.faults, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+CHALLENGE = json.dumps({"game": "brexit", "seats": [{"builtin": "random"}] * 3}).encode()
+
+
+def post_challenge(base: str, token: str) -> int:
+    request = urllib.request.Request(
+        f"{base}/api/matches/",
+        data=CHALLENGE,
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_challenges_during_a_broker_restart_are_accepted_and_played_once(
+    own_rabbit: OwnRabbit, stack: Stack
+) -> None:
+    # A few users share the challenges, each well within its hourly challenge budget, and the
+    # web server counts them under a cache prefix of its own (earlier runs reuse user ids).
+    tokens = [Token.objects.create(user=UserFactory()).key for _ in range(4)]
+    env = platform_env(
+        CELERY_BROKER_URL=own_rabbit.url, TEST_CACHE_PREFIX=f"faults-{uuid.uuid4().hex[:8]}"
+    )
+    port = free_port()
+    web = stack.web(env, port)
+    worker = stack.worker(env)
+    base = f"http://127.0.0.1:{port}"
+
+    codes: dict[str, list[int]] = {"up": [], "down": [], "back": []}
+    phase = "up"
+    stop = threading.Event()
+
+    def arrive() -> None:  # a steady stream of challenges, whatever the broker does
+        for n in itertools.count():
+            if stop.is_set():
+                return
+            codes[phase].append(post_challenge(base, tokens[n % len(tokens)]))
+            time.sleep(0.2)
+
+    client = threading.Thread(target=arrive)
+    client.start()
+    try:
+        wait_until(lambda: len(codes["up"]) >= 3, 30, "challenges to arrive", web)
+        phase = "down"
+        own_rabbit.stop()
+        time.sleep(3)
+        own_rabbit.start()
+        phase = "back"
+        wait_until(lambda: len(codes["back"]) >= 3, 30, "challenges to arrive", web)
+    finally:
+        stop.set()
+        client.join(60)
+
+    assert codes["up"] and codes["down"] and codes["back"], codes
+    assert {c for cs in codes.values() for c in cs} == {201}, (codes, web.log[-4000:])
+    ids = [str(i) for i in Match.objects.values_list("id", flat=True)]
+    assert len(ids) == sum(len(cs) for cs in codes.values())
+
+    # What beat's reaper does once the broker is back: send again what was never sent.
+    reaper_env = {**env, "MATCH_RESEND_AFTER_SECONDS": "0"}
+    django_shell(reaper_env, "from tournaments.tasks import reap_matches; print(reap_matches())")
+    wait_until(
+        lambda: not Match.objects.exclude(status=Match.Status.FINISHED).exists(),
+        120,
+        "every challenge to be played",
+        worker,
+        web,
+    )
+    db = connection.settings_dict
+    assert_intact(f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}", ids)
+    assert "broker unavailable" in web.log
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_while_the_broker_is_down_is_accepted_and_its_validation_sent_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The upload's twin of the challenge: 201 with the version pending, then the reaper."""
+    from kombu.exceptions import OperationalError
+    from rest_framework.test import APIClient
+
+    from tests.factories import BotFactory
+    from tournaments import runner, tasks
+    from tournaments.models import BotVersion
+
+    def broker_down(*args: object) -> None:
+        raise OperationalError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(tasks.validate_bot_version, "delay", broker_down)
+    bot = BotFactory()
+    client = APIClient()
+    client.force_authenticate(bot.owner)  # type: ignore[arg-type]
+    source = "def act(observation, legal):\n    return legal['actions'][0]\n"
+    r = client.post(f"/api/bots/{bot.pk}/versions/", {"source": source}, format="json")
+    assert r.status_code == 201, r.content
+    version = BotVersion.objects.get(bot=bot)
+    assert version.status == BotVersion.Status.PENDING
+
+    sent: list[int] = []
+    runner.reap_expired_leases(
+        send=lambda match_id: None, stale_queued_after=timedelta(0), send_validation=sent.append
+    )
+    assert sent == [version.pk]

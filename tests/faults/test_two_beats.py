@@ -1,0 +1,85 @@
+"""Two beat processes started by mistake: each ladder round is still played once per time slot."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+from tests.faults.conftest import Stack, assert_intact, platform_env, wait_until
+from tournaments import ladders, tasks
+from tournaments.models import Ladder, LadderRound, Match
+
+pytestmark = pytest.mark.faults
+
+BUILTINS = ["random", "greedy"]
+
+
+def two_builtins() -> Ladder:
+    """One table of two a round, played as a duplicate set: two matches a round."""
+    return Ladder.objects.create(name="beats", game="brexit", seats=2, builtins=BUILTINS)
+
+
+@pytest.mark.django_db
+def test_a_second_round_task_in_the_same_slot_queues_nothing(monkeypatch: Any) -> None:
+    monkeypatch.setattr(tasks.play_match, "delay", lambda match_id: None)
+    ladder = two_builtins()
+    assert tasks.run_ladders() == 2
+    # The round's matches are over before the second beat's task arrives: every bot is free.
+    Match.objects.filter(ladder=ladder).update(status=Match.Status.FINISHED)
+    assert tasks.run_ladders() == 0
+    assert Match.objects.filter(ladder=ladder).count() == 2
+    # The next slot plays its round.
+    later = timezone.now() + timedelta(seconds=ladders.round_seconds())
+    assert ladders.play_rounds(now=later) == 2
+    assert list(LadderRound.objects.filter(ladder=ladder).values_list("matches", flat=True)) == [
+        2,
+        2,
+    ]
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_two_beats_play_each_round_once(stack: Stack, tmp_path: Any) -> None:
+    ladder = two_builtins()
+    every, _ = IntervalSchedule.objects.get_or_create(every=2, period=IntervalSchedule.SECONDS)
+    PeriodicTask.objects.update_or_create(
+        name="ladder rounds", defaults={"task": ladders.ROUND_TASK, "interval": every}
+    )
+    env = platform_env()
+    worker = stack.worker(env)
+    beats = [stack.beat(env, tmp_path / f"beat{n}") for n in (1, 2)]
+
+    def tasks_received() -> int:
+        return len(re.findall(r"Task tournaments\.run_ladders\[\S+\] received", worker.log))
+
+    wait_until(lambda: tasks_received() >= 6, 60, "both beats to send rounds", worker, *beats)
+    for beat in beats:
+        beat.stop()
+    time.sleep(1)  # the last task sent is received and run
+    wait_until(
+        lambda: not Match.objects.filter(ladder=ladder).exclude(status="finished").exists(),
+        90,
+        "the ladder's matches to be played",
+        worker,
+    )
+
+    rounds = list(LadderRound.objects.filter(ladder=ladder).order_by("slot"))
+    played = [r for r in rounds if r.matches]
+    # Each beat sent every round; one round a slot was played, and only whole rounds.
+    assert len(rounds) < tasks_received()
+    assert played and {r.matches for r in played} == {2}
+    ids = [str(i) for i in Match.objects.filter(ladder=ladder).values_list("id", flat=True)]
+    assert len(ids) == 2 * len(played)
+    # No round in a slot too soon after another: one beat's pace.
+    gaps = [(b.slot - a.slot).total_seconds() for a, b in itertools.pairwise(rounds)]
+    assert all(gap >= 2 for gap in gaps), gaps
+    db = connection.settings_dict
+    assert_intact(f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}", ids)
