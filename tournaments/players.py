@@ -24,7 +24,7 @@ from tournaments.models import BotVersion, Match, Seat
 
 
 def builtin_player(game: str, name: str, seed: int) -> InProcess:
-    """A trusted built-in bot by name (games.engine.builtin: random, greedy, search)."""
+    """A trusted built-in bot by name (games.engine.builtin.BUILTIN_BOTS)."""
     return InProcess(make_player(game, name, seed=seed))
 
 

@@ -1,7 +1,10 @@
 """The built-in bots every game offers, by name: trusted code that plays in-process.
 
-``random`` is the game's random legal player, ``greedy`` a one-step heuristic
-and ``search`` a determinized Monte Carlo player over the greedy policy. Bot
+``random`` is the game's random legal player, ``greedy`` a one-step heuristic,
+``search`` a determinized Monte Carlo player over the greedy policy, ``cautious``
+and ``bold`` the one-step heuristic with a defensive and an aggressive style, and
+``quick`` the search with a fixed number of rollouts a decision and no clock
+(docs/builtin-bots.md). Bot
 modules are imported lazily so that the registry stays cheap to import.
 """
 
@@ -19,11 +22,17 @@ BUILTIN_BOTS: dict[str, dict[str, str]] = {
         "random": "games.brexit.bots.random_legal",
         "greedy": "games.brexit.bots.greedy",
         "search": "games.brexit.bots.search",
+        "cautious": "games.brexit.bots.cautious",
+        "bold": "games.brexit.bots.bold",
+        "quick": "games.brexit.bots.quick",
     },
     "brasilis": {
         "random": "games.brasilis.bots.random_legal",
         "greedy": "games.brasilis.bots.greedy",
         "search": "games.brasilis.bots.search",
+        "cautious": "games.brasilis.bots.cautious",
+        "bold": "games.brasilis.bots.bold",
+        "quick": "games.brasilis.bots.quick",
     },
 }
 """Game -> bot name -> module. A module exposes ``act`` and, when tunable, ``make``."""

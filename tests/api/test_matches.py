@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from games.engine.builtin import builtin_names
 from games.engine.registry import get
 from tests.api.conftest import Enqueued, throttle_rates
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
@@ -257,3 +258,26 @@ def test_the_document_hides_seed_and_options_until_the_end(anon: APIClient, path
 def test_unknown_match_is_404(anon: APIClient) -> None:
     assert anon.get("/api/matches/00000000-0000-0000-0000-000000000000/").status_code == 404
     assert anon.get("/api/matches/not-a-uuid/").status_code == 404
+
+
+@pytest.mark.parametrize("game", ["brexit", "brasilis"])
+def test_every_builtin_of_the_game_can_be_challenged(
+    api: APIClient, enqueued: Enqueued, game: str
+) -> None:
+    # The six built-ins docs/builtin-bots.md lists, three to a table (both games seat three).
+    names = builtin_names(game)
+    assert len(names) == 6
+    for table in (names[:3], names[3:]):
+        r = challenge(api, game=game, seats=[{"builtin": name} for name in table])
+        assert r.status_code == 201, r.content
+        assert [s["label"] for s in r.data["seats"]] == [f"builtin:{name}" for name in table]
+
+
+def test_the_schema_offers_every_builtin_as_a_seat(anon: APIClient) -> None:
+    r = anon.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    enums = [
+        set(s["enum"]) - {""}
+        for s in r.json()["components"]["schemas"].values()
+        if "greedy" in s.get("enum", [])
+    ]
+    assert enums == [{name for game in ("brexit", "brasilis") for name in builtin_names(game)}]

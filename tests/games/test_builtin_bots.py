@@ -1,4 +1,4 @@
-"""Built-in bots (random, greedy, search) and the simulate statistics.
+"""Built-in bots (random, greedy, search, cautious, bold, quick) and the simulate statistics.
 
 Bots must only ever return legal actions, be reproducible with an iteration
 cap, act on their own information set, and simulate's numbers must match
@@ -19,9 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.brasilis.bots import greedy as brasilis_greedy
 from games.brasilis.bots import search as brasilis_search
-from games.brexit.bots import greedy as brexit_greedy
 from games.brexit.bots import search as brexit_search
 from games.engine import simulate
 from games.engine.builtin import BUILTIN_BOTS, make_player
@@ -36,16 +34,17 @@ DETERMINIZE: dict[str, Callable[[Any, int, random.Random], Any]] = {
 }
 
 
+ONE_STEP = ["greedy", "cautious", "bold"]
+"""The built-ins that read only their observation and legal actions (no search, no chance)."""
+
+
 def _players(game: str, seed: int) -> dict[str, Player]:
-    return {
-        "random": make_player(game, "random"),
-        "greedy": make_player(game, "greedy"),
-        "search": make_player(game, "search", iterations=3, seed=seed),
-    }
+    # Every built-in, searches capped at 3 rollouts so the walks stay fast.
+    return {name: make_player(game, name, iterations=3, seed=seed) for name in BUILTIN_BOTS[game]}
 
 
 def _walk(game: str, seed: int, seats: int, every: int = 1) -> list[tuple[Any, int]]:
-    """(state copy, seat) pairs met while a random mix of the three bots plays a game."""
+    """(state copy, seat) pairs met while a random mix of every built-in plays a game."""
     rules = get(game).rules
     players = _players(game, seed)
     rng = random.Random(seed)
@@ -58,7 +57,7 @@ def _walk(game: str, seed: int, seats: int, every: int = 1) -> list[tuple[Any, i
             if step % every == 0:
                 met.append((rules.load(rules.dump(match.state)), seat))
             step += 1
-            name = rng.choice(["random", "greedy", "search"])
+            name = rng.choice(sorted(players))
             action = players[name](match.state, seat, rng)
             rules.check(match.state, seat, action)  # raises IllegalAction with the reason
             match.play(seat, action)
@@ -75,7 +74,7 @@ def test_bots_only_play_legal_actions(game: str, seed: int, seats: int) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("name", ["greedy", "search"])
+@pytest.mark.parametrize("name", ["greedy", "search", "cautious", "bold", "quick"])
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_bots_are_legal_in_states_they_did_not_steer(game: str, name: str, seed: int) -> None:
@@ -99,6 +98,31 @@ def test_search_is_deterministic_with_an_iteration_cap(game: str) -> None:
 
     first = stream()
     assert first == stream()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_quick_reads_no_clock_and_replays_exactly(game: str) -> None:
+    # As the platform makes it (no budget, no cap given): the same seeds give the same game.
+    def stream() -> list[Any]:
+        players = [make_player(game, "quick", seed=4), make_player(game, "greedy")] * 2
+        match = LocalMatch(get(game).rules, 4, seed=8)
+        match.play_out(players, random.Random(2))
+        return match.events
+
+    first = stream()
+    assert first == stream()
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("name", ["cautious", "bold"])
+def test_styles_play_differently_from_greedy(game: str, name: str) -> None:
+    # Guards against a style whose weights never change a decision: it would be greedy renamed.
+    style, plain = make_player(game, name), make_player(game, "greedy")
+    rng = random.Random(0)
+    differ = sum(
+        style(state, seat, rng) != plain(state, seat, rng) for state, seat in _walk(game, 5, 4)
+    )
+    assert differ >= 3
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -146,10 +170,11 @@ def _cards(game: str, state: Any) -> Counter[str]:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_greedy_acts_on_its_observation_only(game: str) -> None:
-    # Two states this seat cannot tell apart must get the same greedy action.
+@pytest.mark.parametrize("name", ONE_STEP)
+def test_one_step_bots_act_on_their_observation_only(game: str, name: str) -> None:
+    # Two states this seat cannot tell apart must get the same action.
     rules = get(game).rules
-    act: Player = brexit_greedy.act if game == "brexit" else brasilis_greedy.act
+    act = make_player(game, name)
     rng = random.Random(3)
     for state, seat in _walk(game, 21, 4, every=3):
         other = DETERMINIZE[game](state, seat, rng)
@@ -168,9 +193,9 @@ def test_every_named_bot_makes_a_player_that_plays_a_legal_move(game: str) -> No
 
 
 def test_make_player_names_the_known_bots() -> None:
-    # Every registered game offers the three bots that docs/builtin-bots.md describes.
+    # Every registered game offers the six bots that docs/builtin-bots.md describes.
     assert {game: sorted(bots) for game, bots in BUILTIN_BOTS.items()} == {
-        game: ["greedy", "random", "search"] for game in REGISTERED
+        game: ["bold", "cautious", "greedy", "quick", "random", "search"] for game in REGISTERED
     }
     with pytest.raises(KeyError, match="built-in bots"):
         make_player("brexit", "oracle")

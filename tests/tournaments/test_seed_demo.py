@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 from django_celery_beat.models import PeriodicTask
 
+from games.engine.builtin import builtin_names
 from tournaments.models import Fixture, Ladder, Match, Season
 
 pytestmark = pytest.mark.django_db
@@ -22,15 +23,18 @@ def test_seed_demo_seeds_each_part_once() -> None:
         ("brasilis", 3, True),
         ("brexit", 3, True),
     ]
-    assert all(set(lad.builtins) == {"random", "greedy", "search"} for lad in Ladder.objects.all())
-    # Each ladder's first round is queued already: three seat rotations of one deal.
     for ladder in Ladder.objects.all():
+        # Every built-in the game offers is in its ladder.
+        assert sorted(ladder.builtins) == sorted(builtin_names(ladder.game))
+        assert len(ladder.builtins) == 6
+        # The first round is queued already: two tables, each three seat rotations of one deal.
         queued = Match.objects.filter(ladder=ladder, rated=True, status="queued")
-        assert queued.count() == 3 and len(set(queued.values_list("seed", flat=True))) == 1
+        assert queued.count() == 6 and len(set(queued.values_list("seed", flat=True))) == 2
     assert PeriodicTask.objects.get(name="ladder rounds").task == "tournaments.run_ladders"
     season = Season.objects.get(name="Demo season")
-    assert season.state == "running" and season.entrants.count() == 3
-    assert Fixture.objects.filter(season=season).count() == 3  # one table, three rotations
+    assert season.state == "running" and season.entrants.count() == 6
+    # Two tables per built-in: four tables, three rotations each.
+    assert Fixture.objects.filter(season=season).count() == 12
     assert Match.objects.filter(season=season).count() >= 1  # its first match is queued
 
     matches = Match.objects.count()

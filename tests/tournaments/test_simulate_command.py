@@ -65,3 +65,38 @@ def test_the_documented_simulate_command_runs(
     out = StringIO()
     call_command(*args, stdout=out)
     assert re.search(r"^bot\.py +\d+ ", out.getvalue(), re.M)  # its row in the table
+
+
+NEW_BUILTINS = ("cautious", "bold", "quick")
+BUILTIN_DOC = Path(__file__).resolve().parents[2] / "docs" / "builtin-bots.md"
+
+
+def measured_commands() -> list[str]:
+    """docs/builtin-bots.md's measuring commands that seat one of the newer built-ins."""
+    found = re.findall(r"^\|[^|]*\| `(--game [^`]+)`", BUILTIN_DOC.read_text(), re.M)
+    return [c for c in found if any(f"--seat {name} " in c for name in NEW_BUILTINS)]
+
+
+def test_the_newer_builtins_are_measured_in_the_docs() -> None:
+    # Each game's page shows a measured row for each of them.
+    commands = measured_commands()
+    for game in ("brexit", "brasilis"):
+        for name in NEW_BUILTINS:
+            assert any(f"--game {game} --seat {name} " in c for c in commands), (game, name)
+
+
+@pytest.mark.parametrize(
+    "command", measured_commands(), ids=lambda c: "-".join(shlex.split(c)[1:6:2])
+)
+def test_the_documented_builtin_measurements_run(command: str) -> None:
+    """Each command as printed, cut to one game per seat rotation and searches to 2 rollouts
+    a decision: the full runs are a bench, measured by hand (docs/builtin-bots.md)."""
+    args = shlex.split(command)
+    seats = args.count("--seat")
+    args[args.index("--games") + 1] = str(seats)
+    if "--iterations" not in args:
+        args += ["--iterations", "2"]
+    data = json.loads(simulate(*args).strip().splitlines()[-1])
+    assert data["games"] == seats
+    assert data["lineup"] == [args[i + 1] for i, a in enumerate(args) if a == "--seat"]
+    assert sum(b["seat_games"] for b in data["bots"]) == seats * seats

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from django.test import Client
 
+from games.engine.builtin import builtin_names
 from games.engine.platform_events import verdict_event
 from replays import store
 from replays.store import NewEvent
@@ -100,3 +102,13 @@ def test_verdict_details_stay_with_the_owner_after_the_end(owner: Any) -> None:
     mine.force_login(owner)
     assert detail in mine.get(f"/matches/{match.pk}/?view=all").content.decode()
     assert detail in mine.get(f"/api/matches/{match.pk}/download/").content.decode()
+
+
+def test_the_fork_form_offers_every_builtin_of_the_game(owner: Any) -> None:
+    match, _ = with_a_timeout(owner)
+    c = Client()
+    c.force_login(owner)
+    html = c.get(f"/matches/{match.pk}/").content.decode()
+    offered = re.findall(r'<option value="builtin:(\w+)">', html)
+    # Once per seat row of the form: three seats, each offered the game's six built-ins.
+    assert offered == list(builtin_names("brexit")) * 3

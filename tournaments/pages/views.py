@@ -14,6 +14,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 from replays.controls import controls
 from tournaments import humans, ladders, replay, seasons, selectors, visibility
@@ -217,6 +218,7 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
             "play": _play(request, match, names),
             "can_fork": bool(mine) and visibility.is_over(match) and match.last_version > 1,
             "forks": forks,
+            "fork_builtins": builtin_names(match.game),
             "fork_versions": BotVersion.objects.filter(
                 bot__owner=request.user.pk if request.user.is_authenticated else None,
                 bot__game=match.game,

@@ -10,6 +10,8 @@ costs votes. The same :func:`choose` could run as an uploaded bot.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from games.brasilis.cards import AID_COST, MONEY_UNIT, NEWS
@@ -29,6 +31,22 @@ SPECIAL_COST = 0.3
 """Votes given up for spending a multiplier or interference card."""
 AID_BID = {"marketeer": 400, "advertiser": 100, "lawyer": 100, "palanque": 0, "colonel": 0}
 """What the greedy politician is willing to sink into each sealed all-pay bid."""
+
+
+@dataclass(frozen=True)
+class Style:
+    """The weights of the one-step rule; the other built-ins (cautious, bold) change them."""
+
+    card_cost: float = CARD_COST
+    special_cost: float = SPECIAL_COST
+    scandal_weight: float = 1.0
+    """How much worse a scandal counts than its face value (a cautious politician fears them)."""
+    bids: Mapping[str, int] = field(default_factory=lambda: dict(AID_BID))
+    lawyer_below: float = -MONEY_WEIGHT * AID_COST["lawyer"]
+    """The Lawyer cancels news worth less than this (by default: less than its $300)."""
+
+
+GREEDY = Style()
 
 
 def news_value(news: dict[str, Any] | None) -> float:
@@ -98,48 +116,49 @@ def with_kinds(obs: dict[str, Any]) -> dict[str, Any]:
     return obs
 
 
-def cost(obs: dict[str, Any], action: Action) -> float:
+def cost(obs: dict[str, Any], action: Action, style: Style = GREEDY) -> float:
     if "play" in action:
         kind = _kind(obs, action["play"])
-        return CARD_COST * int(kind) if kind.isdigit() else SPECIAL_COST
+        return style.card_cost * int(kind) if kind.isdigit() else style.special_cost
     if action.get("aid") == "colonel":
         return MONEY_WEIGHT * AID_COST["colonel"]
     return 0.0
 
 
-def dispute_score(obs: dict[str, Any], action: Action) -> float:
+def dispute_score(obs: dict[str, Any], action: Action, style: Style = GREEDY) -> float:
     me: int = obs["seat"]
     value = news_value(obs["news"])
     if action.get("aid") == "colonel":
         # A card in hand is worth a little when the hand is nearly empty.
-        return 0.3 - cost(obs, action) if len(obs["hand"] or []) <= 1 else -1.0
+        return 0.3 - cost(obs, action, style) if len(obs["hand"] or []) <= 1 else -1.0
     influence = after(obs, action, me)
-    return value * keeper_share(obs, influence, me, value > 0) - cost(obs, action)
+    weighted = value * style.scandal_weight if value < 0 else value
+    return weighted * keeper_share(obs, influence, me, value > 0) - cost(obs, action, style)
 
 
-def choose_dispute(obs: dict[str, Any], actions: list[Action]) -> Action:
+def choose_dispute(obs: dict[str, Any], actions: list[Action], style: Style = GREEDY) -> Action:
     best, best_score = actions[0], -1e9
     for action in actions:
-        score = dispute_score(obs, action)
+        score = dispute_score(obs, action, style)
         if score > best_score + 1e-9:
             best, best_score = action, score
     return best
 
 
-def choose(obs: dict[str, Any], legal: Legal) -> Action:
-    """The greedy action from what one seat may see."""
+def choose(obs: dict[str, Any], legal: Legal, style: Style = GREEDY) -> Action:
+    """The greedy action (or that of another ``style``) from what one seat may see."""
     kind = legal["kind"]
     me: int = obs["seat"]
     actions = legal["actions"] or []
     if kind == "dispute":
-        return choose_dispute(with_kinds(obs), actions)
+        return choose_dispute(with_kinds(obs), actions, style)
     if kind == "bid":
         lot = obs["auction"]["lot"] if obs["auction"] else None
-        want = AID_BID.get(lot or "", 0)
+        want = style.bids.get(lot or "", 0)
         money: int = obs["money"][me]
         return {"bid": min(money, want) // MONEY_UNIT * MONEY_UNIT}
     if kind == "auction_choice":
-        return max(actions, key=lambda a: AID_BID.get(a["choose_aid"], 0))
+        return max(actions, key=lambda a: style.bids.get(a["choose_aid"], 0))
     if kind == "destination":
         good = news_value(obs["news"]) > 0
         mine = [a for a in actions if a["give_to"] == me]
@@ -151,7 +170,7 @@ def choose(obs: dict[str, Any], legal: Legal) -> Action:
             return max(others, key=lambda a: obs["image"][a["give_to"]])
         return actions[0]
     if kind == "lawyer":
-        return {"lawyer": news_value(obs["news"]) < -MONEY_WEIGHT * AID_COST["lawyer"]}
+        return {"lawyer": news_value(obs["news"]) < style.lawyer_below}
     if kind == "media_pick":
         return max(actions, key=lambda a: news_value(NEWS[a["reveal"]].public()))
     if kind == "trade_reply":

@@ -45,7 +45,13 @@ def _points(deals: list[str], agenda: str | None) -> int:
     return sum(deal_value(d, agenda) for d in deals)
 
 
-def _needed(obs: dict[str, Any], slot: dict[str, Any], me: int) -> float:
+def _needed(
+    obs: dict[str, Any],
+    slot: dict[str, Any],
+    me: int,
+    card_guess: float = CARD_GUESS,
+    later_guess: float = LATER_GUESS,
+) -> float:
     """Card points that probably beat every other seat on ``slot``, given the shown counts."""
     n = len(obs["hand_sizes"])
     start = obs["start_seat"]
@@ -55,15 +61,28 @@ def _needed(obs: dict[str, Any], slot: dict[str, Any], me: int) -> float:
         if seat == me:
             continue
         if (seat - start) % n < my_pos:
-            guess = count * CARD_GUESS
+            guess = count * card_guess
         else:  # still to place: the bigger the hand, the bigger the threat
-            guess = LATER_GUESS if obs["hand_sizes"][seat] else 0.0
+            guess = later_guess if obs["hand_sizes"][seat] else 0.0
         best = max(best, guess)
     return math.floor(best) + 1
 
 
-def place(obs: dict[str, Any], *, spend_cost: float = SPEND_COST, margin: int = 0) -> Action:
-    """A placement: cheapest winning bids on the most valuable slots, Takes wherever, Blocks to deny."""
+def place(
+    obs: dict[str, Any],
+    *,
+    spend_cost: float = SPEND_COST,
+    margin: int = 0,
+    card_guess: float = CARD_GUESS,
+    later_guess: float = LATER_GUESS,
+    block_at: int = 2,
+) -> Action:
+    """A placement: cheapest winning bids on the most valuable slots, Takes wherever, Blocks to deny.
+
+    The keywords are the other built-ins' styles (cautious, bold): the guesses of
+    what rivals put on a slot, the price of a card point, and how many visible
+    rival cards make a slot worth a Block.
+    """
     me: int = obs["seat"]
     agenda = obs["agenda"]
     slots = [s for s in obs["slots"] if not s["blocked"]]
@@ -75,7 +94,7 @@ def place(obs: dict[str, Any], *, spend_cost: float = SPEND_COST, margin: int = 
     contested: set[int] = set()
     ranked = sorted(slots, key=lambda s: -deal_value(s["country"], agenda))
     for slot in ranked:
-        need = _needed(obs, slot, me) + margin
+        need = _needed(obs, slot, me, card_guess, later_guess) + margin
         # Own cards already there count (a second placement is never possible, but keep it general).
         need -= sum(VALUE[c] for c in slot["cards"][me] or [])
         if need <= 0:
@@ -117,7 +136,7 @@ def place(obs: dict[str, Any], *, spend_cost: float = SPEND_COST, margin: int = 
                 s
                 for s in slots
                 if s["slot"] not in contested
-                and max(c for p, c in enumerate(s["counts"]) if p != me) >= 2
+                and max(c for p, c in enumerate(s["counts"]) if p != me) >= block_at
             ]
             if threats:
                 worst = max(threats, key=lambda s: max(s["counts"]))
@@ -166,12 +185,10 @@ def effect_gain(obs: dict[str, Any], action: Action) -> float:
     return 0.0
 
 
-def choose(obs: dict[str, Any], legal: Legal) -> Action:
-    """The greedy action from what one seat may see."""
-    if legal["kind"] == "placement":
-        return place(obs)
+def choose_effect(obs: dict[str, Any], legal: Legal, *, at_least: float = 0.0) -> Action:
+    """The effect that improves the deal count most, if it gains more than ``at_least``."""
     actions = legal["actions"] or [{"effect": "none"}]
-    best, best_gain = actions[0], 0.0
+    best, best_gain = actions[0], at_least
     for action in actions:
         if action["effect"] == "none":
             continue
@@ -179,6 +196,13 @@ def choose(obs: dict[str, Any], legal: Legal) -> Action:
         if gain > best_gain:
             best, best_gain = action, gain
     return best
+
+
+def choose(obs: dict[str, Any], legal: Legal) -> Action:
+    """The greedy action from what one seat may see."""
+    if legal["kind"] == "placement":
+        return place(obs)
+    return choose_effect(obs, legal)
 
 
 def act(state: State, seat: int, rng: random.Random) -> Action:

@@ -17,16 +17,19 @@ from django.db import transaction
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
+from games.engine.builtin import builtin_names
 from tournaments import ladders, runner, seasons
-from tournaments.models import BUILTIN_BOTS, Ladder, Match, Season, SeasonEntrant, Seat
+from tournaments.models import Ladder, Match, Season, SeasonEntrant, Seat
 
 DEMO = [
     ("brexit", 2026, ("search", "greedy", "random", "random")),
     ("brasilis", 2010, ("search", "greedy", "greedy", "random")),
 ]
-# The built-in bots fill a three-seat table: both games take three players.
+# Both games take three players; the six built-in bots fill two three-seat tables a round.
 LADDER_SEATS = 3
 DEMO_SEASON = "Demo season"
+DEMO_SEASON_ROUNDS = 2
+"""Tables per built-in in the demo season: 4 tables x 3 seat rotations = 12 matches, about 6 min."""
 LADDER_ROUNDS = "ladder rounds"
 
 
@@ -63,7 +66,10 @@ class Command(BaseCommand):
         ladder, created = Ladder.objects.get_or_create(
             game=game,
             seats=LADDER_SEATS,
-            defaults={"name": f"{game} ({LADDER_SEATS} players)", "builtins": list(BUILTIN_BOTS)},
+            defaults={
+                "name": f"{game} ({LADDER_SEATS} players)",
+                "builtins": list(builtin_names(game)),
+            },
         )
         if created:
             # The first round now: the workers play it as soon as they start.
@@ -78,12 +84,14 @@ class Command(BaseCommand):
                 name=DEMO_SEASON,
                 game="brexit",
                 seats=LADDER_SEATS,
-                format=Season.Format.ROUND_ROBIN,
+                # A round robin of six built-ins is 20 tables (60 matches): too long for a demo.
+                format=Season.Format.BALANCED,
+                rounds=DEMO_SEASON_ROUNDS,
                 games_per_table=0,
                 starts_at=timezone.now(),
                 matches_per_hour=120,
             )
-            for name in BUILTIN_BOTS:
+            for name in builtin_names(season.game):
                 SeasonEntrant.objects.create(season=season, builtin=name)
             seasons.open_season(season=season)
             seasons.start_season(season=season, rng=random.Random(2026))
