@@ -20,7 +20,7 @@ from replays.models import FeedCheckpoint
 from replays.store import _COLUMNS, StoredEvent, _fetch
 
 _SETTLED = (
-    f"SELECT {_COLUMNS} FROM replays_event"
+    f"SELECT {_COLUMNS} FROM replays_event"  # noqa: S608 (constant column names; values are bound parameters)
     " WHERE position > %s AND tx_id < pg_snapshot_xmin(pg_current_snapshot())"
 )
 _FEED = _SETTLED + " ORDER BY position LIMIT %s"

@@ -120,7 +120,7 @@ def settings_of(ladder: Ladder) -> matchmaking.Settings:
 
 def play_round(ladder: Ladder, rng: random.Random | None = None) -> list[Match]:
     """Queue one round of the ladder: tables of free members, each a duplicate set."""
-    rng = rng or random.Random(secrets.randbits(64))
+    rng = rng or random.Random(secrets.randbits(64))  # noqa: S311 (table draws need fairness, not secrecy; seeded from secrets)
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
         if not ladder.is_active:

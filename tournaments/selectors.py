@@ -211,7 +211,7 @@ def match_document_page(
 _MATCH_FIELDS = ["id", "game", "options", "seed", "status", "last_version"]
 _SEAT_FIELDS = ["id", "match_id", "number", "bot_version_id", "builtin"]
 _MATCH_TO_PLAY = (
-    f"SELECT {', '.join('m.' + f for f in _MATCH_FIELDS)}, {', '.join('s.' + f for f in _SEAT_FIELDS)}"
+    f"SELECT {', '.join('m.' + f for f in _MATCH_FIELDS)}, {', '.join('s.' + f for f in _SEAT_FIELDS)}"  # noqa: S608 (constant column names; values are bound parameters)
     " FROM tournaments_seat s JOIN tournaments_match m ON m.id = s.match_id"
     " WHERE s.match_id = %s ORDER BY s.number"
 )

@@ -61,6 +61,17 @@ def _convergence(options: dict[str, Any]) -> dict[str, Any]:
     return bench_convergence(seeds=options["seeds"])
 
 
+def _load(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.load.bench import bench_load
+
+    with _database(options):
+        return bench_load(
+            users=options["users"],
+            seconds=options["load_seconds"],
+            baseline_seconds=options["baseline_seconds"],
+        )
+
+
 def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
     """A throwaway database unless --in-place (the test suite's database is throwaway already)."""
     from replays.bench import bench_database
@@ -76,6 +87,7 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "replay": _replay,
     "ratings": _ratings,
     "convergence": _convergence,
+    "load": _load,
 }
 
 
@@ -98,6 +110,16 @@ class Command(BaseCommand):
             "--results", type=int, default=100_000, help="ratings: stored 4-player results"
         )
         parser.add_argument("--seeds", type=int, default=10, help="convergence: simulations")
+        parser.add_argument("--users", type=int, default=50, help="load: concurrent users")
+        parser.add_argument(
+            "--load-seconds", type=float, default=60.0, help="load: time under web load"
+        )
+        parser.add_argument(
+            "--baseline-seconds",
+            type=float,
+            default=20.0,
+            help="load: each quiet window (before and after) measuring match throughput",
+        )
         parser.add_argument(
             "--in-place",
             action="store_true",
