@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +20,7 @@ from tests.factories import UserFactory
 from tests.viewer.conftest import play
 
 pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_response_carries_the_content_security_policy(client: Client) -> None:
@@ -95,3 +101,31 @@ def test_no_password_or_token_reaches_the_logs(caplog: pytest.LogCaptureFixture)
     assert caplog.records, "nothing was logged: the test would prove nothing"
     for secret in (password, token, token[:-1]):
         assert secret not in logged
+
+
+def test_production_sends_cookies_over_https_only_and_asks_for_hsts() -> None:
+    code = (
+        "import json; from django.conf import settings as s;"
+        "print(json.dumps([s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SESSION_COOKIE_HTTPONLY,"
+        " s.SECURE_HSTS_SECONDS, s.SECURE_SSL_REDIRECT, s.DEBUG, s.MIDDLEWARE]))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in {"DJANGO_SETTINGS_MODULE", "DEBUG"}}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env={
+            **env,
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "SECRET_KEY": "a-long-random-production-secret-value-0123456789",
+            "ALLOWED_HOSTS": "backroom.example",
+        },
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    secure, csrf_secure, http_only, hsts, redirect, debug, middleware = json.loads(
+        result.stdout.splitlines()[-1]
+    )
+    assert secure and csrf_secure and http_only and redirect and not debug
+    assert hsts >= 365 * 24 * 3600
+    assert "csp.middleware.CSPMiddleware" in middleware
