@@ -136,7 +136,12 @@ def test_step_scrub_switch_views_and_follow_a_link(
     # Play advances by itself; Space pauses.
     page.locator("#speed").select_option("8")
     page.locator("#play").click()
-    page.wait_for_function(f"document.getElementById('viewer').dataset.step > {middle + 6}")
+    # A function, not an expression: Playwright evals an expression in the page, which the
+    # site's CSP (no 'unsafe-eval') refuses.
+    page.wait_for_function(
+        "(after) => Number(document.getElementById('viewer').dataset.step) > after",
+        arg=middle + 6,
+    )
     page.locator("body").press("Space")
     paused = step_of(page)
     page.wait_for_timeout(600)
