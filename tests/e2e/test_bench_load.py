@@ -35,6 +35,10 @@ def test_bench_load_short_form_has_no_errors_and_every_figure() -> None:
     }
     assert set(figures["matches_per_s"]) == {"baseline_before", "under_load", "baseline_after"}
     assert figures["feeder_error"] is None
+    cpu = figures["cpu_under_load"]
+    # The server and the worker did work in the loaded window, and it was counted.
+    assert cpu["web_cpu_s"] > 0 and cpu["worker_cpu_s"] > 0
+    assert cpu["web_cpu_ms_per_request"] > 0 and cpu["worker_cpu_ms_per_match"] > 0
     assert isinstance(figures["throughput_drop"], float)
     # The worker really played the feeder's matches, in every window.
     assert all(n > 0 for n in figures["matches_finished"].values())

@@ -168,20 +168,23 @@ def _play_here(game: str, seed: int, ladder: Ladder | None = None) -> Match:
     return match
 
 
-def _setup(users: int, plan_path: Path) -> Any:
-    """Accounts with tokens and a bot each, finished matches to replay, ladders with standings."""
+def _setup(run: str, users: int, plan_path: Path) -> Any:
+    """Accounts with tokens and a bot each, finished matches to replay, ladders with standings.
+
+    Names carry the run's: with --in-place a second run meets the first one's accounts.
+    """
     user_model = get_user_model()
     accounts = []
     for n in range(users):
         user, token = services.create_account(
-            username=f"load{n}", password=secrets.token_urlsafe(16)
+            username=f"{run}-{n}", password=secrets.token_urlsafe(16)
         )
         bot = services.create_bot(owner=user, name=f"load-bot-{n}", game="brexit")
         accounts.append({"token": token, "bot": bot.pk})
     ladders = []
     for game in ("brexit", "brasilis"):
         ladder = Ladder.objects.create(
-            name=f"{game} load", game=game, seats=3, builtins=list(BUILTIN_BOTS)
+            name=f"{game} {run}", game=game, seats=3, builtins=list(BUILTIN_BOTS)
         )
         ladders.append(ladder.pk)
         for seed in range(SETUP_MATCHES):
@@ -189,10 +192,10 @@ def _setup(users: int, plan_path: Path) -> Any:
     rating_feed.consume()
     matches = [
         {"id": str(m.pk), "steps": store.current_version(m.pk)}
-        for m in Match.objects.filter(status=Match.Status.FINISHED)
+        for m in Match.objects.filter(status=Match.Status.FINISHED)[:200]
     ]
     plan_path.write_text(json.dumps({"accounts": accounts, "matches": matches, "ladders": ladders}))
-    feeder, _ = user_model.objects.get_or_create(username="load-feeder")
+    feeder, _ = user_model.objects.get_or_create(username=f"{run}-feeder")
     return feeder
 
 
@@ -228,6 +231,25 @@ def _finished_between(start: datetime, end: datetime) -> int:
     return Match.objects.filter(
         status=Match.Status.FINISHED, finished_at__gte=start, finished_at__lt=end
     ).count()
+
+
+def _cpu_seconds(group: int) -> float:
+    """CPU time (user + system) used so far by the live processes of process group ``group``.
+
+    Read from /proc (Linux): unlike latencies, CPU per request or per match hardly moves
+    when other work shares the machine, so it tells what the platform itself costs.
+    """
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        # After the command: state, ppid, pgrp, ..., utime (14th field), stime (15th).
+        if int(fields[2]) == group:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
 
 
 def _throughput(seconds: float) -> tuple[float, int]:
@@ -266,7 +288,11 @@ def _run_locust(
 
 
 def bench_load(
-    users: int = 50, seconds: float = 60.0, baseline_seconds: float = 20.0
+    users: int = 50,
+    seconds: float = 60.0,
+    baseline_seconds: float = 20.0,
+    web_threads: int = 1,
+    web_workers: int = 2,
 ) -> dict[str, Any]:
     run = f"load-{secrets.token_hex(4)}"
     port = _free_port()
@@ -276,15 +302,22 @@ def bench_load(
         work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="backroom-load-")))
         queues = stack.enter_context(_queues(run))
         env = _environment(queues, run)
-        feeder_user = _setup(users, work / "plan.json")
+        feeder_user = _setup(run, users, work / "plan.json")
+        # Whatever is still queued at the end lost its queue with the run: cancel it.
+        stack.callback(
+            lambda: services.cancel_queued_matches(
+                matches=Match.objects.filter(created_by__username__startswith=f"{run}-"),
+                reason="bench load ended before this match was played",
+            )
+        )
         if "Manifest" in settings.STORAGES["staticfiles"]["BACKEND"]:
             # DEBUG off, as in production: the pages need the collected static files' manifest.
             subprocess.run([sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"], cwd=settings.BASE_DIR, env=env, check=True)  # fmt: skip
         # What deploy/Procfile runs (2 web workers, 2 worker processes), this run's queue only,
         # and a control socket of its own (gunicorn's default is one path per $HOME).
         web = _Process("gunicorn", [
-            str(bin_dir / "gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2",
-            "--control-socket", str(work / "gunicorn.ctl"),
+            str(bin_dir / "gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(web_workers),
+            "--control-socket", str(work / "gunicorn.ctl"), "--threads", str(web_threads),
         ], env)  # fmt: skip
         stack.callback(web.stop)
         worker = _Process("worker", [
@@ -310,12 +343,15 @@ def bench_load(
         if feeder.error:
             raise RuntimeError(f"bench load: the feeder failed: {feeder.error}")
         before, before_n = _throughput(baseline_seconds)
+        web_cpu, worker_cpu = _cpu_seconds(web.process.pid), _cpu_seconds(worker.process.pid)
         measured = _run_locust(base, users, seconds, work / "plan.json", work / "out.json", env)
         # The users' own window: locust's start-up and shut-down are not load.
         start, end = (
             datetime.fromtimestamp(measured["window"][edge], tz=UTC) for edge in ("start", "stop")
         )
         loaded_n = _finished_between(start, end)
+        web_cpu = _cpu_seconds(web.process.pid) - web_cpu
+        worker_cpu = _cpu_seconds(worker.process.pid) - worker_cpu
         loaded = loaded_n / (end - start).total_seconds()
         after, after_n = _throughput(baseline_seconds)
     times: dict[str, list[float]] = measured["times_ms"]
@@ -327,6 +363,7 @@ def bench_load(
         "users": users,
         "seconds": seconds,
         "think_time_s": [0.5, 1.5],
+        "web": f"gunicorn, {web_workers} workers x {web_threads} thread(s)",
         "requests": len(reads) + len(writes),
         "reads": len(reads),
         "writes": len(writes),
@@ -341,6 +378,14 @@ def bench_load(
             "baseline_before": round(before, 2),
             "under_load": round(loaded, 2),
             "baseline_after": round(after, 2),
+        },
+        # What the work costs in CPU, steadier than any time on a shared machine: with C cores
+        # free for the platform, the workers lose web_cpu_s / (C * loaded seconds) of theirs.
+        "cpu_under_load": {
+            "web_cpu_s": round(web_cpu, 2),
+            "web_cpu_ms_per_request": round(1000 * web_cpu / max(1, len(reads) + len(writes)), 1),
+            "worker_cpu_s": round(worker_cpu, 2),
+            "worker_cpu_ms_per_match": round(1000 * worker_cpu / max(1, loaded_n), 1),
         },
         "matches_finished": {
             "baseline_before": before_n,

@@ -69,6 +69,8 @@ def _load(options: dict[str, Any]) -> dict[str, Any]:
             users=options["users"],
             seconds=options["load_seconds"],
             baseline_seconds=options["baseline_seconds"],
+            web_threads=options["web_threads"],
+            web_workers=options["web_workers"],
         )
 
 
@@ -119,6 +121,18 @@ class Command(BaseCommand):
             type=float,
             default=20.0,
             help="load: each quiet window (before and after) measuring match throughput",
+        )
+        parser.add_argument(
+            "--web-workers",
+            type=int,
+            default=2,
+            help="load: gunicorn web worker processes (deploy/Procfile: 2)",
+        )
+        parser.add_argument(
+            "--web-threads",
+            type=int,
+            default=1,
+            help="load: gunicorn threads per web worker (deploy/Procfile: 1, sync workers)",
         )
         parser.add_argument(
             "--in-place",
