@@ -269,6 +269,8 @@ def test_the_content_security_policy_blocks_nothing_the_site_uses(
     page.keyboard.press("ArrowRight")
     wait_board(page, 6)  # the viewer's script runs
     page.goto("/")
+    page.goto("/admin/login/")
+    page.wait_for_selector("#login-form")
     page.goto("/api/docs/")
     page.wait_for_selector(".swagger-ui .opblock")  # Swagger UI started and read the schema
     assert page.locator("#viewer").count() == 0 and not refused, refused
