@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export DJANGO_SETTINGS_MODULE ?= config.settings.local
 
-.PHONY: up test lint deploy-check install services sandbox browser database migrate admin check-deploy clean
+.PHONY: up test lint deploy-check install services sandbox browser database migrate admin check-deploy audit clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -66,6 +66,12 @@ test: install services sandbox browser lint
 check-deploy: install
 	DJANGO_SETTINGS_MODULE=config.settings.production SECRET_KEY=$$(head -c 48 /dev/urandom | base64) \
 		ALLOWED_HOSTS=backroom.example $(BIN)/python manage.py check --deploy --fail-level WARNING
+
+# Known vulnerabilities in the pinned packages, from PyPI's advisory service (network needed; where
+# it cannot be reached, --strict fails rather than pass quietly). tests/test_dependency_audit.py
+# runs it in CI, or skips with the reason.
+audit: install
+	$(BIN)/pip-audit --strict --disable-pip --no-deps --progress-spinner off -r requirements.lock
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

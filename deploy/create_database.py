@@ -19,15 +19,18 @@ base = [
     "-U",
     url.username or "postgres",
 ]
-exists = subprocess.run(
-    [
+# psql quotes the name itself (:'name'): a name from DATABASE_URL never becomes SQL.
+exists = subprocess.run(  # noqa: S603 (fixed argv, no shell)
+    [  # noqa: S607 (psql from PATH, as the operator's own shell would find it)
         "psql",
         *base,
         "-d",
         "postgres",
-        "-Atc",
-        f"SELECT 1 FROM pg_database WHERE datname = '{name}'",
+        "-At",
+        "-v",
+        f"name={name}",
     ],
+    input="SELECT 1 FROM pg_database WHERE datname = :'name'",
     capture_output=True,
     text=True,
     env=env,
@@ -36,5 +39,6 @@ if exists.returncode != 0:
     print(f"cannot query PostgreSQL: {exists.stderr.strip()}", file=sys.stderr)
     sys.exit(1)
 if exists.stdout.strip() != "1":
-    subprocess.run(["createdb", *base, name], check=True, env=env)
+    # createdb takes the name as one argument (no shell, no SQL of ours); found on PATH.
+    subprocess.run(["createdb", *base, name], check=True, env=env)  # noqa: S603, S607
     print(f"created database {name}")

@@ -386,7 +386,7 @@ def read(
     stream_id: uuid.UUID, from_version: int = 1, to_version: int | None = None
 ) -> list[StoredEvent]:
     """Events of the stream from ``from_version`` to ``to_version`` (inclusive), in order."""
-    sql = f"SELECT {_COLUMNS} FROM replays_event WHERE stream_id = %s AND version >= %s"
+    sql = f"SELECT {_COLUMNS} FROM replays_event WHERE stream_id = %s AND version >= %s"  # noqa: S608 (constant column names; values are bound parameters)
     params: list[Any] = [stream_id, from_version]
     if to_version is not None:
         sql += " AND version <= %s"

@@ -160,7 +160,7 @@ def play_round(
 
     With a ``slot``, nothing is played if the ladder already played that slot's round.
     """
-    rng = rng or random.Random(secrets.randbits(64))
+    rng = rng or random.Random(secrets.randbits(64))  # noqa: S311 (table draws need fairness, not secrecy; seeded from secrets)
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
         if not ladder.is_active:

@@ -41,7 +41,7 @@ def bot_dir(version: BotVersion) -> Path:
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        os.chmod(staging, 0o755)
+        os.chmod(staging, 0o755)  # noqa: S103 (the bot's uid must read the staged copy; it is not writable)
         try:
             staging.rename(target)
         except OSError:  # another worker unpacked it first

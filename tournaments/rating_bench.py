@@ -43,7 +43,7 @@ def store_results(
     count: int, seed: int = 1
 ) -> tuple[Ladder, list[tuple[tuple[str, ...], tuple[int, ...]]]]:
     """``count`` finished rated matches of a ladder, each with its match_finished event."""
-    rng = random.Random(seed)
+    rng = random.Random(seed)  # noqa: S311 (seeded synthetic results, reproducible by design)
     ladder, _ = Ladder.objects.get_or_create(
         game="brexit", seats=SEATS, defaults={"name": "bench ladder"}
     )

@@ -44,7 +44,7 @@ class BenchWorker:
         self.name = name
         self.lines: list[str] = []
         self.ready = threading.Event()
-        self.process = subprocess.Popen(
+        self.process = subprocess.Popen(  # noqa: S603 (argv of our own programs, never a shell)
             [
                 str(Path(sys.executable).parent / "celery"),
                 *["-A", "config", "worker", "--pool", "solo", "--queues", ",".join(queues)],

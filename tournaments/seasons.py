@@ -61,7 +61,7 @@ def open_season(*, season: Season) -> Season:
 
 def start_season(*, season: Season, rng: random.Random | None = None) -> Season:
     """Freeze the entrants and draw the schedule; matches start at ``starts_at`` (now if unset)."""
-    rng = rng or random.Random(secrets.randbits(64))
+    rng = rng or random.Random(secrets.randbits(64))  # noqa: S311 (table draws need fairness, not secrecy; seeded from secrets)
     with transaction.atomic():
         season = _move(season, State.RUNNING)
         field = players(season)
@@ -292,7 +292,7 @@ def play_due(*, season: Season, now: datetime | None = None) -> list[Match]:
                     season,
                     players(season),
                     _swiss_round(season) + 1,
-                    random.Random(secrets.randbits(64)),
+                    random.Random(secrets.randbits(64)),  # noqa: S311 (table draws need fairness, not secrecy; seeded from secrets)
                 )
             else:
                 finish_season(season=season)

@@ -221,7 +221,7 @@ _MATCH_FIELDS = [
 ]
 _SEAT_FIELDS = ["id", "match_id", "number", "bot_version_id", "builtin", "player_id"]
 _MATCH_TO_PLAY = (
-    f"SELECT {', '.join('m.' + f for f in _MATCH_FIELDS)}, {', '.join('s.' + f for f in _SEAT_FIELDS)}"
+    f"SELECT {', '.join('m.' + f for f in _MATCH_FIELDS)}, {', '.join('s.' + f for f in _SEAT_FIELDS)}"  # noqa: S608 (constant column names; values are bound parameters)
     " FROM tournaments_seat s JOIN tournaments_match m ON m.id = s.match_id"
     " WHERE s.match_id = %s ORDER BY s.number"
 )

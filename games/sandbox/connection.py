@@ -74,7 +74,7 @@ class BotConnection:
             argv = isolation.unsafe_command(self._staged, self.limits)
         else:  # "bare": only the benchmark's baseline uses it
             argv = isolation.bare_command(self._staged)
-        self.proc = subprocess.Popen(
+        self.proc = subprocess.Popen(  # noqa: S603 (argv built by isolation.py, never a shell)
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

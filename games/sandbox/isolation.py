@@ -120,7 +120,7 @@ def lease_uid(wait_seconds: float = 10.0) -> UidLease:
 def _copy_tree(src: Path, dst: Path) -> None:
     """Copy regular files only (never follow a symlink as root), world-readable."""
     dst.mkdir(mode=0o755)
-    os.chmod(dst, 0o755)
+    os.chmod(dst, 0o755)  # noqa: S103 (read-only for the bot's uid: it must read and run, not write)
     for entry in os.scandir(src):
         target = dst / entry.name
         if entry.is_dir(follow_symlinks=False):
@@ -159,10 +159,10 @@ def stage(bot_dir: Path) -> Path:
     lock = os.open(root / OWNER_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     fcntl.flock(lock, fcntl.LOCK_EX)  # a new file nobody else knows yet: never blocks
     _owner_locks[root] = lock
-    os.chmod(root, 0o755)
+    os.chmod(root, 0o755)  # noqa: S103 (read-only for the bot's uid: it must read and run, not write)
     _copy_tree(bot_dir, root / "bot")
     (root / "sdk").mkdir(mode=0o755)
-    os.chmod(root / "sdk", 0o755)
+    os.chmod(root / "sdk", 0o755)  # noqa: S103 (read-only for the bot's uid: it must read and run, not write)
     shutil.copyfile(BOTKIT, root / "sdk" / "botkit.py")
     os.chmod(root / "sdk" / "botkit.py", 0o644)
     return root
@@ -242,15 +242,15 @@ def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> li
         # private /tmp (capped) is the one place a bot can store files.
         "--dev", "/dev",
         "--remount-ro", "/dev",
-        "--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp",
+        "--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp",  # noqa: S108 (the sandbox's own private tmpfs, not the host's /tmp)
         "--ro-bind", str(staged / "bot"), "/bot",
         "--ro-bind", str(staged / "sdk"), "/sdk",
         "--remount-ro", "/",
         "--clearenv",
-        "--setenv", "HOME", "/tmp",
+        "--setenv", "HOME", "/tmp",  # noqa: S108 (inside the sandbox: its private tmpfs)
         "--setenv", "LANG", "C.UTF-8",
         "--hostname", "sandbox",
-        "--chdir", "/tmp",
+        "--chdir", "/tmp",  # noqa: S108 (inside the sandbox: its private tmpfs)
         python, "-I", "-S", "-B", "/sdk/botkit.py", "/bot",
         *limits.botkit_args(),
         "--seccomp=required",

@@ -185,7 +185,7 @@ def make(*, budget_ms: float | None = None, seed: int = 0, iterations: int | Non
         legal = RULES.legal(state, seat)
         obs = RULES.observe(state, seat)
         # One draw from the caller's generator whatever the work done: callers stay reproducible.
-        local = random.Random(rng.getrandbits(64) ^ seed)
+        local = random.Random(rng.getrandbits(64) ^ seed)  # noqa: S311 (seeded playouts: reproducible by design, no secret)
         if legal["kind"] != "dispute" or not legal["actions"]:
             return greedy.choose(obs, legal)
         options = candidates(obs, legal["actions"])

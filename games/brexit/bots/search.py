@@ -127,7 +127,7 @@ def make(*, budget_ms: float | None = None, seed: int = 0, iterations: int | Non
         legal = RULES.legal(state, seat)
         options = candidates(observe(state, seat), legal)
         # One draw from the caller's generator whatever the work done: callers stay reproducible.
-        local = random.Random(rng.getrandbits(64) ^ seed)
+        local = random.Random(rng.getrandbits(64) ^ seed)  # noqa: S311 (seeded playouts: reproducible by design, no secret)
         if len(options) == 1:
             return options[0]
 

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 
 from config.queues import task_queues, task_routes
 
@@ -30,6 +31,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served by the app: /api/docs/ works offline
     "django_celery_beat",
+    "csp",
     "replays",
     "tournaments",
 ]
@@ -38,6 +40,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before anything reads a body: an oversized API request is refused unread (JSON 413).
     "tournaments.api.body_limits.BodySizeLimit",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -83,7 +86,8 @@ CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
-        "KEY_PREFIX": "backroom",
+        # Its own prefix lets a second instance (`bench load`) share the server without sharing keys.
+        "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="backroom"),
         # Only the rate limits use the cache, and they let requests through when Redis is
         # down (tournaments/api/throttles.py): a hung Redis must not hold a request for long.
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
@@ -131,6 +135,23 @@ MATCH_MAX_STEPS = env.int("MATCH_MAX_STEPS", default=None)
 MATCH_MAX_SECONDS = env.float("MATCH_MAX_SECONDS", default=1800.0)
 BOT_MOVE_SECONDS = env.float("BOT_MOVE_SECONDS", default=1.0)  # per decision, wall clock
 BOT_BANK_SECONDS = env.float("BOT_BANK_SECONDS", default=10.0)  # per match, spent by overruns
+
+# The site's Content-Security-Policy (django-csp): scripts and styles only from our own files, no
+# inline ones (the viewer positions its timeline marks from data attributes, in viewer.js), images
+# also from data: URIs (the favicon, Swagger UI's icons), no plugins, no framing, forms post home.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

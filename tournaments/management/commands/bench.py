@@ -74,6 +74,19 @@ def _scale(options: dict[str, Any]) -> dict[str, Any]:
         )
 
 
+def _load(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.load.bench import bench_load
+
+    with _database(options):
+        return bench_load(
+            users=options["users"],
+            seconds=options["load_seconds"],
+            baseline_seconds=options["baseline_seconds"],
+            web_threads=options["web_threads"],
+            web_workers=options["web_workers"],
+        )
+
+
 def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
     """A throwaway database unless --in-place (the test suite's database is throwaway already)."""
     from replays.bench import bench_database
@@ -90,6 +103,7 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "ratings": _ratings,
     "convergence": _convergence,
     "scale": _scale,
+    "load": _load,
 }
 
 
@@ -112,6 +126,28 @@ class Command(BaseCommand):
             "--results", type=int, default=100_000, help="ratings: stored 4-player results"
         )
         parser.add_argument("--seeds", type=int, default=10, help="convergence: simulations")
+        parser.add_argument("--users", type=int, default=50, help="load: concurrent users")
+        parser.add_argument(
+            "--load-seconds", type=float, default=60.0, help="load: time under web load"
+        )
+        parser.add_argument(
+            "--baseline-seconds",
+            type=float,
+            default=20.0,
+            help="load: each quiet window (before and after) measuring match throughput",
+        )
+        parser.add_argument(
+            "--web-workers",
+            type=int,
+            default=2,
+            help="load: gunicorn web worker processes (deploy/Procfile: 2)",
+        )
+        parser.add_argument(
+            "--web-threads",
+            type=int,
+            default=1,
+            help="load: gunicorn threads per web worker (deploy/Procfile: 1, sync workers)",
+        )
         parser.add_argument(
             "--matches", type=int, default=60, help="scale: matches per side of each round"
         )
