@@ -3,7 +3,9 @@
 The services cannot import tournaments.tasks: the tasks are the workers' entry points and
 import what they run (ladders, seasons), which create their matches through the services.
 Looking the task up by its registered name keeps that one direction (tasks -> services) while
-sending exactly what ``tasks.play_match.delay`` sends (its routes, its queue).
+sending exactly what ``tasks.play_match.delay`` sends (its routes, its queue). A web process
+never imports the tasks module itself: the first send there runs Celery's autodiscovery, as a
+worker does at start, so that the name is registered.
 
 Sending happens after the row is committed (``transaction.on_commit``), so a broker that is
 down must not turn the request into an error: the match or version is stored and stays
@@ -27,6 +29,8 @@ VALIDATE_BOT_VERSION = "tournaments.validate_bot_version"
 def _send(task: str, arg: str | int) -> bool:
     """Send ``task``; False (logged) if the broker cannot be reached."""
     try:
+        if task not in current_app.tasks:
+            current_app.loader.import_default_modules()
         current_app.tasks[task].delay(arg)
     except (BrokerError, OSError) as exc:
         log.warning(
