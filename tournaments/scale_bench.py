@@ -15,20 +15,17 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import statistics
-import subprocess
 import sys
-import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from django.db import connection
 
 from games.engine.registry import get
+from tournaments.children import Child, database_url, delete_queues
 from tournaments.models import Match, Seat
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,65 +34,38 @@ PLAYED = re.compile(r"Task tournaments\.play_match\[([0-9a-f-]+)\] succeeded")
 TOOK = re.compile(r"Task tournaments\.play_match\[[0-9a-f-]+\] succeeded in ([0-9.]+)s")
 
 
-class BenchWorker:
-    """A ``celery worker`` subprocess (solo pool) whose output is kept for its task ids."""
+class BenchWorker(Child):
+    """A ``celery worker`` (solo pool: one process), all of its output kept for its task ids."""
 
     def __init__(self, name: str, queues: list[str], env: dict[str, str]) -> None:
-        self.name = name
-        self.lines: list[str] = []
-        self.ready = threading.Event()
-        self.process = subprocess.Popen(  # noqa: S603 (argv of our own programs, never a shell)
-            [
-                str(Path(sys.executable).parent / "celery"),
-                *["-A", "config", "worker", "--pool", "solo", "--queues", ",".join(queues)],
-                *["--loglevel", "INFO", "--hostname", f"{name}@%h"],
-                *["--without-mingle", "--without-gossip"],
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
+        argv = [
+            str(Path(sys.executable).parent / "celery"),
+            *["-A", "config", "worker", "--pool", "solo", "--queues", ",".join(queues)],
+            *["--loglevel", "INFO", "--hostname", f"{name}@%h"],
+            *["--without-mingle", "--without-gossip"],
+        ]
+        super().__init__(name, argv, env, keep=None)
 
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.append(line)
-            if READY in line:
-                self.ready.set()
+    def wait_ready(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while not self.said(READY):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise self.failure("bench scale: a worker did not start")
+            time.sleep(0.1)
 
     def played(self) -> set[str]:
-        return set(PLAYED.findall("".join(self.lines)))
+        return set(PLAYED.findall(self.text()))
 
     def task_seconds(self) -> list[float]:
         """How long each play_match took inside the worker (Celery's own log line)."""
-        return [float(s) for s in TOOK.findall("".join(self.lines))]
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    user = quote(db["USER"] or "")
-    password = f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
+        return [float(s) for s in TOOK.findall(self.text())]
 
 
 def _worker_env(queues: dict[str, str]) -> dict[str, str]:
     """This process's settings and database, and this run's queues (base and test settings)."""
     return {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "PYTHONUNBUFFERED": "1",  # log lines as they happen: the shares are read from them
         "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings.local"),
         "CELERY_DEFAULT_QUEUE": queues["celery"],
@@ -155,16 +125,6 @@ def _event_storage() -> tuple[int, int]:
     return int(events), int(size)
 
 
-def _delete_queues(names: list[str]) -> None:
-    from config.celery import app
-
-    with app.connection_for_write() as conn:
-        channel: Any = conn.default_channel  # an amqp Channel; kombu types it as its protocol
-        for name in names:
-            channel.queue_delete(name)
-            channel.exchange_delete(name)
-
-
 def bench_scale(
     matches: int = 60,
     rounds: int = 3,
@@ -195,8 +155,7 @@ def bench_scale(
     shares: list[int] = []
     try:
         for worker in workers:
-            if not worker.ready.wait(120):
-                raise RuntimeError(f"bench scale: worker did not start:\n{''.join(worker.lines)}")
+            worker.wait_ready(120)
         # Warm up both (imports, connections, caches) before anything is timed.
         _play(_new_matches(game, seats, bots, 4), queues["two"], timeout)
         for r in range(rounds):
@@ -212,7 +171,7 @@ def bench_scale(
     finally:
         for worker in workers:
             worker.stop()
-        _delete_queues(list(queues.values()))
+        delete_queues(list(queues.values()))
     total = matches * rounds
     inside = sorted(t for w in workers for t in w.task_seconds())
     events, table_bytes = _event_storage()

@@ -22,7 +22,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -45,6 +44,7 @@ from django.utils import timezone
 
 from replays import store
 from tournaments import rating_feed, runner, services
+from tournaments.children import Child, database_url, delete_queues
 from tournaments.dispatch import PLAY_MATCH
 from tournaments.models import BUILTIN_BOTS, Ladder, Match, Seat
 
@@ -62,49 +62,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class _Process:
-    """A child in its own process group, its output kept (the last lines) for a failure report."""
-
-    def __init__(self, name: str, argv: list[str], env: dict[str, str]) -> None:
-        self.name = name
-        self.lines: list[str] = []
-        self.process = subprocess.Popen(  # noqa: S603 (argv of our own programs, never a shell)
-            argv,
-            env=env,
-            cwd=settings.BASE_DIR,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines = [*self.lines[-200:], line]
-
-    def said(self, text: str) -> bool:
-        return any(text in line for line in self.lines)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(10)
-
-    def failure(self, what: str) -> RuntimeError:
-        return RuntimeError(f"bench load: {what}; {self.name} said:\n{''.join(self.lines[-40:])}")
-
-
-def _wait(condition: Any, seconds: float, process: _Process, what: str) -> None:
+def _wait(condition: Any, seconds: float, process: Child, what: str) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         if process.process.poll() is not None or time.monotonic() > deadline:
-            raise process.failure(what)
+            raise process.failure(f"bench load: {what}")
         time.sleep(0.2)
 
 
@@ -118,13 +80,11 @@ def _ok(url: str) -> bool:
 
 def _environment(queues: tuple[str, str], run: str) -> dict[str, str]:
     """The children's settings: this bench's database, queues and cache keys; DEBUG off."""
-    db = connection.settings_dict
-    port = f":{db['PORT']}" if db["PORT"] else ""
     default_queue, match_queue = queues
     return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE", "config.settings.local"),
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}{port}/{db['NAME']}",
+        "DATABASE_URL": database_url(),
         "DEBUG": "false",
         # Base settings and test settings name their queues and cache prefix apart.
         "CELERY_DEFAULT_QUEUE": default_queue,
@@ -148,15 +108,7 @@ def _queues(run: str) -> Iterator[tuple[str, str]]:
     try:
         yield default_queue, match_queue
     finally:
-        with current_app.connection_for_write() as conn:
-            for name in (default_queue, match_queue):
-                channel: Any = conn.channel()
-                try:
-                    channel.queue_delete(name)
-                except Exception:  # noqa: S110 (a queue never declared is nothing to delete)
-                    pass
-                finally:
-                    channel.close()
+        delete_queues([default_queue, match_queue])
 
 
 def _play_here(game: str, seed: int, ladder: Ladder | None = None) -> Match:
@@ -279,11 +231,11 @@ def _run_locust(
         "--users", str(users), "--spawn-rate", str(users), "--run-time", f"{max(1, round(seconds))}s",
         "--stop-timeout", "10", "--only-summary", "--loglevel", "WARNING", "--exit-code-on-error", "0",
     ]  # fmt: skip
-    process = _Process(
+    process = Child(
         "locust", argv, {**env, "BACKROOM_LOAD_PLAN": str(plan), "BACKROOM_LOAD_OUT": str(out)}
     )
     if process.process.wait(seconds + 120) != 0 or not out.exists():
-        raise process.failure("locust failed")
+        raise process.failure("bench load: locust failed")
     return json.loads(out.read_text())  # type: ignore[no-any-return]
 
 
@@ -315,12 +267,12 @@ def bench_load(
             subprocess.run([sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"], cwd=settings.BASE_DIR, env=env, check=True)  # fmt: skip
         # What deploy/Procfile runs (2 web workers, 2 worker processes), this run's queue only,
         # and a control socket of its own (gunicorn's default is one path per $HOME).
-        web = _Process("gunicorn", [
+        web = Child("gunicorn", [
             str(bin_dir / "gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(web_workers),
             "--control-socket", str(work / "gunicorn.ctl"), "--threads", str(web_threads),
         ], env)  # fmt: skip
         stack.callback(web.stop)
-        worker = _Process("worker", [
+        worker = Child("worker", [
             str(bin_dir / "celery"), "-A", "config", "worker", "--hostname", f"{run}@%h",
             "--loglevel", "INFO", "--concurrency", "2", "--queues", queues[1],
             "--without-mingle", "--without-gossip",
