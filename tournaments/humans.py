@@ -172,6 +172,7 @@ def submit(
         raise NotFound(f"seat {seat} is not yours to play")
     if not isinstance(action, dict):
         raise Refused('the action must be a JSON object, e.g. {"pass": true}')
+    _refuse_late(match_id)
     with transaction.atomic():
         # The row lock orders concurrent submissions (two tabs, two people in a sealed bid):
         # each sees the events the one before it stored.
@@ -209,6 +210,26 @@ def submit(
     return match
 
 
+def _refuse_late(match_id: Any) -> None:
+    """Past its deadline a decision is no longer the person's: the default is played for them.
+
+    The match is queued at once (the reaper would within its interval), so the default is
+    not left waiting on the reaper while the person is told why their action came too late.
+    """
+    late = Match.objects.filter(
+        id=match_id, status=Match.Status.WAITING, deadline__lt=timezone.now()
+    )
+    deadline = late.values_list("deadline", flat=True).first()
+    if deadline is None:
+        return
+    if late.update(status=Match.Status.QUEUED):
+        transaction.on_commit(lambda: dispatch.play_match(str(match_id)))
+    raise Conflict(
+        f"the deadline for this decision passed at {deadline.isoformat()}: the default action"
+        " is played for your seat"
+    )
+
+
 def _check_waiting(match: Match, seat: int, step: int | None) -> None:
     if match.status in (Match.Status.FINISHED, Match.Status.ABORTED):
         raise Conflict(f"the match is over ({match.status})")
@@ -217,6 +238,10 @@ def _check_waiting(match: Match, seat: int, step: int | None) -> None:
         raise Conflict(
             f"seat {seat} has no decision to make now (the match is at step"
             f" {match.last_version}, {match.status}); this one may already be answered"
+        )
+    if step is not None and match.waiting_step is not None and step > match.waiting_step:
+        raise Refused(
+            f"there is no decision {step} yet: seat {seat} is asked at step {match.waiting_step}"
         )
     if step is not None and step != match.waiting_step:
         raise Conflict(

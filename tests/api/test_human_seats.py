@@ -198,6 +198,33 @@ def test_a_missed_deadline_plays_the_default_action_with_a_timeout_verdict(
     assert match.status == "waiting" and (match.waiting_step or 0) > step  # the next decision
 
 
+def test_an_action_past_the_deadline_is_refused_and_the_default_played_at_once(
+    api: APIClient, enqueued: Enqueued, commits: Any
+) -> None:
+    match = play_bots(human_match(api, human_move_seconds=30))
+    Match.objects.filter(pk=match.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    stored = store.current_version(match.pk)
+    with commits():
+        r = api.post(f"/api/matches/{match.pk}/actions/", {"action": {"place": []}}, format="json")
+    assert r.status_code == 409 and "deadline for this decision passed" in r.data["detail"]
+    assert store.current_version(match.pk) == stored  # nothing of the late action stored
+    match.refresh_from_db()
+    # Queued for the default at once, without waiting for the reaper.
+    assert match.status == "queued" and enqueued.play_match == [str(match.pk)]
+
+
+def test_a_decision_not_yet_asked_is_a_bad_request_not_a_conflict(
+    api: APIClient, enqueued: Enqueued
+) -> None:
+    match = play_bots(human_match(api))
+    url = f"/api/matches/{match.pk}/actions/"
+    for step in ((match.waiting_step or 0) + 1, 10**9):
+        r = api.post(url, {"action": {"place": []}, "step": step}, format="json")
+        assert r.status_code == 400, (step, r.content)
+    r = api.post(url, {"action": {"place": []}, "step": 99999999999999999999}, format="json")
+    assert r.status_code == 400 and "step" in r.data
+
+
 def test_a_match_abandoned_for_a_day_ends_aborted_with_its_reason(
     api: APIClient, enqueued: Enqueued
 ) -> None:

@@ -337,6 +337,7 @@ class ActionRequestSerializer(serializers.Serializer[Any]):
         required=False,
         allow_null=True,
         min_value=0,
+        max_value=10**9,
         help_text="The decision you answer (its waiting_step): a repeat of an answered one is a 409.",
     )
 
