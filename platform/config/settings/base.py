@@ -180,6 +180,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PARSER_CLASSES": [
+        "tournaments.api.parsers.BoundedJSONParser",  # deep nesting is a 400, not a crash
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pages",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_RATES": {"challenges": "30/hour", "uploads": "60/hour", "signups": "20/hour"},
