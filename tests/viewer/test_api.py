@@ -94,6 +94,14 @@ def test_import_refuses_garbage(tmp_path: Path) -> None:
     bad.write_text("{}")
     with pytest.raises(CommandError, match="not a backroom-match/1 document"):
         call_command("import_match", str(bad))
+    for doc, said in [
+        ('{"format": "backroom-match/1"}', "no 'match'"),
+        ('{"format": "backroom-match/1", "match": {"seats": []}, "events": []}', "no 'game'"),
+        ('{"format": "backroom-match/1", "match": [], "events": []}', "malformed"),
+    ]:
+        bad.write_text(doc)
+        with pytest.raises(CommandError, match=said):
+            call_command("import_match", str(bad))
 
 
 def test_play_out_file_imports(tmp_path: Path) -> None:

@@ -40,6 +40,14 @@ class Command(BaseCommand):
             raise CommandError(f"{opts['file']}: {exc}") from None
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise CommandError(f"{opts['file']}: not a {FORMAT} document")
+        try:
+            self._import(doc, opts)
+        except (KeyError, TypeError, AttributeError) as exc:
+            # A hand-edited or truncated document: say what is wrong, not a traceback.
+            what = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise CommandError(f"{opts['file']}: malformed {FORMAT} document: {what}") from None
+
+    def _import(self, doc: dict[str, Any], opts: dict[str, Any]) -> None:
         meta, events = doc["match"], doc["events"]
         if meta["game"] not in GAMES:
             raise CommandError(f"unknown game {meta['game']!r}")
