@@ -15,6 +15,7 @@ from django.core import signing
 from django.db import connection
 from django.test import override_settings
 
+from config.settings import base
 from tests.deploy.conftest import PRODUCTION, ROOT
 from tests.deploy.docs import ELSEWHERE, blocks, command_with, commands
 
@@ -27,28 +28,28 @@ ELSEWHERE_TESTED = {
         "tests/deploy/test_gunicorn.py",
         "test_two_instances_on_one_host_keep_a_control_socket_each",
     ),
-    "python manage.py bench scale": (
+    ".venv/bin/python manage.py bench scale": (
         "tests/tournaments/test_scale_bench.py",
         "test_bench_scale_prints_matches_per_minute_for_one_and_two_processes",
     ),
-    "python manage.py bench match": (
+    ".venv/bin/python manage.py bench match": (
         "tests/tournaments/test_bench_command.py",
         "test_bench_match_prints_every_figure_for_each_game",
     ),
-    "python manage.py bench eventstore": (
+    ".venv/bin/python manage.py bench eventstore": (
         "tests/tournaments/test_bench_command.py",
         "test_the_database_benches_run_in_a_throwaway_database",
     ),
-    "python manage.py bench ratings": (
+    ".venv/bin/python manage.py bench ratings": (
         "tests/tournaments/test_rating_bench.py",
         "test_bench_ratings_prints_rebuild_and_consumer_figures",
     ),
     # These two call the bench's function, not the command (the command adds only JSON output).
-    "python manage.py bench sandbox": (
+    ".venv/bin/python manage.py bench sandbox": (
         "tests/games/sandbox/test_isolation.py",
         "test_bench_reports_both_ways_and_ratios",
     ),
-    "python manage.py bench replay": (
+    ".venv/bin/python manage.py bench replay": (
         "tests/viewer/test_bench_replay.py",
         "test_bench_replay_reports_both_sides_and_their_ratio",
     ),
@@ -56,7 +57,7 @@ ELSEWHERE_TESTED = {
 RUN_HERE = {
     "make check-deploy": "test_make_check_deploy_and_deploy_check_pass",
     "make deploy-check": "test_make_check_deploy_and_deploy_check_pass",
-    "python manage.py migrate --check": "test_migrate_check_tells_a_migrated_database_from_a_new_one",
+    ".venv/bin/python manage.py migrate --check": "test_migrate_check_tells_a_migrated_database_from_a_new_one",
     'python -c "import secrets; print(secrets.token_urlsafe(50))"': (
         "test_a_new_key_with_the_old_one_as_fallback_keeps_old_signatures_valid"
     ),
@@ -95,17 +96,33 @@ def test_every_bench_the_docs_name_exists() -> None:
 
 
 def test_make_check_deploy_and_deploy_check_pass() -> None:
+    # No operator's configuration here: check-deploy puts in its placeholders, and says so.
+    bare = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ALLOWED_HOSTS")}
     for command in ("make check-deploy", "make deploy-check"):
         assert command in commands("deploy.md")
         done = subprocess.run(
-            command.split(), cwd=ROOT, capture_output=True, text=True, timeout=300
+            command.split(), cwd=ROOT, env=bare, capture_output=True, text=True, timeout=300
         )
         assert done.returncode == 0, done.stdout + done.stderr
+        if command == "make check-deploy":
+            assert "SECRET_KEY is not set" in done.stderr
+            assert "ALLOWED_HOSTS is not set" in done.stderr
+
+
+def test_make_check_deploy_checks_the_operators_own_secret_key() -> None:
+    """The environment's SECRET_KEY is the one checked (it used to be replaced by a good one)."""
+    weak = {**os.environ, "SECRET_KEY": "too-short", "ALLOWED_HOSTS": "backroom.example"}
+    done = subprocess.run(
+        ["make", "check-deploy"], cwd=ROOT, env=weak, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode != 0
+    assert "security.W009" in done.stdout + done.stderr
+    assert "is not set" not in done.stderr
 
 
 @pytest.mark.django_db(transaction=True)
 def test_migrate_check_tells_a_migrated_database_from_a_new_one() -> None:
-    command = "python manage.py migrate --check"
+    command = ".venv/bin/python manage.py migrate --check"
     assert command in commands("deploy.md")
     db = connection.settings_dict
     url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}"
@@ -171,3 +188,26 @@ def test_the_control_socket_the_docs_show_is_the_one_a_default_instance_opens(
     monkeypatch.delenv("GUNICORN_CONTROL_SOCKET", raising=False)
     settings = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
     assert settings["control_socket"] == str(ROOT / shown[shown.index("-s") + 1])
+
+
+def test_the_systemd_recipe_gives_the_service_user_the_folders_it_writes() -> None:
+    """collectstatic runs as the web unit's user and writes STATIC_ROOT; the checkout is root's
+    (cloned as root), so the recipe must create var/static and var/media for that user first."""
+    [recipe] = [b for b in blocks("deploy.md") if "useradd" in b]  # the first install
+    lines = recipe.splitlines()
+    web = (ROOT / "deploy" / "systemd" / "backroom-web.service").read_text()
+    [user] = re.findall(r"^User=(\w+)$", web, re.M)
+    [collect] = [i for i, line in enumerate(lines) if "collectstatic" in line]
+    assert lines[collect].startswith(f"sudo -u {user} ")
+    made = [
+        i
+        for i, line in enumerate(lines)
+        if line.startswith(f"install -d -o {user} -g {user} ")
+        and {"var/static", "var/media"} <= set(line.split("#")[0].split())
+    ]
+    assert made and made[0] < collect
+    # ... which are where the settings put them by default (and nginx serves the first).
+    assert Path(base.STATIC_ROOT) == ROOT / "var" / "static"
+    assert Path(base.MEDIA_ROOT) == ROOT / "var" / "media"
+    nginx = (ROOT / "deploy" / "nginx" / "backroom.conf").read_text()
+    assert "alias /srv/backroom/var/static/;" in nginx
