@@ -186,13 +186,18 @@ class Fixture(models.Model):
         return f"{self.season} r{self.round} t{self.table} g{self.game_number}"
 
 
+DESCRIPTION_MAX_LENGTH = 2000
+
+
 class Bot(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots"
     )
     game = models.CharField(max_length=20, choices=GAME_CHOICES)
     name = models.CharField(max_length=60)
-    description = models.TextField(blank=True)
+    # A few lines for the bot's page and lists; the database does not cap a TextField, so this
+    # max_length is the cap forms and the API check (a 400 that says so).
+    description = models.TextField(blank=True, max_length=DESCRIPTION_MAX_LENGTH)
     is_active = models.BooleanField(default=True, help_text="Inactive bots are not matched.")
     is_public = models.BooleanField(
         default=True, help_text="Listed for everyone; source stays private."

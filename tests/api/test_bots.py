@@ -132,3 +132,24 @@ def test_deactivate_action(api: APIClient, user: Any) -> None:
     assert r.data["is_active"] is False
     bot.refresh_from_db()
     assert bot.is_active is False
+
+
+def test_a_description_longer_than_the_cap_is_a_400_that_says_so(api: APIClient, user: Any) -> None:
+    from tournaments.models import DESCRIPTION_MAX_LENGTH
+
+    longest = "d" * DESCRIPTION_MAX_LENGTH
+    r = api.post(
+        "/api/bots/", {"game": "brexit", "name": "a", "description": longest}, format="json"
+    )
+    assert r.status_code == 201, r.content
+    r = api.post(
+        "/api/bots/", {"game": "brexit", "name": "b", "description": longest + "d"}, format="json"
+    )
+    assert r.status_code == 400
+    assert f"no more than {DESCRIPTION_MAX_LENGTH} characters" in str(r.data["description"])
+    bot = Bot.objects.get(name="a")
+    r = api.patch(f"/api/bots/{bot.pk}/", {"description": "d" * 100_000}, format="json")
+    assert r.status_code == 400 and "description" in r.data
+    assert Bot.objects.filter(name="b").count() == 0
+    bot.refresh_from_db()
+    assert bot.description == longest

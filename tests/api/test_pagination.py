@@ -33,3 +33,15 @@ def test_a_large_limit_returns_at_most_the_cap() -> None:
     BotFactory.create_batch(MAX_LIMIT + 3, is_public=True)
     body = APIClient().get("/api/bots/", {"limit": 100000}).json()
     assert body["count"] == MAX_LIMIT + 3 and len(body["results"]) == MAX_LIMIT
+
+
+def test_a_limit_that_is_not_a_whole_number_above_0_gives_the_default_page() -> None:
+    """docs/api.md: -1, 0 or abc are ignored (pages of 50), not a 400 and not a 500."""
+    from tests.factories import BotFactory
+
+    BotFactory.create_batch(51, is_public=True)
+    for limit in ("-1", "0", "abc", "1.5"):
+        response = APIClient().get("/api/bots/", {"limit": limit})
+        assert response.status_code == 200, (limit, response.content)
+        body = response.json()
+        assert len(body["results"]) == 50 and "limit=50" in body["next"], limit
