@@ -360,3 +360,53 @@ def test_a_rejected_version_uploaded_again_is_validated_again(
     BotVersion.objects.filter(pk=first.data["id"]).update(status=BotVersion.Status.REJECTED)
     again = api.post(url, {"source": SOURCE}, format="json")
     assert again.status_code == 201 and again.data["number"] == 2
+
+
+def test_a_filename_that_is_not_utf8_is_a_400_that_says_what_was_missing(
+    api: APIClient, user: Any
+) -> None:
+    """Django drops a part whose headers are not UTF-8: the answer must not say 'not both'."""
+    bot = BotFactory(owner=user)
+    body = (
+        b'--BoUnDaRy\r\nContent-Disposition: form-data; name="file"; filename="\xff\xfe.py"\r\n'
+        b"Content-Type: text/x-python\r\n\r\n" + SOURCE.encode() + b"\r\n--BoUnDaRy--\r\n"
+    )
+    r = api.generic(
+        "POST",
+        f"/api/bots/{bot.pk}/versions/",
+        body,
+        content_type="multipart/form-data; boundary=BoUnDaRy",
+    )
+    assert r.status_code == 400, r.content
+    [message] = r.json()["file"]
+    assert "not both" not in message
+    assert "no 'file' and no 'source' received" in message and "UTF-8" in message
+    assert not BotVersion.objects.exists()
+
+
+def test_a_file_and_a_source_together_is_a_400_saying_not_both(api: APIClient, user: Any) -> None:
+    bot = BotFactory(owner=user)
+    upload = SimpleUploadedFile("bot.py", SOURCE.encode())
+    r = api.post(
+        f"/api/bots/{bot.pk}/versions/", {"file": upload, "source": SOURCE}, format="multipart"
+    )
+    assert r.status_code == 400
+    assert "not both" in r.json()["file"][0]
+
+
+@pytest.mark.parametrize("url", ["/api/matches/", "/api/accounts/token/"])
+def test_a_chunked_body_is_a_json_411_not_a_missing_field(api: APIClient, url: str) -> None:
+    """Without a Content-Length WSGI reads no body: say so instead of 'This field is required'."""
+    body = b'{"game": "brexit", "seats": [{"builtin": "greedy"}, {"builtin": "random"}]}'
+    chunked = f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
+    r = api.generic(
+        "POST",
+        url,
+        chunked,
+        content_type="application/json",
+        CONTENT_LENGTH="",
+        HTTP_TRANSFER_ENCODING="chunked",
+    )
+    assert r.status_code == 411, r.content
+    assert r["Content-Type"] == "application/json"
+    assert "Content-Length" in r.json()["detail"]

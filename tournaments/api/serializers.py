@@ -148,9 +148,18 @@ class VersionUploadSerializer(serializers.Serializer[Any]):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         has_file, has_source = "file" in attrs, "source" in attrs
-        if has_file == has_source:
+        if has_file and has_source:
             raise serializers.ValidationError(
                 {"file": "send either a 'file' (multipart) or a 'source' text (JSON), not both"}
+            )
+        if not (has_file or has_source):
+            # Also what a multipart file part comes to when Django cannot read its headers (a
+            # filename that is not UTF-8): the part is dropped, so say what a readable one is.
+            raise serializers.ValidationError(
+                {
+                    "file": "no 'file' and no 'source' received: send a 'file' part (multipart, "
+                    "with a filename in UTF-8) or a 'source' text (JSON)"
+                }
             )
         if has_source:
             try:
