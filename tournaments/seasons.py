@@ -407,14 +407,24 @@ def standings(season: Season) -> list[dict[str, Any]]:
 
 def standings_seen_by(season: Season, user: Any) -> list[dict[str, Any]]:
     """The standings as ``user`` may read them: frozen once fitted, else fitted now; private
-    bots under the neutral label for anyone but their owner and staff."""
+    bots under the neutral label and an opaque key for anyone but their owner and staff."""
     rows = season.standings if season.standings is not None else standings(season)
-    hidden = {
+    hidden = hidden_entrants(season, user)
+    return [
+        {**r, "player": visibility.opaque_player(r["player"]), "name": visibility.PRIVATE_BOT}
+        if r["player"] in hidden
+        else r
+        for r in rows
+    ]
+
+
+def hidden_entrants(season: Season, user: Any) -> set[str]:
+    """The season's private bots' player keys that ``user`` sees only as opaque keys."""
+    return {
         e.player
         for e in season.entrants.select_related("bot_version__bot")
-        if e.bot_version is not None and not visibility.shows_bot(user, e.bot_version.bot)
+        if visibility.hides_player(user, e.bot_version)
     }
-    return [{**r, "name": visibility.PRIVATE_BOT} if r["player"] in hidden else r for r in rows]
 
 
 def progress(season: Season) -> tuple[int, int]:

@@ -11,8 +11,12 @@ Every page, API endpoint and download asks this module; none decides on its own.
   (before, a line can quote the bot's hand). Everyone else sees a verdict's kind,
   its step and the strikes.
 * A private bot: to anyone but its owner and staff, a private bot's seat, rating or
-  standing shows as "(private bot)", with no bot id, owner or link, and filtering on
-  it finds nothing.
+  standing shows as "(private bot)", with no bot id, version id, owner or link, and
+  filtering on it finds nothing. It still plays the ladders it is in, anonymously: its
+  ratings and rating history are listed under an opaque player key ("p:<hmac>", stable,
+  so ``?player=`` with it finds its history) instead of "v:<version id>", whose id would
+  be the same in every list and so track it (``player_as_seen``). A challenge's
+  ``created_by`` stays shown next to a private seat: the challenger made it in public.
 * An abort's reason: the owners of the match's bots, whoever created it, and staff.
   It can quote an exception from inside the platform.
 * A person's seat (``Seat.player``): that person sees it as a bot's owner sees their
@@ -37,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q
+from django.utils.crypto import salted_hmac
 
 from games.engine.events import can_see, redacted
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
@@ -239,6 +244,50 @@ def player_name(user: Any, version: BotVersion | None, builtin: str = "") -> str
     if not shows_bot(user, version.bot):
         return PRIVATE_BOT
     return f"{version.bot.name} v{version.number}"
+
+
+# --- rated players: a private bot plays anonymously ---------------------------------------------
+
+OPAQUE_PLAYER = "p:"
+"""The prefix of a private bot's player key as shown to those it is hidden from."""
+
+
+def opaque_player(player: str) -> str:
+    """A stand-in for a private bot's player key ("v:<version id>"): the same on every list and
+    for every caller (so its history can be asked for), naming no version; an HMAC keyed with
+    SECRET_KEY, so nobody can compute it from a version id to check a guess."""
+    digest = salted_hmac("tournaments.visibility.opaque_player", player).hexdigest()
+    return OPAQUE_PLAYER + digest[:24]
+
+
+def hides_player(user: Any, version: BotVersion | None) -> bool:
+    """Whether a rated player (a bot version, or None for a built-in) is anonymous to ``user``."""
+    return version is not None and not shows_bot(user, version.bot)
+
+
+def player_as_seen(user: Any, player: str, version: BotVersion | None) -> str:
+    """A rated player's key as ``user`` may see it: its own, or opaque for a private bot."""
+    return opaque_player(player) if hides_player(user, version) else player
+
+
+def version_id_as_seen(user: Any, version: BotVersion | None) -> int | None:
+    """A rated player's bot version id, or None (a built-in, or a private bot)."""
+    return None if version is None or hides_player(user, version) else version.pk
+
+
+def player_asked(user: Any, asked: str, private: Collection[tuple[str, BotVersion]]) -> str | None:
+    """The stored player key that ``?player=asked`` means for ``user``, None if it finds nothing.
+
+    ``private``: the (key, version) of the private bots among the players asked about. An opaque
+    key finds the private bot it stands for (whoever asks: its owner may use it too); a private
+    bot's own "v:<id>" finds nothing for those it is hidden from, as a missing id would.
+    """
+    if asked.startswith(OPAQUE_PLAYER):
+        found = [key for key, _ in private if opaque_player(key) == asked]
+        return found[0] if found else None
+    if any(key == asked and hides_player(user, version) for key, version in private):
+        return None
+    return asked
 
 
 # --- events as one caller sees them -----------------------------------------------------------

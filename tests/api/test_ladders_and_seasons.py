@@ -155,3 +155,93 @@ def test_ladders_and_seasons_are_in_the_openapi_schema() -> None:
         "/api/seasons/{season_id}/schedule/",
     ):
         assert path in schema
+
+
+def history_row(ladder: Ladder, player: str, position: int, **kw: object) -> RatingHistory:
+    return RatingHistory.objects.create(
+        match=MatchFactory(rated=True, ladder=ladder),
+        position=position,
+        pool=f"ladder:{ladder.pk}",
+        player=player,
+        rank=1,
+        mu_before=25,
+        sigma_before=8,
+        mu_after=26,
+        sigma_after=7,
+        rating_before=1500,
+        rating_after=1510,
+        elo_before=1500,
+        elo_after=1508,
+        **kw,
+    )
+
+
+def test_a_private_bot_plays_the_ladder_under_an_opaque_key_with_no_version_id(
+    ladder: Ladder, staff: object
+) -> None:
+    """Outside review F13: anonymous readers saw "v:19" and bot_version 19 and could follow it."""
+    public = BotVersionFactory(bot__name="sharp")
+    private = BotVersionFactory(bot=BotFactory(name="secret", is_public=False))
+    key = f"v:{private.pk}"
+    rating(ladder, f"v:{public.pk}", 1600.0, bot_version=public)
+    rating(ladder, key, 1700.0, bot_version=private)
+    for position in (1, 2):
+        history_row(ladder, key, position, bot_version=private)
+        history_row(ladder, f"v:{public.pk}", position, bot_version=public)
+    url = f"/api/ladders/{ladder.pk}"
+    api = APIClient()
+    [hidden, shown] = api.get(f"{url}/ratings/").json()["results"]
+    assert (hidden["name"], hidden["bot"], hidden["bot_version"]) == ("(private bot)", None, None)
+    assert hidden["player"].startswith("p:") and key not in api.get(f"{url}/ratings/").text
+    assert (shown["player"], shown["bot_version"]) == (f"v:{public.pk}", public.pk)
+    # Stable: the same key on every read and in the history, and ?player= finds it.
+    assert api.get(f"{url}/ratings/").json()["results"][0]["player"] == hidden["player"]
+    rows = api.get(f"{url}/history/").json()["results"]
+    assert {r["player"] for r in rows} == {hidden["player"], f"v:{public.pk}"}
+    mine = api.get(f"{url}/history/", {"player": hidden["player"]}).json()
+    assert mine["count"] == 2 and {r["player"] for r in mine["results"]} == {hidden["player"]}
+    # Its real key finds nothing, as a missing one would; a made-up opaque key neither.
+    assert api.get(f"{url}/history/", {"player": key}).json()["count"] == 0
+    assert api.get(f"{url}/history/", {"player": "p:" + "0" * 24}).json()["count"] == 0
+    assert api.get(f"{url}/history/", {"player": f"v:{public.pk}"}).json()["count"] == 2
+    # Its owner and staff see it as it is, by either key.
+    for who in (private.bot.owner, staff):
+        api.force_authenticate(who)
+        top = api.get(f"{url}/ratings/").json()["results"][0]
+        assert (top["player"], top["bot_version"], top["bot"]) == (key, private.pk, private.bot_id)
+        assert api.get(f"{url}/history/", {"player": key}).json()["count"] == 2
+        assert api.get(f"{url}/history/", {"player": hidden["player"]}).json()["count"] == 2
+
+
+def test_a_private_season_entrant_is_opaque_in_entrants_standings_and_schedule() -> None:
+    private = BotVersionFactory(bot=BotFactory(name="secret", is_public=False))
+    key = f"v:{private.pk}"
+    row = {"place": 1, "elo": 1550.0, "low": 1400.0, "high": 1700.0, "games": 1}
+    season = Season.objects.create(
+        name="autumn",
+        game="brexit",
+        seats=2,
+        state="finished",
+        standings=[
+            {**row, "player": key, "name": "secret v1"},
+            {**row, "place": 2, "player": "builtin:random", "name": "builtin:random"},
+        ],
+    )
+    SeasonEntrant.objects.create(season=season, bot_version=private)
+    SeasonEntrant.objects.create(season=season, builtin="random")
+    Fixture.objects.create(
+        season=season, round=1, table=1, game_number=1, players=[key, "builtin:random"], seed=5
+    )
+    api = APIClient()
+    detail, schedule = (api.get(f"/api/seasons/{season.pk}/{end}") for end in ("", "schedule/"))
+    assert key not in detail.text + schedule.text
+    body, [fixture] = detail.json(), schedule.json()["results"]
+    opaque = body["entrants"][0]["player"]
+    assert opaque.startswith("p:")
+    assert body["standings"][0]["player"] == opaque == fixture["players"][0]
+    assert body["standings"][0]["name"] == body["entrants"][0]["name"] == "(private bot)"
+    api.force_authenticate(private.bot.owner)
+    body = api.get(f"/api/seasons/{season.pk}/").json()
+    [fixture] = api.get(f"/api/seasons/{season.pk}/schedule/").json()["results"]
+    assert body["entrants"][0]["player"] == body["standings"][0]["player"] == key
+    assert fixture["players"] == [key, "builtin:random"]

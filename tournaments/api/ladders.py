@@ -1,7 +1,8 @@
 """Ladders, their ratings and each bot's rating history: read-only, open to anonymous readers.
 
-A private bot's rating is listed (it plays in the ladder) under a neutral name
-for anyone but its owner and staff, as the bot listing itself would hide it.
+A private bot's rating is listed (it plays in the ladder) under a neutral name and an opaque
+player key, with no bot or version id, for anyone but its owner and staff, as the bot listing
+itself would hide it (tournaments.visibility, "rated players").
 """
 
 from __future__ import annotations
@@ -56,8 +57,12 @@ class LadderSerializer(serializers.ModelSerializer[Ladder]):
 
 
 class RatingSerializer(serializers.ModelSerializer[Rating]):
+    player = serializers.SerializerMethodField(
+        help_text='"v:<bot version id>", "builtin:<name>", or "p:<opaque>" for a private bot.'
+    )
     name = serializers.SerializerMethodField()
     bot = serializers.SerializerMethodField()
+    bot_version = serializers.SerializerMethodField()
 
     class Meta:
         model = Rating
@@ -77,8 +82,15 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
             "updated_at",
         ]
 
+    def get_player(self, rating: Rating) -> str:
+        user = self.context["request"].user
+        return visibility.player_as_seen(user, rating.player, rating.bot_version)
+
     def get_name(self, rating: Rating) -> str:
         return player_name(rating.bot_version, rating.builtin, self.context["request"])
+
+    def get_bot_version(self, rating: Rating) -> int | None:
+        return visibility.version_id_as_seen(self.context["request"].user, rating.bot_version)
 
     def get_bot(self, rating: Rating) -> int | None:
         if (
@@ -90,7 +102,14 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
 
 
 class RatingHistorySerializer(serializers.ModelSerializer[RatingHistory]):
+    player = serializers.SerializerMethodField(
+        help_text='"v:<bot version id>", "builtin:<name>", or "p:<opaque>" for a private bot.'
+    )
     change = serializers.FloatField(read_only=True)
+
+    def get_player(self, row: RatingHistory) -> str:
+        user = self.context["request"].user
+        return visibility.player_as_seen(user, row.player, row.bot_version)
 
     class Meta:
         model = RatingHistory
@@ -118,9 +137,10 @@ class LadderFilter(serializers.Serializer[Any]):
 
 class HistoryFilter(serializers.Serializer[Any]):
     player = serializers.RegexField(
-        r"^(v:\d+|builtin:[a-z_]+)$",
+        rf"^(v:\d+|builtin:[a-z_]+|{visibility.OPAQUE_PLAYER}[0-9a-f]{{24}})$",
         required=False,
-        help_text='"v:<bot version id>" or "builtin:<name>"; all players if omitted.',
+        help_text='"v:<bot version id>", "builtin:<name>" or a private bot\'s "p:<opaque>" key, '
+        "as the ratings list them; all players if omitted.",
     )
 
 
@@ -169,9 +189,19 @@ class LadderHistoryView(generics.ListAPIView[RatingHistory]):
         ladder = get_object_or_404(Ladder, pk=self.kwargs["ladder_id"])
         filters = HistoryFilter(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        qs = RatingHistory.objects.filter(pool=ladders.pool(ladder))
+        pool = ladders.pool(ladder)
+        qs = RatingHistory.objects.filter(pool=pool).select_related("bot_version__bot")
         if "player" in filters.validated_data:
-            qs = qs.filter(player=filters.validated_data["player"])
+            private = [
+                (r.player, r.bot_version)
+                for r in Rating.objects.filter(
+                    pool=pool, bot_version__bot__is_public=False
+                ).select_related("bot_version__bot")
+                if r.bot_version is not None
+            ]
+            asked = filters.validated_data["player"]
+            player = visibility.player_asked(self.request.user, asked, private)
+            qs = qs.filter(player=player) if player is not None else qs.none()
         return qs.order_by("position", "player")
 
     @extend_schema(

@@ -12,7 +12,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments import seasons
+from tournaments import seasons, visibility
 from tournaments.api.ladders import player_name
 from tournaments.models import GAME_CHOICES, Fixture, Season
 
@@ -58,7 +58,10 @@ class SeasonSerializer(serializers.ModelSerializer[Season]):
     def get_entrants(self, season: Season) -> list[dict[str, Any]]:
         request = self.context["request"]
         return [
-            {"player": e.player, "name": player_name(e.bot_version, e.builtin, request)}
+            {
+                "player": visibility.player_as_seen(request.user, e.player, e.bot_version),
+                "name": player_name(e.bot_version, e.builtin, request),
+            }
             for e in season.entrants.select_related("bot_version__bot").order_by("id")
         ]
 
@@ -80,11 +83,17 @@ class SeasonListSerializer(SeasonSerializer):
 
 
 class FixtureSerializer(serializers.ModelSerializer[Fixture]):
+    players = serializers.SerializerMethodField()
     status = serializers.SerializerMethodField()
 
     class Meta:
         model = Fixture
         fields = ["round", "table", "game_number", "players", "match", "status"]
+
+    def get_players(self, fixture: Fixture) -> list[str]:
+        """Seat order; a private bot's key opaque as on the standings (``hidden`` in context)."""
+        hidden: set[str] = self.context["hidden"]
+        return [visibility.opaque_player(p) if p in hidden else p for p in fixture.players]
 
     def get_status(self, fixture: Fixture) -> str:
         return fixture.match.status if fixture.match is not None else "scheduled"
@@ -123,6 +132,11 @@ class SeasonDetailView(generics.RetrieveAPIView[Season]):
 class SeasonScheduleView(generics.ListAPIView[Fixture]):
     serializer_class = FixtureSerializer
     permission_classes = [AllowAny]
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        season = get_object_or_404(Season, pk=self.kwargs["season_id"])
+        hidden = seasons.hidden_entrants(season, self.request.user)
+        return {**super().get_serializer_context(), "hidden": hidden}
 
     def get_queryset(self) -> QuerySet[Fixture]:
         season = get_object_or_404(Season, pk=self.kwargs["season_id"])
