@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
@@ -177,7 +178,7 @@ def history_row(ladder: Ladder, player: str, position: int, **kw: object) -> Rat
 
 
 def test_a_private_bot_plays_the_ladder_under_an_opaque_key_with_no_version_id(
-    ladder: Ladder, staff: object
+    ladder: Ladder, staff: Any
 ) -> None:
     """Outside review F13: anonymous readers saw "v:19" and bot_version 19 and could follow it."""
     public = BotVersionFactory(bot__name="sharp")
