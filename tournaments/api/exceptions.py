@@ -1,9 +1,12 @@
-"""Turns the services' refusals into 400s with a message per field, like DRF's own validation."""
+"""The API's errors: services' refusals become 400s with a message per field (like DRF's own
+validation), and a URL no route matches is a JSON 404 like any other of the API's."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -15,3 +18,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, Invalid):
         exc = ValidationError(exc.errors)
     return drf_exception_handler(exc, context)
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 404 for a URL no route matches (``/api/bots/-1/``): JSON under /api/, as DRF's."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return page_not_found(request, exception)

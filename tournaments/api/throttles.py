@@ -16,6 +16,9 @@ from rest_framework.throttling import UserRateThrottle
 class _WriteThrottle(UserRateThrottle):
     """Counts only POSTs: reading the same endpoint must not eat the write budget."""
 
+    methods = frozenset({"POST"})
+    """What it counts (the schema documents 429 for these alone: tournaments/api/schema.py)."""
+
     def get_rate(self) -> str | None:
         rates: dict[str, Any] = api_settings.DEFAULT_THROTTLE_RATES
         rate = rates.get(str(self.scope))
