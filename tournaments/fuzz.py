@@ -108,9 +108,9 @@ def _classify(exc: BaseException, findings: Findings, label: str, status: int) -
             findings.server_errors += 1
         else:
             findings.schema_violations += 1
-        key = f"{label} {status}: {failure.title}"
+        key = f"{label} {status}: {getattr(failure, 'title', type(failure).__name__)}"
         findings.failures[key] += 1
-        findings.details.setdefault(key, str(failure.message)[:600])
+        findings.details.setdefault(key, str(getattr(failure, "message", failure))[:600])
 
 
 def fuzz(
@@ -123,60 +123,77 @@ def fuzz(
 ) -> Findings:
     """Fuzz every operation at ``base_url`` (a running server) as anonymous and as a user."""
     import schemathesis
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis.errors import Unsatisfiable
-    from hypothesis import strategies as st
     from schemathesis import GenerationMode
-    from schemathesis.checks import CHECKS as REGISTRY
-    from schemathesis.checks import load_all_checks
-    from schemathesis.core.failures import Failure, FailureGroup
 
-    load_all_checks()
-    checks = REGISTRY.get_by_names(list(CHECKS))
     base_url = base_url.rstrip("/")
     token = token or sign_up(base_url)
-    roles = {"anonymous": {}, "user": {"Authorization": f"Token {token}"}}
-    known = known_ids(base_url, roles["user"])
+    roles: dict[str, dict[str, str]] = {
+        "anonymous": {},
+        "user": {"Authorization": f"Token {token}"},
+    }
+    run = _Run(base_url, known_ids(base_url, roles["user"]), examples, seed)
     schema = schemathesis.openapi.from_url(f"{base_url}/api/schema/")
     modes = [GenerationMode.POSITIVE] + ([GenerationMode.NEGATIVE] if negative else [])
-    findings = Findings()
-    session = requests.Session()
-
     for result in schema.get_all_operations():
-        operation = result.ok()
-        findings.operations += 1
-        present = {k: v for k, v in known.items() if f"{{{k}}}" in operation.path and v}
-        reuse = st.fixed_dictionaries({k: st.sampled_from(v) for k, v in present.items()})
+        operation = result.ok()  # type: ignore[union-attr]  # an invalid schema raises here
+        run.findings.operations += 1
         for role, headers in roles.items():
             for mode in modes:
-                label = f"{operation.method.upper()} {operation.path} {role} {mode.value}"
-                strategy = operation.as_strategy(generation_mode=mode)
-                ids = st.one_of(st.none(), reuse) if mode is GenerationMode.POSITIVE else st.none()
-                cases = st.tuples(strategy, ids)
+                run.operation(operation, role, headers, mode)
+    run.session.close()  # lets the server's threads (and their database connections) end
+    return run.findings
 
-                def check(drawn: tuple[Any, dict[str, Any] | None], label: str = label) -> None:
-                    case, known_ids = drawn
-                    if known_ids:
-                        case.path_parameters = {**(case.path_parameters or {}), **known_ids}
-                    findings.cases += 1
-                    response = case.call(base_url=base_url, session=session, headers=headers)
-                    findings.statuses[response.status_code] += 1
-                    try:
-                        case.validate_response(response, checks=checks, headers=headers)
-                    except (FailureGroup, Failure) as exc:
-                        _classify(exc, findings, label, response.status_code)
 
-                run = settings(
-                    max_examples=examples,
-                    deadline=None,
-                    database=None,
-                    derandomize=seed is not None,
-                    suppress_health_check=list(HealthCheck),
-                )(given(cases)(lambda drawn: check(drawn)))
-                try:
-                    run()
-                except Unsatisfiable:
-                    # Nothing to negate (no parameters, no body): the positive cases cover it.
-                    if mode is GenerationMode.POSITIVE:
-                        raise
-    return findings
+class _Run:
+    def __init__(self, base_url: str, known: dict[str, list[Any]], examples: int, seed: int | None):
+        from schemathesis.checks import CHECKS as REGISTRY
+        from schemathesis.checks import load_all_checks
+
+        load_all_checks()
+        self.checks = REGISTRY.get_by_names(list(CHECKS))
+        self.base_url, self.known, self.examples, self.seed = base_url, known, examples, seed
+        self.findings = Findings()
+        self.session = requests.Session()
+
+    def operation(self, operation: Any, role: str, headers: dict[str, str], mode: Any) -> None:
+        """``examples`` cases of one operation, for one role, valid or (negative) not."""
+        from hypothesis import HealthCheck, given, settings
+        from hypothesis import strategies as st
+        from hypothesis.errors import Unsatisfiable
+        from schemathesis import GenerationMode
+        from schemathesis.core.failures import Failure, FailureGroup
+
+        label = f"{operation.method.upper()} {operation.path} {role} {mode.value}"
+        present = {k: v for k, v in self.known.items() if f"{{{k}}}" in operation.path and v}
+        reuse = st.fixed_dictionaries({k: st.sampled_from(v) for k, v in present.items()})
+        positive = mode is GenerationMode.POSITIVE
+        cases = st.tuples(
+            operation.as_strategy(generation_mode=mode),
+            st.one_of(st.none(), reuse) if positive else st.none(),
+        )
+
+        def check(drawn: tuple[Any, dict[str, Any] | None]) -> None:
+            case, ids = drawn
+            if ids:
+                case.path_parameters = {**(case.path_parameters or {}), **ids}
+            self.findings.cases += 1
+            response = case.call(base_url=self.base_url, session=self.session, headers=headers)
+            self.findings.statuses[response.status_code] += 1
+            try:
+                case.validate_response(response, checks=self.checks, headers=headers)
+            except (FailureGroup, Failure) as exc:
+                _classify(exc, self.findings, label, response.status_code)
+
+        test = settings(
+            max_examples=self.examples,
+            deadline=None,
+            database=None,
+            derandomize=self.seed is not None,
+            suppress_health_check=list(HealthCheck),
+        )(given(cases)(check))
+        try:
+            test()
+        except Unsatisfiable:
+            # Nothing to negate (no parameters, no body): the positive cases cover it.
+            if positive:
+                raise

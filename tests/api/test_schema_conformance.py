@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from tests.api.conftest import Enqueued, throttle_rates
 from tests.api.conformance import violations
+from tests.api.conftest import Enqueued, throttle_rates
 from tests.factories import BotFactory, BotVersionFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -42,6 +42,7 @@ RETRY_AFTER = {
     }
 }
 
+
 class AutoSchema(SpectacularAutoSchema):
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
         responses: dict[str, Any] = super()._get_response_bodies(direction)
@@ -51,10 +52,10 @@ class AutoSchema(SpectacularAutoSchema):
             if code in responses:
                 continue
             if code == "400":
-                responses[code] = self._get_response_for_code(VALIDATION_ERROR, code)
+                responses[code] = self._get_response_for_code(VALIDATION_ERROR, code)  # type: ignore[no-untyped-call]
                 responses[code]["description"] = "The request was refused: see the messages."
             else:
-                responses[code] = self._get_response_for_code(ErrorSerializer, code)
+                responses[code] = self._get_response_for_code(ErrorSerializer, code)  # type: ignore[no-untyped-call]
                 responses[code]["description"] = DESCRIPTIONS[code]
         if "429" in responses:
             responses["429"]["headers"] = RETRY_AFTER

@@ -33,7 +33,7 @@ class AccountSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(read_only=True)
     username = serializers.CharField(read_only=True)
     # An account may have no email: "" is then no address, so no `format: email` here.
-    email = serializers.CharField(read_only=True, help_text="The email address, or \"\".")
+    email = serializers.CharField(read_only=True, help_text='The email address, or "".')
     is_staff = serializers.BooleanField(read_only=True)
 
 
