@@ -24,7 +24,13 @@ from games.engine.registry import GAMES
 from tournaments import selectors, services
 from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
-from tournaments.api.throttles import ChallengeThrottle, SignupThrottle, UploadThrottle
+from tournaments.api.throttles import (
+    ChallengeThrottle,
+    ChargedOnSuccess,
+    LoginThrottle,
+    SignupThrottle,
+    UploadThrottle,
+)
 
 # Models name types here only: reads go through selectors, writes through services.
 if TYPE_CHECKING:
@@ -35,7 +41,7 @@ if TYPE_CHECKING:
 # Accounts
 
 
-class AccountCreateView(APIView):
+class AccountCreateView(ChargedOnSuccess, APIView):
     permission_classes = [AllowAny]
     throttle_classes = [SignupThrottle]
 
@@ -54,6 +60,7 @@ class AccountCreateView(APIView):
 
 class TokenView(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [LoginThrottle]
 
     @extend_schema(
         request=s.TokenRequestSerializer,
@@ -141,7 +148,7 @@ class BotViewSet(
         return Response(s.BotSerializer(bot).data)
 
 
-class BotVersionListView(generics.ListCreateAPIView["BotVersion"]):
+class BotVersionListView(ChargedOnSuccess, generics.ListCreateAPIView["BotVersion"]):
     """A bot's versions, newest first; POST uploads the next one (the bot's owner only)."""
 
     serializer_class = s.BotVersionSerializer
@@ -208,7 +215,7 @@ class BotVersionSourceView(APIView):
 # Matches
 
 
-class MatchListView(generics.ListCreateAPIView["Match"]):
+class MatchListView(ChargedOnSuccess, generics.ListCreateAPIView["Match"]):
     serializer_class = s.MatchSerializer
     permission_classes = [ReadOrAuthenticated]
     throttle_classes = [ChallengeThrottle]
