@@ -82,6 +82,16 @@ def test_site_logins_are_limited_and_share_the_budget(anon: APIClient) -> None:
         assert site.get("/accounts/login/").status_code == 200  # reading the form is free
 
 
+def test_the_admin_login_is_on_the_same_budget() -> None:
+    staff = UserFactory(password=PASSWORD, is_staff=True)
+    c = Client()
+    with throttle_rates(logins="1/hour"):
+        wrong = {"username": staff.username, "password": "guess"}
+        assert c.post("/admin/login/", wrong).status_code == 200
+        assert_429(c.post("/admin/login/", {"username": staff.username, "password": PASSWORD}))
+        assert "_auth_user_id" not in c.session
+
+
 def test_refused_challenges_do_not_use_up_the_budget(api: APIClient, enqueued: Enqueued) -> None:
     with throttle_rates(challenges="1/hour"):
         for bad in ({"game": "chess"}, {**THREE_RANDOM, "seats": []}, {**THREE_RANDOM, "seed": -1}):

@@ -270,6 +270,14 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "405 405 405 405",
         "DELETE": "405 405 405 405",
     },
+    # The admin's login form: staff already in go to the index; others (logged in or not) get
+    # the form (and no further without a staff account). Rate-limited: test_abuse_limits.py.
+    "admin-login": {
+        "GET": "200 200 200 302",
+        "POST": "200 200 200 200",
+        "PATCH": "405 405 405 405",
+        "DELETE": "405 405 405 405",
+    },
     # Every admin page: a redirect to the admin's login for all but staff, whatever the method.
     ADMIN: {"GET": "302 302 302 200", "POST": "302 302 302 200"},
 }

@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
+
 # The pages only read: a POST, PUT or DELETE is a 405, not the page (tests/api/test_endpoint_matrix.py).
 from django.views.decorators.http import require_safe
 
