@@ -12,6 +12,9 @@ import contextlib
 import io
 import json
 import os
+import re
+import shlex
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +27,8 @@ from tournaments.models import Ladder, Season
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+
 
 @pytest.fixture
 def world(enqueued: Enqueued) -> None:
@@ -33,12 +38,24 @@ def world(enqueued: Enqueued) -> None:
     running_copy(finished, finished.last_version // 2)
 
 
+def documented_command() -> list[str]:
+    """The arguments after `manage.py fuzz` in docs/api.md."""
+    for line in DOCS.read_text().splitlines():
+        for code in re.findall(r"`([^`]*manage\.py fuzz[^`]*)`", line):
+            words = shlex.split(code)
+            return words[words.index("fuzz") + 1 :]
+    raise AssertionError("docs/api.md shows no `manage.py fuzz` command")
+
+
 def test_no_operation_answers_5xx_or_breaks_the_schema(world: None, live_server: Any) -> None:
-    # A few cases per operation, role and mode here; FUZZ_EXAMPLES=200 for the long run.
-    examples = os.environ.get("FUZZ_EXAMPLES", "3")
+    # The documented command, on the live server, with a few cases per operation, role and mode
+    # (FUZZ_EXAMPLES=200 for the long run).
+    args = documented_command()
+    assert args[0].startswith("http://127.0.0.1:") and args[1] == "--examples"
+    args[0], args[2] = live_server.url, os.environ.get("FUZZ_EXAMPLES", "3")
     out = io.StringIO()
     with contextlib.suppress(CommandError):  # the figures below say what failed
-        call_command("fuzz", live_server.url, "--examples", examples, "--seed", "1", stdout=out)
+        call_command("fuzz", *args, "--seed", "1", stdout=out)
     figures = json.loads(out.getvalue())
     print(json.dumps({k: v for k, v in figures.items() if k != "details"}))
     assert figures["operations"] >= 25
