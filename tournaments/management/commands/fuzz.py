@@ -21,7 +21,7 @@ class Command(BaseCommand):
             "--examples", type=int, default=200, help="cases per operation, role and mode"
         )
         parser.add_argument("--token", default=None, help="an API token (default: sign up one)")
-        parser.add_argument("--seed", type=int, default=None, help="derandomize (same cases)")
+        parser.add_argument("--seed", type=int, default=None, help="the same cases on every run")
         parser.add_argument(
             "--positive-only", action="store_true", help="no requests the schema forbids"
         )
