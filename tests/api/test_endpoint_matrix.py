@@ -283,6 +283,7 @@ MATRIX: dict[str, dict[str, str]] = {
 
 
 OWNER = "the-owner"
+PRIVATE_NAME = "the-private-bot"
 BOT_SOURCE = "def act(observation, legal):\n    return None\n"
 # Bodies for the writes, so that whoever may write gets a 2xx ("{step}": a step of the match).
 BODIES: dict[str, dict[str, Any]] = {
@@ -329,7 +330,7 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
     finished = play("brexit", 3, owner, seed=5)
     version = Seat.objects.get(match=finished, number=0).bot_version
     assert version is not None
-    Bot.objects.filter(pk=version.bot_id).update(is_public=False)
+    Bot.objects.filter(pk=version.bot_id).update(is_public=False, name=PRIVATE_NAME)
     BotVersion.objects.filter(pk=version.pk).update(
         status=BotVersion.Status.REJECTED, validation_error="SECRET"
     )
@@ -452,3 +453,17 @@ def test_the_admin_is_staff_only(world: dict[str, Any]) -> None:
         if got != ADMIN_REFUSED.get(name, MATRIX[ADMIN][method])
     }
     assert wrong == {}
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_match_lists_do_not_name_a_private_bot(world: dict[str, Any], role: str) -> None:
+    """Anonymous ``/api/matches/?bot=<private bot>`` once listed its matches, owner and id."""
+    bot = world["kwargs"]["bot_id"]
+    c = _client(world["users"][role])
+    sees = role in ("owner", "staff")
+    for url in (f"/api/matches/?bot={bot}", "/api/matches/", f"/matches/?bot={bot}"):
+        body = c.get(url).content.decode()
+        assert (PRIVATE_NAME in body) == sees, url
+        assert (f'"bot":{bot},' in body or f"/bots/{bot}/" in body) == sees, url
+    listed = c.get(f"/api/matches/?bot={bot}").json()["count"]
+    assert listed == (1 if sees else 0)
