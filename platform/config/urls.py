@@ -15,6 +15,3 @@ urlpatterns = [
     path("api/", include("tournaments.api.urls")),
     path("", include("tournaments.pages.urls")),
 ]
-
-# A URL under /api/ that no route matches answers JSON, as the schema documents (not a page).
-handler404 = "tournaments.api.exceptions.not_found"

@@ -64,6 +64,13 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "405 405 405 405",
         "DELETE": "405 405 405 405",
     },
+    # Any other URL under /api/: the API's JSON 404, whatever the method.
+    "api-not-found": {
+        "GET": "404 404 404 404",
+        "POST": "404 404 404 404",
+        "PATCH": "404 404 404 404",
+        "DELETE": "404 404 404 404",
+    },
     "api-root": {
         "GET": "200 200 200 200",
         "POST": "401 405 405 405",
@@ -356,7 +363,11 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
             "seat": 0,
             "name": "bots",
         },
-        "by_name": {"site-ladder": {"pk": ladder.pk}, "site-season": {"pk": season.pk}},
+        "by_name": {
+            "site-ladder": {"pk": ladder.pk},
+            "site-season": {"pk": season.pk},
+            "api-not-found": {"rest": "no/such/thing/"},
+        },
         "query": {"asked": _asked(finished, 0)},
         "step": finished.last_version // 2,
         "running": running,

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.test import override_settings
 from rest_framework.test import APIClient
 
 from tests.api.conformance import violations
@@ -63,6 +64,12 @@ def test_errors_are_documented(
     assert r["Content-Type"] == "application/json"
     assert "detail" in r.json() or status == 400
     assert violations(path, method, r) is None
+
+
+@override_settings(DEBUG=True)
+def test_an_unrouted_api_url_is_json_with_debug_too(anon: APIClient) -> None:
+    r = anon.get("/api/bots/-1/versions/")
+    assert r.status_code == 404 and r["Content-Type"] == "application/json"
 
 
 def test_a_wrong_token_is_a_documented_401(anon: APIClient) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views.defaults import page_not_found
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -20,8 +19,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return drf_exception_handler(exc, context)
 
 
-def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    """Django's 404 for a URL no route matches (``/api/bots/-1/``): JSON under /api/, as DRF's."""
-    if request.path.startswith("/api/"):
-        return JsonResponse({"detail": "Not found."}, status=404)
-    return page_not_found(request, exception)
+def not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """A URL under /api/ that no route matches (``/api/bots/-1/``): the API's JSON 404, as DRF's,
+    not Django's page (an HTML one, or with DEBUG its debugging page)."""
+    return JsonResponse({"detail": "Not found."}, status=404)
