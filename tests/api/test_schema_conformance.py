@@ -72,6 +72,16 @@ def test_an_unrouted_api_url_is_json_with_debug_too(anon: APIClient) -> None:
     assert r.status_code == 404 and r["Content-Type"] == "application/json"
 
 
+def test_an_unrouted_api_write_is_the_same_json_404_not_a_csrf_page() -> None:
+    from django.test import Client
+
+    c = Client(enforce_csrf_checks=True)
+    user: Any = UserFactory()
+    c.force_login(user)
+    r = c.patch("/api/bots/not-a-number/versions/", {}, content_type="application/json")
+    assert r.status_code == 404 and r["Content-Type"] == "application/json"
+
+
 def test_a_wrong_token_is_a_documented_401(anon: APIClient) -> None:
     anon.credentials(HTTP_AUTHORIZATION="Token not-a-token")
     r = anon.get("/api/ladders/")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -19,6 +20,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return drf_exception_handler(exc, context)
 
 
+@csrf_exempt  # it changes nothing: a POST gets the same 404, not the CSRF failure page
 def not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
     """A URL under /api/ that no route matches (``/api/bots/-1/``): the API's JSON 404, as DRF's,
     not Django's page (an HTML one, or with DEBUG its debugging page)."""
