@@ -16,6 +16,7 @@ import secrets
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -38,6 +39,7 @@ class Findings:
     operations: int = 0
     cases: int = 0
     server_errors: int = 0
+    left_the_api: int = 0
     schema_violations: int = 0
     statuses: Counter[int] = field(default_factory=Counter)
     failures: Counter[str] = field(default_factory=Counter)
@@ -49,6 +51,7 @@ class Findings:
             "operations": self.operations,
             "cases": self.cases,
             "server_errors": self.server_errors,
+            "left_the_api": self.left_the_api,
             "schema_violations": self.schema_violations,
             "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
             "failures": dict(self.failures.most_common(100)),
@@ -180,6 +183,13 @@ class _Run:
             self.findings.cases += 1
             response = case.call(base_url=self.base_url, session=self.session, headers=headers)
             self.findings.statuses[response.status_code] += 1
+            outside = not urlsplit(response.request.url).path.startswith("/api/")
+            if outside and response.status_code < 500:
+                # A generated id of dot segments ("../../x") that the client resolved to a URL
+                # outside the API: the site's answer there is not this operation's (a 5xx still
+                # counts, below).
+                self.findings.left_the_api += 1
+                return
             try:
                 case.validate_response(response, checks=self.checks, headers=headers)
             except (FailureGroup, Failure) as exc:
