@@ -67,8 +67,9 @@ def test_errors_are_documented(
 
 
 @override_settings(DEBUG=True)
-def test_an_unrouted_api_url_is_json_with_debug_too(anon: APIClient) -> None:
-    r = anon.get("/api/bots/-1/versions/")
+@pytest.mark.parametrize("url", ["/api/bots/-1/versions/", "/api/ladders/%0A/", "/api/x%0Ay/"])
+def test_an_unrouted_api_url_is_json_with_debug_too(anon: APIClient, url: str) -> None:
+    r = anon.get(url)
     assert r.status_code == 404 and r["Content-Type"] == "application/json"
 
 

@@ -69,4 +69,4 @@ urlpatterns += [
 ]
 
 # Last: any other URL under /api/ is the API's JSON 404 (as the schema documents), with DEBUG too.
-urlpatterns += [re_path(r"^(?P<rest>.*)$", api_exceptions.not_found, name="api-not-found")]
+urlpatterns += [re_path(r"^(?P<rest>[\s\S]*)$", api_exceptions.not_found, name="api-not-found")]
