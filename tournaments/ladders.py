@@ -18,7 +18,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from tournaments import matchmaking, rating_feed, ratings, services
@@ -88,6 +88,31 @@ def members(ladder: Ladder) -> list[str]:
     )
     builtins = [b for b in ladder.builtins if b in BUILTIN_BOTS]
     return [f"v:{v}" for v in sorted(versions)] + [f"builtin:{b}" for b in builtins]
+
+
+def member_counts(ladders: list[Ladder]) -> dict[int, int]:
+    """``len(members(ladder))`` for each ladder, in one query however many ladders (lists)."""
+    newest = (
+        BotVersion.objects.filter(bot=OuterRef("bot"), status=BotVersion.Status.READY)
+        .order_by("-number")
+        .values("number")[:1]
+    )
+    per_game = dict(
+        BotVersion.objects.filter(
+            bot__game__in={ladder.game for ladder in ladders},
+            bot__is_active=True,
+            status=BotVersion.Status.READY,
+            number=Subquery(newest),
+        )
+        .values("bot__game")
+        .annotate(n=Count("id"))
+        .values_list("bot__game", "n")
+    )
+    return {
+        ladder.pk: per_game.get(ladder.game, 0)
+        + len([b for b in ladder.builtins if b in BUILTIN_BOTS])
+        for ladder in ladders
+    }
 
 
 def _players(seats: list[tuple[int | None, str]]) -> list[str]:

@@ -4,7 +4,11 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from tournaments.pages.login import limit_logins
+
 urlpatterns = [
+    # The admin's login, rate-limited like the site's (it resolves before the admin's own).
+    path("admin/login/", limit_logins(admin.site.login), name="admin-login"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file: the CSP allows no inline script.

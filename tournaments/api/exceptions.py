@@ -1,4 +1,5 @@
-"""Turns the services' refusals into 400s with a message per field, like DRF's own validation.
+"""The API's errors: services' refusals become 400s with a message per field (like DRF's own
+validation), and a URL no route matches is a JSON 404 like any other of the API's.
 
 Django's own refusals of a request body (too many fields or files) would otherwise reach
 Django's handler and answer with an HTML page: the API answers JSON. Bodies too large never get
@@ -11,6 +12,8 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent, TooManyFilesSent
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -31,3 +34,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, Invalid):
         exc = ValidationError(exc.errors)
     return drf_exception_handler(exc, context)
+
+
+@csrf_exempt  # it changes nothing: a POST gets the same 404, not the CSRF failure page
+def not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """A URL under /api/ that no route matches (``/api/bots/-1/``): the API's JSON 404, as DRF's,
+    not Django's page (an HTML one, or with DEBUG its debugging page)."""
+    return JsonResponse({"detail": "Not found."}, status=404)

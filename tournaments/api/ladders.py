@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import CharField, Count, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Cast, Coalesce, Concat
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
@@ -50,9 +51,18 @@ class LadderSerializer(serializers.ModelSerializer[Ladder]):
         ]
 
     def get_members(self, ladder: Ladder) -> int:
-        return len(ladders.members(ladder))
+        # A page of ladders is counted at once (the list serializer's instance is the page).
+        memo: dict[int, int] | None = self.context.get("member_counts")
+        if memo is None or ladder.pk not in memo:
+            page = getattr(self.parent, "instance", None) or [ladder]
+            memo = ladders.member_counts(list(page))
+            self.context["member_counts"] = memo  # type: ignore[index]  # a dict, per request
+        return memo[ladder.pk]
 
     def get_rated_players(self, ladder: Ladder) -> int:
+        rated = getattr(ladder, "rated", None)  # annotated by the list: no query per ladder
+        if rated is not None:
+            return int(rated)
         return Rating.objects.filter(pool=ladders.pool(ladder)).count()
 
 
@@ -151,7 +161,17 @@ class LadderListView(generics.ListAPIView[Ladder]):
     def get_queryset(self) -> QuerySet[Ladder]:
         filters = LadderFilter(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        return Ladder.objects.filter(**filters.validated_data).order_by("game", "seats", "id")
+        rated = (
+            Rating.objects.filter(pool=Concat(Value("ladder:"), Cast(OuterRef("pk"), CharField())))
+            .values("pool")
+            .annotate(n=Count("id"))
+            .values("n")
+        )
+        return (
+            Ladder.objects.filter(**filters.validated_data)
+            .annotate(rated=Coalesce(Subquery(rated), 0))
+            .order_by("game", "seats", "id")
+        )
 
     @extend_schema(parameters=[LadderFilter], summary="Ladders, per game and seat count")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:

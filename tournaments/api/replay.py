@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from tournaments import forks, replay, selectors, visibility
 from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
-from tournaments.api.throttles import ChallengeThrottle
+from tournaments.api.throttles import ChallengeThrottle, ChargedOnSuccess
 from tournaments.models import Match
 
 VIEW_PARAM = OpenApiParameter(
@@ -129,7 +129,7 @@ class ForkSerializer(serializers.Serializer[Any]):
     )
 
 
-class MatchForkView(APIView):
+class MatchForkView(ChargedOnSuccess, APIView):
     permission_classes = [Authenticated]
     throttle_classes = [ChallengeThrottle]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers
@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from tournaments import seasons, visibility
 from tournaments.api.ladders import player_name
-from tournaments.models import GAME_CHOICES, Fixture, Season
+from tournaments.models import GAME_CHOICES, Fixture, Match, Season
 
 
 class StandingSerializer(serializers.Serializer[Any]):
@@ -62,10 +62,13 @@ class SeasonSerializer(serializers.ModelSerializer[Season]):
                 "player": visibility.player_as_seen(request.user, e.player, e.bot_version),
                 "name": player_name(e.bot_version, e.builtin, request),
             }
-            for e in season.entrants.select_related("bot_version__bot").order_by("id")
+            # .all(): the list prefetches every page's entrants at once.
+            for e in sorted(season.entrants.all(), key=lambda e: e.pk)
         ]
 
     def get_progress(self, season: Season) -> dict[str, int]:
+        if hasattr(season, "scheduled"):  # annotated by the list: no query per season
+            return {"finished": season.finished, "scheduled": season.scheduled}  # type: ignore[attr-defined]
         done, total = seasons.progress(season)
         return {"finished": done, "scheduled": total}
 
@@ -111,7 +114,16 @@ class SeasonListView(generics.ListAPIView[Season]):
     def get_queryset(self) -> QuerySet[Season]:
         filters = SeasonFilter(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        return Season.objects.filter(**filters.validated_data).order_by("-created_at", "id")
+        finished = Q(fixtures__match__status=Match.Status.FINISHED)
+        return (
+            Season.objects.filter(**filters.validated_data)
+            .prefetch_related("entrants__bot_version__bot")
+            .annotate(
+                scheduled=Count("fixtures", distinct=True),
+                finished=Count("fixtures", filter=finished, distinct=True),
+            )
+            .order_by("-created_at", "id")
+        )
 
     @extend_schema(parameters=[SeasonFilter], summary="Seasons, newest first")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -121,7 +133,7 @@ class SeasonListView(generics.ListAPIView[Season]):
 class SeasonDetailView(generics.RetrieveAPIView[Season]):
     serializer_class = SeasonSerializer
     permission_classes = [AllowAny]
-    queryset = Season.objects.all()
+    queryset = Season.objects.prefetch_related("entrants__bot_version__bot")
     lookup_url_kwarg = "season_id"
 
     @extend_schema(summary="One season: entrants, progress and standings with 95% intervals")

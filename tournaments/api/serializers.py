@@ -6,7 +6,6 @@ from typing import Any
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -33,7 +32,8 @@ class AccountCreateSerializer(serializers.Serializer[Any]):
 class AccountSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(read_only=True)
     username = serializers.CharField(read_only=True)
-    email = serializers.EmailField(read_only=True)
+    # An account may have no email: "" is then no address, so no `format: email` here.
+    email = serializers.CharField(read_only=True, help_text='The email address, or "".')
     is_staff = serializers.BooleanField(read_only=True)
 
 
@@ -114,12 +114,12 @@ class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
     def get_validation_error(self, version: BotVersion) -> str | None:
         return version.validation_error if self._diagnostics(version) else None
 
-    @extend_schema_field(OpenApiTypes.UUID)
+    @extend_schema_field(serializers.UUIDField(allow_null=True))
     def get_smoke_match(self, version: BotVersion) -> str | None:
         smoke = getattr(version, "smoke_match_id", None)
         return str(smoke) if smoke is not None and self._diagnostics(version) else None
 
-    @extend_schema_field(OpenApiTypes.URI)
+    @extend_schema_field(serializers.URLField(allow_null=True))
     def get_smoke_match_url(self, version: BotVersion) -> str | None:
         smoke = self.get_smoke_match(version)
         if smoke is None:
@@ -311,7 +311,7 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     def get_waiting_for(self, match: Match) -> list[int]:
         return list(match.waiting_for or []) if match.status == Match.Status.WAITING else []
 
-    @extend_schema_field(OpenApiTypes.DATETIME)
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
     def get_deadline(self, match: Match) -> str | None:
         if match.status != Match.Status.WAITING or match.deadline is None:
             return None
@@ -321,11 +321,11 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
         return match.created_by.get_username() if match.created_by else None
 
     # Scenario options can stack decks, so they are as secret as the seed until the match is over.
-    @extend_schema_field(OpenApiTypes.INT64)
+    @extend_schema_field({"type": "integer", "format": "int64", "nullable": True})
     def get_seed(self, match: Match) -> int | None:
         return match.seed if visibility.is_over(match) else None
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field({"type": "object", "additionalProperties": {}, "nullable": True})
     def get_options(self, match: Match) -> dict[str, Any] | None:
         return match.options if visibility.is_over(match) else None
 

@@ -1,8 +1,9 @@
 """The REST API's routes, mounted under /api/."""
 
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from rest_framework.routers import DefaultRouter
 
+from tournaments.api import exceptions as api_exceptions
 from tournaments.api import replay, views
 
 router = DefaultRouter()
@@ -69,3 +70,6 @@ urlpatterns += [
         name="season-schedule",
     ),
 ]
+
+# Last: any other URL under /api/ is the API's JSON 404 (as the schema documents), with DEBUG too.
+urlpatterns += [re_path(r"^(?P<rest>[\s\S]*)$", api_exceptions.not_found, name="api-not-found")]

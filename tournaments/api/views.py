@@ -32,7 +32,13 @@ from tournaments import humans, selectors, services
 from tournaments.api import body_limits
 from tournaments.api import serializers as s
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
-from tournaments.api.throttles import ChallengeThrottle, SignupThrottle, UploadThrottle
+from tournaments.api.throttles import (
+    ChallengeThrottle,
+    ChargedOnSuccess,
+    LoginThrottle,
+    SignupThrottle,
+    UploadThrottle,
+)
 
 # Models name types here only: reads go through selectors, writes through services.
 if TYPE_CHECKING:
@@ -46,7 +52,7 @@ MAX_UPLOAD_REQUEST_BYTES = s.MAX_UPLOAD_BYTES + 64 * 1024
 # Accounts
 
 
-class AccountCreateView(APIView):
+class AccountCreateView(ChargedOnSuccess, APIView):
     permission_classes = [AllowAny]
     throttle_classes = [SignupThrottle]
 
@@ -65,6 +71,7 @@ class AccountCreateView(APIView):
 
 class TokenView(APIView):
     permission_classes = [AllowAny]
+    throttle_classes = [LoginThrottle]
 
     @extend_schema(
         request=s.TokenRequestSerializer,
@@ -152,7 +159,7 @@ class BotViewSet(
         return Response(s.BotSerializer(bot).data)
 
 
-class BotVersionListView(generics.ListCreateAPIView["BotVersion"]):
+class BotVersionListView(ChargedOnSuccess, generics.ListCreateAPIView["BotVersion"]):
     """A bot's versions, newest first; POST uploads the next one (the bot's owner only)."""
 
     serializer_class = s.BotVersionSerializer
@@ -236,7 +243,7 @@ class BotVersionSourceView(APIView):
 # Matches
 
 
-class MatchListView(generics.ListCreateAPIView["Match"]):
+class MatchListView(ChargedOnSuccess, generics.ListCreateAPIView["Match"]):
     serializer_class = s.MatchSerializer
     permission_classes = [ReadOrAuthenticated]
     throttle_classes = [ChallengeThrottle]

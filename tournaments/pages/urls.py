@@ -3,18 +3,13 @@
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path
 
-from tournaments.pages import views
+from tournaments.pages import login, views
 
 urlpatterns: list[URLPattern] = [
     path("", views.home, name="site-home"),
     # Bot owners (not only staff) log in here; the admin's login stays staff-only.
-    path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(
-            template_name="replays/login.html", redirect_authenticated_user=True
-        ),
-        name="login",
-    ),
+    # Rate-limited per client address, with the API's token requests (tournaments/api/throttles.py).
+    path("accounts/login/", login.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("matches/", views.match_list, name="site-matches"),
     path("matches/<uuid:match_id>/", views.match_page, name="site-match"),

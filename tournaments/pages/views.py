@@ -14,6 +14,9 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+# The pages only read: a POST, PUT or DELETE is a 405, not the page (tests/api/test_endpoint_matrix.py).
+from django.views.decorators.http import require_safe
+
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 from replays.controls import controls
@@ -76,6 +79,7 @@ def _rating_rows(ladder: Ladder, user: Any, limit: int | None = None) -> list[di
     return rows
 
 
+@require_safe
 def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     """A ladder's or a season's standings and latest matches."""
     competition: Ladder | Season = (
@@ -100,6 +104,7 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     )
 
 
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     games = [
         {"name": g.name, "title": g.title, "blurb": GAME_BLURBS.get(g.name, ""), "info": g}
@@ -118,6 +123,7 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+@require_safe
 def match_list(request: HttpRequest) -> HttpResponse:
     q = request.GET
     filters: dict[str, Any] = {
@@ -182,6 +188,7 @@ def _frame(request: HttpRequest, match: Match) -> dict[str, Any]:
     }
 
 
+@require_safe
 @ensure_csrf_cookie  # the fork button posts with the session's CSRF token
 def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
     match = _match(request, match_id)
@@ -303,6 +310,7 @@ def _view_label(view: visibility.View, names: list[str]) -> str:
     return f"{names[view.seat]} (seat {view.seat})"
 
 
+@require_safe
 def match_board(request: HttpRequest, match_id: Any) -> HttpResponse:
     """The board at one step, as an HTML fragment the viewer swaps in."""
     match = _match(request, match_id)
@@ -310,6 +318,7 @@ def match_board(request: HttpRequest, match_id: Any) -> HttpResponse:
     return render(request, f"replays/board_{match.game}.html", ctx)
 
 
+@require_safe
 def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
     """New log lines after ``after``, for a live match's page (polled)."""
     match = _match(request, match_id)
@@ -328,6 +337,7 @@ def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
     )
 
 
+@require_safe
 def act_download(request: HttpRequest, match_id: Any, seat: int) -> HttpResponse:
     """The act message seat's bot received at ``step`` (its owner; staff once over)."""
     match = _match(request, match_id)
@@ -344,6 +354,7 @@ def act_download(request: HttpRequest, match_id: Any, seat: int) -> HttpResponse
     return response
 
 
+@require_safe
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot: Bot = get_object_or_404(selectors.bots_visible_to(request.user), pk=bot_id)
     seats = (
@@ -371,6 +382,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     )
 
 
+@require_safe
 def doc_page(request: HttpRequest, name: str) -> HttpResponse:
     """One of the bot authors' docs, rendered from docs/ (the same text as in the repository)."""
     if name not in DOCS:

@@ -174,7 +174,7 @@ STORAGES = {
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(BASE_DIR / "var" / "media"))
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
@@ -187,7 +187,17 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pages",
     "PAGE_SIZE": 50,
-    "DEFAULT_THROTTLE_RATES": {"challenges": "30/hour", "uploads": "60/hour", "signups": "20/hour"},
+    # 429 with Retry-After past these (tournaments/api/throttles.py); logins: API tokens and the
+    # site's login form together, per client address, right or wrong password.
+    "DEFAULT_THROTTLE_RATES": {
+        "challenges": "30/hour",
+        "uploads": "60/hour",
+        "signups": "20/hour",
+        "logins": "30/hour",
+    },
+    # How many proxies in front of the app append to X-Forwarded-For. 0: none, so the header
+    # is ignored and a client cannot pick a fresh address (and fresh budgets) per request.
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
     # Service refusals (tournaments.services.Invalid) become 400s with a message per field.
     "EXCEPTION_HANDLER": "tournaments.api.exceptions.exception_handler",
 }

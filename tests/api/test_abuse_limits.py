@@ -1,0 +1,132 @@
+"""Rate limits on what is worth abusing: sign-ups, tokens, logins, uploads, challenges and forks.
+
+Each answers 429 with Retry-After once over its rate. A challenge, fork, upload or sign-up
+refused with a 400 creates nothing, so it does not use up the budget; a login or token
+attempt counts whether or not the password was right (that is what guessing looks like).
+X-Forwarded-For is believed only when a proxy is configured (``NUM_PROXIES``, default 0).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.test import Client, override_settings
+from rest_framework.test import APIClient
+
+from tests.api.conftest import Enqueued, throttle_rates
+from tests.factories import UserFactory
+from tests.viewer.conftest import play
+from tournaments.models import Match
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "a-long-pass-phrase-9"
+THREE_RANDOM = {"game": "brexit", "seats": [{"builtin": "random"}] * 3}
+
+
+def sign_up(c: APIClient, name: str, **extra: Any) -> Any:
+    body = {"username": name, "password": PASSWORD}
+    return c.post("/api/accounts/", body, format="json", **extra)
+
+
+def assert_429(r: Any) -> None:
+    assert r.status_code == 429, r.content
+    assert int(r["Retry-After"]) > 0
+
+
+def test_x_forwarded_for_does_not_get_fresh_sign_ups(anon: APIClient) -> None:
+    with throttle_rates(signups="1/hour"):
+        assert sign_up(anon, "a", HTTP_X_FORWARDED_FOR="10.0.0.1").status_code == 201
+        assert_429(sign_up(anon, "b", HTTP_X_FORWARDED_FOR="10.0.0.2"))
+
+
+def test_behind_a_configured_proxy_its_forwarded_address_is_the_client(anon: APIClient) -> None:
+    rest = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    with override_settings(REST_FRAMEWORK=rest), throttle_rates(signups="1/hour"):
+        # The proxy appends the address it saw: the last entry is the one to trust.
+        assert sign_up(anon, "a", HTTP_X_FORWARDED_FOR="6.6.6.6, 10.0.0.1").status_code == 201
+        assert sign_up(anon, "b", HTTP_X_FORWARDED_FOR="6.6.6.6, 10.0.0.2").status_code == 201
+        assert_429(sign_up(anon, "c", HTTP_X_FORWARDED_FOR="7.7.7.7, 10.0.0.2"))
+
+
+def test_refused_sign_ups_do_not_count(anon: APIClient) -> None:
+    with throttle_rates(signups="1/hour"):
+        for _ in range(3):
+            assert sign_up(anon, "bad name!").status_code == 400
+        assert sign_up(anon, "good").status_code == 201
+        assert_429(sign_up(anon, "good2"))
+
+
+def test_token_requests_are_limited_right_or_wrong(anon: APIClient) -> None:
+    user = UserFactory(password=PASSWORD)
+    with throttle_rates(logins="2/hour"):
+        wrong = {"username": user.username, "password": "guess"}
+        assert anon.post("/api/accounts/token/", wrong, format="json").status_code == 401
+        right = {"username": user.username, "password": PASSWORD}
+        assert anon.post("/api/accounts/token/", right, format="json").status_code == 200
+        assert_429(anon.post("/api/accounts/token/", right, format="json"))
+
+
+def test_site_logins_are_limited_and_share_the_budget(anon: APIClient) -> None:
+    user = UserFactory(password=PASSWORD)
+    site = Client()
+    with throttle_rates(logins="2/hour"):
+        wrong = {"username": user.username, "password": "guess"}
+        assert site.post("/accounts/login/", wrong).status_code == 200  # the form, with its error
+        assert anon.post("/api/accounts/token/", wrong, format="json").status_code == 401
+        r = site.post("/accounts/login/", {"username": user.username, "password": PASSWORD})
+        assert_429(r)
+        assert "_auth_user_id" not in site.session
+        assert site.get("/accounts/login/").status_code == 200  # reading the form is free
+
+
+def test_the_admin_login_is_on_the_same_budget() -> None:
+    staff = UserFactory(password=PASSWORD, is_staff=True)
+    c = Client()
+    with throttle_rates(logins="1/hour"):
+        wrong = {"username": staff.username, "password": "guess"}
+        assert c.post("/admin/login/", wrong).status_code == 200
+        assert_429(c.post("/admin/login/", {"username": staff.username, "password": PASSWORD}))
+        assert "_auth_user_id" not in c.session
+
+
+def test_refused_challenges_do_not_use_up_the_budget(api: APIClient, enqueued: Enqueued) -> None:
+    with throttle_rates(challenges="1/hour"):
+        for bad in ({"game": "chess"}, {**THREE_RANDOM, "seats": []}, {**THREE_RANDOM, "seed": -1}):
+            assert api.post("/api/matches/", bad, format="json").status_code == 400
+        assert api.post("/api/matches/", THREE_RANDOM, format="json").status_code == 201
+        assert_429(api.post("/api/matches/", THREE_RANDOM, format="json"))
+    assert Match.objects.count() == 1
+
+
+def test_forks_share_the_challenge_budget_and_refusals_do_not_count(
+    client_for: Any, enqueued: Enqueued
+) -> None:
+    owner = UserFactory()
+    finished = play("brexit", 3, owner, seed=5)
+    api = client_for(owner)
+    url = f"/api/matches/{finished.pk}/fork/"
+    half = {"step": finished.last_version // 2}
+    with throttle_rates(challenges="2/hour"):
+        for bad in ({"step": 0}, {"step": 10**6}):
+            assert api.post(url, bad, format="json").status_code == 400
+        r = api.post(url, half, format="json")
+        assert r.status_code == 201, r.content
+        assert api.post("/api/matches/", THREE_RANDOM, format="json").status_code == 201
+        assert_429(api.post(url, half, format="json"))
+        assert_429(api.post("/api/matches/", THREE_RANDOM, format="json"))
+
+
+def test_refused_uploads_do_not_use_up_the_budget(
+    api: APIClient, user: Any, enqueued: Enqueued
+) -> None:
+    bot = api.post("/api/bots/", {"game": "brexit", "name": "b"}, format="json").json()
+    url = f"/api/bots/{bot['id']}/versions/"
+    with throttle_rates(uploads="1/hour"):
+        for bad in ({}, {"source": "x", "filename": "a.exe"}):
+            assert api.post(url, bad, format="json").status_code == 400
+        good = {"source": "def act(observation, legal):\n    return None\n"}
+        assert api.post(url, good, format="json").status_code == 201
+        assert_429(api.post(url, good, format="json"))

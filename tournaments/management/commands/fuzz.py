@@ -1,0 +1,46 @@
+"""``manage.py fuzz URL``: schemathesis over every API operation of a running server; JSON figures."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+class Command(BaseCommand):
+    help = (
+        "Fuzz every operation of the API at URL (a development server: it signs up an account and"
+        " creates bots and challenges there) against its own OpenAPI schema, anonymous and with a"
+        " token; print the figures as JSON and exit non-zero on any 5xx or schema violation."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("url", help="the server's root, e.g. http://127.0.0.1:8000")
+        parser.add_argument(
+            "--examples", type=int, default=200, help="cases per operation, role and mode"
+        )
+        parser.add_argument("--token", default=None, help="an API token (default: sign up one)")
+        parser.add_argument("--seed", type=int, default=None, help="the same cases on every run")
+        parser.add_argument(
+            "--positive-only", action="store_true", help="no requests the schema forbids"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            from tournaments.fuzz import fuzz
+        except ImportError as exc:  # pragma: no cover - schemathesis is a dev dependency
+            raise CommandError(f"fuzz needs the dev dependencies: {exc}") from exc
+        findings = fuzz(
+            options["url"],
+            token=options["token"],
+            examples=options["examples"],
+            negative=not options["positive_only"],
+            seed=options["seed"],
+        )
+        self.stdout.write(json.dumps(findings.as_dict(), indent=2))
+        if findings.server_errors or findings.schema_violations:
+            raise CommandError(
+                f"{findings.server_errors} server errors, {findings.schema_violations} schema"
+                " violations"
+            )
