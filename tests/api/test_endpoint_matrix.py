@@ -13,6 +13,7 @@ Statuses read "anon other owner staff". tests/api/test_access_matrix.py checks t
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,7 +27,8 @@ from tests.api.conftest import Enqueued, throttle_rates
 from tests.api.test_access_matrix import _asked
 from tests.factories import BotVersionFactory, UserFactory
 from tests.viewer.conftest import play, running_copy
-from tournaments.models import Bot, BotVersion, Ladder, Season, Seat
+from tournaments import runner
+from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 
 pytestmark = pytest.mark.django_db
 
@@ -155,6 +157,13 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "401 405 405 405",
         "DELETE": "401 405 405 405",
     },
+    # A person's seat (the owner plays seat 0 of a waiting match): only they see and act on it.
+    "match-actions": {
+        "GET": "401 404 200 404",
+        "POST": "401 404 202 404",
+        "PATCH": "401 405 405 405",
+        "DELETE": "401 405 405 405",
+    },
     "match-download": {
         "GET": "200 200 200 200",
         "POST": "401 405 405 405",
@@ -258,6 +267,12 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "405 405 405 405",
         "DELETE": "405 405 405 405",
     },
+    "site-match-play": {
+        "GET": "404 404 200 404",
+        "POST": "405 405 405 405",
+        "PATCH": "405 405 405 405",
+        "DELETE": "405 405 405 405",
+    },
     "site-match-log": {
         "GET": "200 200 200 200",
         "POST": "405 405 405 405",
@@ -302,6 +317,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "bot-versions POST": {"source": BOT_SOURCE},
     "match-list POST": {"game": "brexit", "seats": [{"builtin": "random"}] * 3},
     "match-fork POST": {"step": "{step}", "seats": [{"builtin": "random"}, {}, {}]},
+    "match-actions POST": {"action": {"place": []}},
 }
 QUERIES = {"site-act": "?step={asked}"}
 LOGS_IN_OR_OUT = {"login", "logout", "admin-login"}
@@ -331,6 +347,21 @@ def admin_names() -> list[str]:
     return names
 
 
+def _waiting_for(owner: Any) -> Match:
+    """A match waiting for the owner's own seat 0 (a person's seat) against built-ins."""
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(owner)
+    seats = [{"human": True}, {"builtin": "random"}, {"builtin": "random"}]
+    r = api.post("/api/matches/", {"game": "brexit", "seats": seats, "seed": 5}, format="json")
+    assert r.status_code == 201, r.content
+    runner.run_match(uuid.UUID(str(r.data["id"])))
+    match = Match.objects.get(pk=r.data["id"])
+    assert match.status == Match.Status.WAITING and match.waiting_for == [0]
+    return match
+
+
 @pytest.fixture
 def world(enqueued: Enqueued) -> dict[str, Any]:
     owner = UserFactory(username=OWNER, password=PASSWORD)
@@ -343,6 +374,7 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
     )
     BotVersionFactory(bot=version.bot, status=BotVersion.Status.READY)
     running = running_copy(finished, finished.last_version // 2, owner=owner)
+    waiting = _waiting_for(owner)
     ladder = Ladder.objects.create(name="l", game="brexit", seats=3)
     season = Season.objects.create(name="s", game="brexit", seats=3, state="running")
     users = {
@@ -367,6 +399,8 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
             "site-ladder": {"pk": ladder.pk},
             "site-season": {"pk": season.pk},
             "api-not-found": {"rest": "no/such/thing/"},
+            "match-actions": {"match_id": waiting.pk},
+            "site-match-play": {"match_id": waiting.pk},
         },
         "query": {"asked": _asked(finished, 0)},
         "step": finished.last_version // 2,

@@ -286,6 +286,7 @@ def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any
     return panel
 
 
+@require_safe
 def match_play(request: HttpRequest, match_id: Any) -> HttpResponse:
     """The person's panel as an HTML fragment, which play.js swaps in as the match moves."""
     match = _match(request, match_id)
