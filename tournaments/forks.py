@@ -19,7 +19,7 @@ from replays.store import NewEvent, StoredEvent
 from tournaments import dispatch, services
 from tournaments.models import Match, Seat
 from tournaments.services import Invalid
-from tournaments.visibility import is_over, seats_of
+from tournaments.visibility import is_over, seats_of, shows_bot
 
 
 def decision_step(events: Sequence[StoredEvent], step: int) -> int:
@@ -48,7 +48,9 @@ def fork_match(
         raise Invalid({"match": "only a match that is over (finished or aborted) can be forked"})
     if not (user.is_staff or seats_of(user, original)):
         raise Invalid({"match": "only the owner of a bot in this match can fork it"})
-    original_seats = list(Seat.objects.filter(match=original).order_by("number"))
+    original_seats = list(
+        Seat.objects.filter(match=original).select_related("bot_version__bot").order_by("number")
+    )
     wanted = list(seats) if seats else [{} for _ in original_seats]
     if len(wanted) != len(original_seats):
         raise Invalid({"seats": f"this match has {len(original_seats)} seats, not {len(wanted)}"})
@@ -66,6 +68,21 @@ def fork_match(
         )
         for w, s in zip(wanted, original_seats, strict=True)
     ]
+    hidden = [
+        s.number
+        for w, s in zip(wanted, original_seats, strict=True)
+        if not w and s.bot_version is not None and not shows_bot(user, s.bot_version.bot)
+    ]
+    if hidden:
+        # Named without its version id, which would place the private bot among the versions.
+        raise Invalid(
+            {
+                "seats": [
+                    f"seat {n}: its bot is private; name a built-in or a bot of yours for it"
+                    for n in hidden
+                ]
+            }
+        )
     versions = services._seat_versions(user=user, game=original.game, seats=kept)
     events = store.read(original.id)
     step = decision_step(events, step)

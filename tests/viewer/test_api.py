@@ -12,8 +12,8 @@ from django.test import Client
 
 from games.engine.registry import get
 from replays import store
-from tests.factories import UserFactory
-from tournaments.models import Match
+from tests.factories import BotVersionFactory, UserFactory
+from tournaments.models import Bot, Match, Seat
 from tournaments.runner import RunResult, run_match
 
 pytestmark = pytest.mark.django_db
@@ -195,6 +195,33 @@ def test_only_an_owner_may_fork_a_finished_match(brexit_match: Match, owner: Any
     Match.objects.filter(pk=brexit_match.pk).update(status=Match.Status.RUNNING)
     r = logged_in(owner).post(url, {"step": 5}, content_type="application/json")
     assert r.status_code == 400 and "finished" in r.content.decode()
+
+
+def test_a_fork_keeping_someone_elses_private_bot_is_refused_without_its_version_id(
+    brexit_match: Match, owner: Any
+) -> None:
+    """The forker owns seat 1; seat 0's bot is another owner's private bot."""
+    private = Seat.objects.get(match=brexit_match, number=0).bot_version
+    assert private is not None
+    Bot.objects.filter(pk=private.bot_id).update(is_public=False)
+    forker = UserFactory()
+    mine = BotVersionFactory(bot__owner=forker, bot__game="brexit")
+    Seat.objects.filter(match=brexit_match, number=1).update(bot_version=mine, builtin="")
+    url = f"/api/matches/{brexit_match.pk}/fork/"
+    step = brexit_match.last_version // 2
+    r = logged_in(forker).post(url, {"step": step}, content_type="application/json")
+    assert r.status_code == 400
+    assert r.json() == {
+        "seats": ["seat 0: its bot is private; name a built-in or a bot of yours for it"]
+    }
+    body = {"step": step, "seats": [{"builtin": "random"}, {}, {}, {}]}
+    r = logged_in(forker).post(url, body, content_type="application/json")
+    assert r.status_code == 201, r.content
+    # Its owner (and staff) may keep it.
+    assert (
+        logged_in(owner).post(url, {"step": step}, content_type="application/json").status_code
+        == 201
+    )
 
 
 def test_replay_endpoints_are_in_the_schema(client: Client) -> None:
