@@ -153,7 +153,7 @@ def brasilis(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> d
                 "aids": sorted(a for a, owner in primary.get("aids", {}).items() if owner == k),
                 "stack": stack,
                 "influence": (primary.get("influence") or [None] * n)[k],
-                "passed": k in primary.get("passed", []),
+                "passed": bool((primary.get("passed") or [False] * n)[k]),  # one flag per seat
                 "pending": k in pending,
                 "chief": primary.get("chief") == k,
                 "revealer": primary.get("revealer") == k,

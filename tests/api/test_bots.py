@@ -153,3 +153,13 @@ def test_a_description_longer_than_the_cap_is_a_400_that_says_so(api: APIClient,
     assert Bot.objects.filter(name="b").count() == 0
     bot.refresh_from_db()
     assert bot.description == longest
+
+
+@pytest.mark.parametrize("name", ["a\x0fb", "line\nbreak", "rtl\u202etxt.py"])
+def test_a_name_with_a_control_or_invisible_character_is_a_400(api: APIClient, name: str) -> None:
+    r = api.post("/api/bots/", {"game": "brexit", "name": name}, format="json")
+    assert r.status_code == 400 and "control or invisible character" in str(r.data["name"])
+    assert (
+        api.post("/api/bots/", {"game": "brexit", "name": "Ça va, ok"}, format="json").status_code
+        == 201
+    )

@@ -70,3 +70,20 @@ def test_spectacular_validates_without_warnings(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Warnings" not in result.stderr, result.stderr[-3000:]
+
+
+@pytest.mark.django_db
+def test_every_write_with_a_body_documents_411_and_413(anon: APIClient) -> None:
+    """tournaments/api/body_limits.py answers them on every /api/ write (review: the fuzzer
+    met undocumented 411s on PATCH /api/bots/{id}/ and POST /api/bots/)."""
+    r = anon.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    paths = r.json()["paths"]
+    writes = [
+        (path, method, op)
+        for path, ops in paths.items()
+        for method, op in ops.items()
+        if method in ("post", "put", "patch")
+    ]
+    assert writes
+    for path, method, op in writes:
+        assert {"411", "413"} <= set(op["responses"]), (method, path)

@@ -104,6 +104,15 @@ def test_import_refuses_garbage(tmp_path: Path) -> None:
             call_command("import_match", str(bad))
 
 
+def test_import_refuses_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    from django.core.management.base import CommandError
+
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"\xff")
+    with pytest.raises(CommandError, match=r"bad\.json"):
+        call_command("import_match", str(bad))
+
+
 def test_play_out_file_imports(tmp_path: Path) -> None:
     out = tmp_path / "played.json"
     call_command(

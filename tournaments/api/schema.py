@@ -9,6 +9,8 @@ answers the schema never mentioned. Here each operation gets the errors it can r
 * 401 always: a wrong ``Authorization: Token`` is refused before any view runs;
 * 403 for writes: session clients without a CSRF token;
 * 404 when its path names an object (or the object is not one the caller may see);
+* 411 and 413 for a write with a body: a chunked body, or one over the limit
+  (tournaments/api/body_limits.py refuses both before reading);
 * 429 with ``Retry-After`` where a throttle counts that method.
 """
 
@@ -66,6 +68,8 @@ class AutoSchema(SpectacularAutoSchema):
         takes_input = self.method in UNSAFE and self.method != "DELETE"
         if takes_input or any(p.get("in") == "query" for p in self._get_parameters()):
             codes.append("400")
+        if takes_input:
+            codes += ["411", "413"]
         if self.method in UNSAFE:
             codes.append("403")
         if "{" in self.path:
@@ -82,5 +86,7 @@ DESCRIPTIONS = {
     "401": "No valid credentials: log in, or send a valid 'Authorization: Token <key>'.",
     "403": "Not allowed (for session clients: the CSRF token is missing).",
     "404": "No such object, or not one you may see.",
+    "411": "A chunked body (no Content-Length): send its length.",
+    "413": "The body is larger than this operation accepts (refused before it is read).",
     "429": "Too many requests of this kind: wait Retry-After seconds.",
 }

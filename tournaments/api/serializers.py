@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
@@ -72,6 +73,16 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
         read_only_fields = ["id", "owner", "created_at"]
         # Uniqueness per owner is checked by the service (the owner is not an input field).
         validators: list[Any] = []
+
+    def validate_name(self, name: str) -> str:
+        # Shown in listings, pages and the viewer's seat labels: no control or invisible
+        # characters (a fuzzer's names with U+000F were accepted).
+        for char in name:
+            if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
+                raise serializers.ValidationError(
+                    f"the name has a control or invisible character (U+{ord(char):04X})"
+                )
+        return name
 
 
 def _viewer(serializer: serializers.Serializer[Any]) -> Any:

@@ -36,7 +36,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         try:
             doc = json.loads(opts["file"].read_text())
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise CommandError(f"{opts['file']}: {exc}") from None
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise CommandError(f"{opts['file']}: not a {FORMAT} document")
