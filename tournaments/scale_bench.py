@@ -126,11 +126,11 @@ def _event_storage() -> tuple[int, int]:
 
 
 def bench_scale(
-    matches: int = 60,
+    matches: int = 12,
     rounds: int = 3,
-    game: str = "brexit",
+    game: str = "brasilis",
     seats: int = 4,
-    bots: str = "random",
+    bots: str = "quick",
     timeout: float = 600.0,
 ) -> dict[str, Any]:
     """The figures: matches per minute with one process and with two, and their ratio."""

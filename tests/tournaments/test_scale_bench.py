@@ -22,6 +22,7 @@ def test_bench_scale_prints_matches_per_minute_for_one_and_two_processes() -> No
     out = io.StringIO()
     call_command(
         "bench", "scale", "--in-place", "--matches", "4", "--rounds", "1", "--seats", "3",
+        "--game", "brexit", "--bots", "random",
         stdout=out,
     )  # fmt: skip
     figures = json.loads(out.getvalue())

@@ -68,7 +68,7 @@ def _scale(options: dict[str, Any]) -> dict[str, Any]:
         return bench_scale(
             matches=options["matches"],
             rounds=options["rounds"],
-            game=options["game"] or "brexit",
+            game=options["game"] or "brasilis",
             seats=options["seats"],
             bots=options["bots"],
         )
@@ -149,11 +149,14 @@ class Command(BaseCommand):
             help="load: gunicorn threads per web worker (deploy/Procfile: 1, sync workers)",
         )
         parser.add_argument(
-            "--matches", type=int, default=60, help="scale: matches per side of each round"
+            "--matches", type=int, default=12, help="scale: matches per side of each round"
         )
         parser.add_argument("--rounds", type=int, default=3, help="scale: rounds (1 vs 2 each)")
         parser.add_argument(
-            "--bots", default="random", help="scale: the built-in bot in every seat"
+            "--bots",
+            default="quick",
+            help="scale: the built-in bot in every seat (quick: a match costs the worker seconds,"
+            " as a ladder match of uploaded bots does; random: 10 ms, which measures Postgres)",
         )
         parser.add_argument(
             "--in-place",
