@@ -474,8 +474,16 @@ class RatingHistory(models.Model):
     position = models.BigIntegerField(help_text="The match_finished event's feed position.")
     pool = models.CharField(max_length=40)
     player = models.CharField(max_length=40)
+    # As for the match: no database key nor index of its own (history is read by pool and
+    # player); Django's cascade still deletes the rows with their version.
     bot_version = models.ForeignKey(
-        BotVersion, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+        BotVersion,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_constraint=False,
+        db_index=False,
     )
     builtin = models.CharField(max_length=20, blank=True)
     rank = models.PositiveSmallIntegerField()
