@@ -28,18 +28,28 @@ class UploadError(ValueError):
     """An upload the platform refuses; the message is shown to the author."""
 
 
+def unprintable(text: str) -> str | None:
+    """The first control or invisible character in ``text`` as ``U+XXXX``, else None.
+
+    Cc: control characters (CR/LF would split a header); Cf, Zl, Zp: invisible ones
+    (U+202E turns "yp.exe" around on screen) and line breaks.
+    """
+    for char in text:
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
+            return f"U+{ord(char):04X}"
+    return None
+
+
 def check_filename(filename: str) -> None:
     """The uploaded file's own name: shown in listings and sent back in download headers."""
     if not filename or "/" in filename or "\\" in filename:
         raise UploadError("give a plain file name ending in .py or .zip")
-    for char in filename:
-        # Cc: control characters (CR/LF would split a header); Cf, Zl, Zp: invisible ones
-        # (U+202E turns "yp.exe" around on screen) and line breaks.
-        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
-            raise UploadError(
-                f"the file name has a control or invisible character (U+{ord(char):04X});"
-                " use letters, digits and punctuation"
-            )
+    found = unprintable(filename)
+    if found:
+        raise UploadError(
+            f"the file name has a control or invisible character ({found});"
+            " use letters, digits and punctuation"
+        )
     if len(filename) > MAX_NAME_BYTES:
         raise UploadError(f"the file name may be at most {MAX_NAME_BYTES} characters")
 
