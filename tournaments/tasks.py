@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from celery import Task, shared_task
@@ -73,6 +75,19 @@ def retry_after_outage(task: Task[Any, Any], exc: Exception) -> Retry:
     return task.retry(countdown=countdown, exc=exc)
 
 
+@contextmanager
+def retried_after_outage(task: Task[Any, Any]) -> Iterator[None]:
+    """Turn a database outage inside the block into a retry of ``task``; other errors pass."""
+    from tournaments import runner
+
+    try:
+        yield
+    except Exception as exc:
+        if runner.is_database_outage(exc):
+            raise retry_after_outage(task, exc) from exc
+        raise
+
+
 @shared_task(
     bind=True,
     name="tournaments.play_match",
@@ -83,12 +98,8 @@ def retry_after_outage(task: Task[Any, Any], exc: Exception) -> Retry:
 def play_match(self: Task[Any, Any], match_id: str) -> str:
     from tournaments import runner
 
-    try:
+    with retried_after_outage(self):
         result = runner.run_match(uuid.UUID(match_id))
-    except Exception as exc:
-        if runner.is_database_outage(exc):
-            raise retry_after_outage(self, exc) from exc
-        raise
     if result is runner.RunResult.BUSY:
         # Held by a worker that may have died: look again once its lease can have expired.
         raise self.retry(countdown=runner.lease_seconds() + 1)
@@ -105,14 +116,10 @@ def play_match(self: Task[Any, Any], match_id: str) -> str:
     max_retries=None,
 )
 def validate_bot_version(self: Task[Any, Any], version_id: int) -> str:
-    from tournaments import runner, validation
+    from tournaments import validation
 
-    try:
+    with retried_after_outage(self):  # the version stays pending until it is validated
         status: str = validation.validate(version_id)
-    except Exception as exc:
-        if runner.is_database_outage(exc):  # the version stays pending until it is validated
-            raise retry_after_outage(self, exc) from exc
-        raise
     return status
 
 
