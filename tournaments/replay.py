@@ -13,7 +13,7 @@ from typing import Any
 from games.engine.registry import get
 from games.engine.types import JSON
 from replays import boards, narrate, snapshots, store
-from tournaments import selectors
+from tournaments import read_cache, selectors, visibility
 from tournaments.models import BotLog, Match
 from tournaments.visibility import Sight, View, event_as_seen
 
@@ -43,6 +43,14 @@ def observation(match: Match, state: Any, view: View) -> JSON:
         # Before the opening events have seated anyone a seat knows what a spectator knows.
         return public
     return rules.observe(state, view.seat)
+
+
+def observation_at(match: Match, step: int, view: View) -> JSON:
+    """The view's observation at a stored step: fixed for good, so folded once (read_cache)."""
+    return read_cache.remember(
+        read_cache.state_key(match.pk, step, view),
+        lambda: observation(match, state_at(match, step), view),
+    )
 
 
 def _seat_observations(match: Match, state: Any, view: View, seats: int) -> dict[int, JSON]:
@@ -77,6 +85,15 @@ class LogLine:
     actor: int | None
     text: str
     verdict: str | None
+
+
+def full_log(match: Match, seen_by: Sight, names: list[str]) -> list[LogLine]:
+    """Every event as a sentence; a match that is over has its log narrated once (read_cache)."""
+    if not visibility.is_over(match):
+        return log(match, seen_by, names)
+    return read_cache.remember(
+        read_cache.log_key(match.pk, seen_by), lambda: log(match, seen_by, names)
+    )
 
 
 def log(match: Match, seen_by: Sight, names: list[str], after: int = 0) -> list[LogLine]:

@@ -21,7 +21,7 @@ from django.db.models import OuterRef, Q, QuerySet, Subquery
 
 from replays import store
 from replays.document import match_document
-from tournaments import visibility
+from tournaments import read_cache, visibility
 from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
 from tournaments.visibility import is_staff, user_id
 
@@ -193,19 +193,32 @@ def match_document_page(
     # Once over every payload is shown, whichever seat was asked for.
     seen_by = visibility.sight(user, match, None if visibility.is_over(match) else view)
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
-    rows = store.read(match.pk, from_version=after + 1, to_version=after + limit + 1)
-    more = len(rows) > limit
+    events, more = read_cache.remember(
+        read_cache.events_key(match.pk, seen_by, after, limit),
+        lambda: _events_page(match, seen_by, after, limit),
+        # A page is fixed once it is full (the next event is stored) or the match is over.
+        keep=lambda found: found[1] or visibility.is_over(match),
+    )
     page = document_header(match, user)
-    page["events"] = [
-        {"version": row.version, **visibility.event_as_seen(row.as_engine_event(), seen_by)}
-        for row in rows[:limit]
-    ]
+    page["events"] = events
     mine = visibility.seats_of(user, match)
     page["view"] = {
         "seats": sorted(mine if seat is None else mine & {seat}),
         "game_over": visibility.is_over(match),
     }
     return page, more
+
+
+def _events_page(
+    match: Match, seen_by: visibility.Sight, after: int, limit: int
+) -> tuple[list[dict[str, Any]], bool]:
+    """Events ``after + 1`` to ``after + limit`` as ``seen_by`` sees them, and whether more follow."""
+    rows = store.read(match.pk, from_version=after + 1, to_version=after + limit + 1)
+    events = [
+        {"version": row.version, **visibility.event_as_seen(row.as_engine_event(), seen_by)}
+        for row in rows[:limit]
+    ]
+    return events, len(rows) > limit
 
 
 _MATCH_FIELDS = [

@@ -83,7 +83,6 @@ class MatchStateView(APIView):
                 {"step": [f"this match has {match.last_version} events; step {step} is past them"]}
             )
         step = replay.clamp_step(match, step)
-        state = replay.state_at(match, step)
         return Response(
             {
                 "match": match.pk,
@@ -91,7 +90,7 @@ class MatchStateView(APIView):
                 "step": step,
                 "last_version": match.last_version,
                 "view": view.name,
-                "state": replay.observation(match, state, view),
+                "state": replay.observation_at(match, step, view),
             }
         )
 

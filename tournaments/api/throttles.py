@@ -31,16 +31,14 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse
-from redis.exceptions import RedisError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
 
-log = logging.getLogger(__name__)
+from tournaments.read_cache import CACHE_DOWN
 
-CACHE_DOWN = (RedisError, OSError)
-"""What a cache that is away raises (the limits then fail open, logged)."""
+log = logging.getLogger(__name__)
 
 PENDING = "_backroom_pending_charges"
 """Attribute of the request: the throttles to charge if the response is a success."""

@@ -197,7 +197,7 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
     mine = visibility.seats_of(request.user, match)
     seen_by = visibility.sight(request.user, match, view)
     log_seats = seen_by.logs
-    lines = replay.log(match, seen_by, names)
+    lines = replay.full_log(match, seen_by, names)
     verdicts = [
         {"version": line.version, "verdict": line.verdict, "seat": line.actor}
         for line in lines

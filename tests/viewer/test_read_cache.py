@@ -1,0 +1,137 @@
+"""Replays computed once and read back from the cache (tournaments/read_cache.py).
+
+What is cached must be exactly what would be computed, and a value cached for one caller
+must never reach a caller with less sight: the owner warms the cache first, then everyone
+else reads the same URLs.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from django.test import Client, override_settings
+
+from replays import store
+from replays.store import NewEvent
+from tests.factories import UserFactory
+from tests.viewer.conftest import play, running_copy
+from tests.viewer.test_visibility import client_for, hidden_from, leaked, public_urls
+from tournaments import replay
+from tournaments.models import Match
+from tournaments.replay import LogLine
+from tournaments.templatetags.replay_log import log_items
+
+pytestmark = pytest.mark.django_db
+
+
+def _refuse(*_: Any, **__: Any) -> Any:
+    raise AssertionError("computed again instead of read from the cache")
+
+
+@pytest.fixture(params=["brexit", "brasilis"])
+def running(request: pytest.FixtureRequest, owner: Any) -> Match:
+    finished = play(request.param, 4, None, seed=11)
+    return running_copy(finished, finished.last_version * 2 // 3, owner=owner)
+
+
+def test_a_state_is_folded_once_then_read_back(
+    brexit_match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"/api/matches/{brexit_match.pk}/state/?step=37&view=seat1"
+    first = Client().get(url)
+    assert first.status_code == 200
+    monkeypatch.setattr(replay, "state_at", _refuse)
+    again = Client().get(url)
+    assert again.json() == first.json()
+    # Another step is another value: computed (and here refused).
+    with pytest.raises(AssertionError, match="computed again"):
+        Client().get(f"/api/matches/{brexit_match.pk}/state/?step=38&view=seat1")
+
+
+def test_a_finished_match_is_narrated_once(
+    brexit_match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = Client().get(f"/matches/{brexit_match.pk}/")
+    assert first.status_code == 200
+    monkeypatch.setattr(replay, "log", _refuse)
+    again = Client().get(f"/matches/{brexit_match.pk}/")
+    assert again.status_code == 200
+    assert again.content.count(b"data-step=") == first.content.count(b"data-step=")
+
+
+def test_a_page_of_events_of_a_finished_match_is_read_back(
+    brexit_match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"/api/matches/{brexit_match.pk}/events/?after=10&limit=20"
+    first = Client().get(url).json()
+    monkeypatch.setattr(store, "read", _refuse)
+    assert Client().get(url).json() == first
+
+
+def test_a_live_page_that_is_not_full_is_read_afresh(running: Match) -> None:
+    """The end of a running match's stream grows: a page short of its limit is not kept."""
+    url = f"/api/matches/{running.pk}/events/?after={running.last_version - 2}&limit=50"
+    before = Client().get(url).json()
+    assert len(before["events"]) == 2
+    last = store.read(running.id)[-1]
+    store.append(
+        running.id,
+        [NewEvent(type=last.type, payload=last.payload, metadata=last.metadata)],
+        running.last_version,
+    )
+    assert len(Client().get(url).json()["events"]) == 3
+
+
+def test_what_the_owner_warmed_is_not_shown_to_anyone_else(running: Match, owner: Any) -> None:
+    """Every door that reads through the cache, the owner first, then a stranger and staff."""
+    urls = [
+        *public_urls(running),
+        f"/api/matches/{running.pk}/events/?after=0&limit=5",
+        f"/api/matches/{running.pk}/state/?step={running.last_version}&view=seat0",
+    ]
+    mine = client_for(owner)
+    for url in urls:
+        assert mine.get(url).status_code == 200, url
+    hidden = hidden_from(running, None)
+    for user in (None, UserFactory(), UserFactory(is_staff=True)):
+        c = client_for(user)
+        for url in urls:
+            r = c.get(url)
+            if "view=seat0" in url:
+                assert r.status_code == 404, (user, url)  # the seat's view is its owner's
+                continue
+            assert r.status_code == 200, (user, url, r.status_code)
+            assert not leaked(r.content, hidden), (user, url, leaked(r.content, hidden))
+
+
+def test_replays_are_served_while_the_cache_is_down(brexit_match: Match, caplog: Any) -> None:
+    dead = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:9/0",  # the discard port: nothing listens there
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+    with (
+        override_settings(CACHES={"default": dead}),
+        caplog.at_level(logging.WARNING, logger="tournaments.read_cache"),
+    ):
+        for url in (
+            f"/api/matches/{brexit_match.pk}/state/?step=5",
+            f"/api/matches/{brexit_match.pk}/events/?after=3&limit=4",
+            f"/matches/{brexit_match.pk}/",
+        ):
+            assert Client().get(url).status_code == 200, url
+    assert "replay cache unavailable" in caplog.text
+
+
+def test_the_log_markup_escapes_what_it_shows() -> None:
+    lines = [
+        LogLine(1, "deal", None, "<script>alert(1)</script> & co", None),
+        LogLine(2, "bot_verdict", 0, "seat 0 timed out", "timeout"),
+    ]
+    html = str(log_items(lines, 2))
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in html
+    assert 'class="ev-bot_verdict current bad"' in html
+    assert html.count("<li ") == 2
