@@ -404,13 +404,21 @@ def current_version(stream_id: uuid.UUID) -> int:
     return int(row[0]) if row else 0
 
 
+class _OrjsonbLoader(JsonbLoader):
+    """jsonb parsed by orjson: several times faster than the standard library on payloads,
+    and reading events is most of what a replay costs."""
+
+    def load(self, data: Any) -> Any:
+        return orjson.loads(data)  # takes the memoryview as it is: no copy
+
+
 def _fetch(sql: str, params: Sequence[Any]) -> list[StoredEvent]:
     connection.ensure_connection()
     raw = connection.connection
     assert raw is not None
     with raw.cursor() as cur:
         # Django registers a jsonb loader that leaves text for its JSONField; parse here.
-        cur.adapters.register_loader("jsonb", JsonbLoader)
+        cur.adapters.register_loader("jsonb", _OrjsonbLoader)
         cur.execute(sql, params)
         rows = cur.fetchall()
     return [_stored(row) for row in rows]

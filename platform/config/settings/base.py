@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import environ
+import orjson
 from csp.constants import NONE, SELF
 
 from config.queues import task_queues, task_routes
@@ -185,6 +186,14 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
+    # orjson writes the same JSON several times faster than the standard library, and
+    # replays (pages of events, states) are mostly JSON to write (docs/reliability.md, Load).
+    "DEFAULT_RENDERER_CLASSES": [
+        "drf_orjson_renderer.renderers.ORJSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    # Observations key some maps by seat number; datetimes end in Z, as DRF's own encoder writes.
+    "ORJSON_RENDERER_OPTIONS": [orjson.OPT_NON_STR_KEYS, orjson.OPT_UTC_Z],
     "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pages",
     "PAGE_SIZE": 50,
     # 429 with Retry-After past these (tournaments/api/throttles.py); logins: API tokens and the
