@@ -74,6 +74,15 @@ def seats_of(user: Any, match: Match) -> frozenset[int]:
     uid = user_id(user)
     if uid is None:
         return frozenset()
+    if "seats" in getattr(match, "_prefetched_objects_cache", {}):
+        # Read with its seats and their bots (selectors.match_detail): a request asks this
+        # several times, and the answer is already in memory.
+        return frozenset(
+            seat.number
+            for seat in match.seats.all()
+            if seat.player_id == uid
+            or (seat.bot_version is not None and seat.bot_version.bot.owner_id == uid)
+        )
     return frozenset(
         Seat.objects.filter(
             Q(bot_version__bot__owner_id=uid) | Q(player_id=uid), match=match
