@@ -281,3 +281,37 @@ def test_the_schema_offers_every_builtin_as_a_seat(anon: APIClient) -> None:
         if "greedy" in s.get("enum", [])
     ]
     assert enums == [{name for game in ("brexit", "brasilis") for name in builtin_names(game)}]
+
+
+def test_a_seat_is_written_as_drfs_own_field_by_field_path_would(user: Any, other: Any) -> None:
+    """MatchSeatSerializer writes its fields by hand (speed): the same as DRF's generic path,
+    for a bot of the viewer's, another user's private bot, a built-in and a person."""
+    from rest_framework.serializers import ModelSerializer
+    from rest_framework.test import APIRequestFactory
+
+    from tests.factories import BotFactory
+    from tournaments.api.serializers import MatchSeatSerializer
+
+    match = MatchFactory(status=Match.Status.FINISHED)
+    seats = [
+        SeatFactory(match=match, number=0, bot_version=BotVersionFactory(bot__owner=user)),
+        SeatFactory(
+            match=match,
+            number=1,
+            bot_version=BotVersionFactory(bot=BotFactory(owner=other, is_public=False)),
+            rank=2,
+            score=1.5,
+            verdicts={"ok": 3, "timeout": 1},
+            strikes=1,
+        ),
+        SeatFactory(match=match, number=2, bot_version=None, builtin="greedy", rank=1),
+        SeatFactory(match=match, number=3, bot_version=None, builtin="", player=other),
+    ]
+    request = APIRequestFactory().get("/api/matches/")
+    request.user = user
+    serializer = MatchSeatSerializer(context={"request": request})
+    for seat in seats:
+        by_hand = serializer.to_representation(seat)
+        assert by_hand == ModelSerializer.to_representation(serializer, seat)
+        assert list(by_hand) == MatchSeatSerializer.Meta.fields
+    assert serializer.to_representation(seats[1])["label"] == "(private bot)"

@@ -8,7 +8,6 @@ from typing import Any
 
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -56,10 +55,6 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-def _with_seats(qs: QuerySet[Match]) -> QuerySet[Match]:
-    return qs.prefetch_related("seats__bot_version__bot", "seats__player")
-
-
 def _rating_rows(ladder: Ladder, user: Any, limit: int | None = None) -> list[dict[str, Any]]:
     """The ladder's ratings as the API lists them (ladders.ratings_of), named as ``user`` may see."""
     qs = ladders.ratings_of(ladder)
@@ -85,7 +80,6 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     competition: Ladder | Season = (
         get_object_or_404(Ladder, pk=pk) if kind == "ladder" else get_object_or_404(Season, pk=pk)
     )
-    matches = Match.objects.filter(**{kind: competition})
     return render(
         request,
         "replays/competition.html",
@@ -98,7 +92,7 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
             "standings": seasons.standings_seen_by(competition, request.user)
             if isinstance(competition, Season)
             else [],
-            "latest": _with_seats(matches.order_by("-created_at"))[:20],
+            "latest": selectors.matches(user=request.user, **{kind: competition.pk})[:20],
             "matches_url": reverse("site-matches") + f"?{kind}={competition.pk}",
         },
     )
@@ -115,7 +109,7 @@ def home(request: HttpRequest) -> HttpResponse:
         for lad in Ladder.objects.order_by("game", "name")
     ]
     running = Season.objects.filter(state=Season.State.RUNNING).order_by("-created_at")
-    latest = _with_seats(selectors.matches(user=request.user))[:10]
+    latest = selectors.matches(user=request.user)[:10]
     return render(
         request,
         "replays/home.html",
@@ -133,7 +127,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
         "season": _int(q.get("season")),
         "ladder": _int(q.get("ladder")),
     }
-    qs = _with_seats(selectors.matches(user=request.user, **filters))
+    qs = selectors.matches(user=request.user, **filters)
     page = Paginator(qs, PAGE_SIZE).get_page(q.get("page"))
     query = "&".join(f"{k}={v}" for k, v in filters.items() if v is not None)
     return render(
