@@ -92,7 +92,11 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
             "standings": seasons.standings_seen_by(competition, request.user)
             if isinstance(competition, Season)
             else [],
-            "latest": selectors.matches(user=request.user, **{kind: competition.pk})[:20],
+            "latest": selectors.matches(
+                user=request.user,
+                ladder=competition.pk if kind == "ladder" else None,
+                season=competition.pk if kind == "season" else None,
+            )[:20],
             "matches_url": reverse("site-matches") + f"?{kind}={competition.pk}",
         },
     )
