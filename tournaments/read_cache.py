@@ -50,6 +50,14 @@ def state_key(match_id: Any, step: int, view: View) -> str:
     return f"replay:{VERSION}:{match_id}:state:{step}:{view.name}"
 
 
+def board_key(match_id: Any, step: int, view: View) -> str:
+    return f"replay:{VERSION}:{match_id}:board:{step}:{view.name}"
+
+
+def labels_key(match_id: Any, seats: int) -> str:
+    return f"replay:{VERSION}:{match_id}:labels:{seats}"
+
+
 def events_key(match_id: Any, sight: Sight, after: int, limit: int) -> str:
     return f"replay:{VERSION}:{match_id}:events:{after}:{limit}:{_sight_key(sight)}"
 

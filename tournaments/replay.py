@@ -63,9 +63,24 @@ def _seat_observations(match: Match, state: Any, view: View, seats: int) -> dict
 
 
 def labels(match: Match, seats: int) -> list[str]:
-    first = store.read(match.id, to_version=1)
-    payload = first[0].payload if first else None
-    return narrate.seat_labels(match.game, seats, payload)
+    """The seats' names at the table, from the opening event (kept once it is stored)."""
+
+    def read() -> list[str]:
+        first = store.read(match.id, to_version=1)
+        payload = first[0].payload if first else None
+        return narrate.seat_labels(match.game, seats, payload)
+
+    return read_cache.remember(
+        read_cache.labels_key(match.pk, seats), read, keep=lambda _: match.last_version > 0
+    )
+
+
+def board_at(match: Match, step: int, view: View, seats: int, names: list[str]) -> dict[str, Any]:
+    """The board at a stored step through a view: fixed for good, so drawn once (read_cache)."""
+    return read_cache.remember(
+        read_cache.board_key(match.pk, step, view),
+        lambda: board(match, state_at(match, step), view, seats, names),
+    )
 
 
 def board(match: Match, state: Any, view: View, seats: int, names: list[str]) -> dict[str, Any]:

@@ -61,6 +61,18 @@ def test_a_finished_match_is_narrated_once(
     assert again.content.count(b"data-step=") == first.content.count(b"data-step=")
 
 
+def test_a_board_is_drawn_once_then_read_back(
+    brasilis_match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"/matches/{brasilis_match.pk}/board/?step=40&view=seat2"
+    first = Client().get(url)
+    assert first.status_code == 200
+    monkeypatch.setattr(replay, "state_at", _refuse)
+    monkeypatch.setattr(store, "read", _refuse)  # the seats' names are kept too
+    again = Client().get(url)
+    assert again.content == first.content
+
+
 def test_a_page_of_events_of_a_finished_match_is_read_back(
     brexit_match: Match, monkeypatch: pytest.MonkeyPatch
 ) -> None:

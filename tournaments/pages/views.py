@@ -175,14 +175,13 @@ def _frame(request: HttpRequest, match: Match) -> dict[str, Any]:
     view = _view(request, match, seats)
     step = replay.clamp_step(match, _int(request.GET.get("step")))
     names = replay.labels(match, seats)
-    state = replay.state_at(match, step)
     return {
         "match": match,
         "seats": seats,
         "view": view,
         "step": step,
         "names": names,
-        "board": replay.board(match, state, view, seats, names),
+        "board": replay.board_at(match, step, view, seats, names),
     }
 
 
