@@ -1,8 +1,8 @@
 """Replay reads that can never change, kept in the cache (Redis) once computed.
 
 A stream is append-only, so whatever is computed from its first N events alone is
-fixed for good: the state at step N through one view, a page of events as one
-``Sight`` sees them once the page is full or the match is over, the narrated log of
+fixed for good: the state at step N through one view, a block of events as one
+``Sight`` sees them once the block is full or the match is over, the narrated log of
 a match that is over. Replays are what the site and the API read most, and folding
 and narrating them is most of a request's CPU (docs/reliability.md, Load), so each
 is computed once and then read back.
@@ -58,8 +58,8 @@ def labels_key(match_id: Any, seats: int) -> str:
     return f"replay:{VERSION}:{match_id}:labels:{seats}"
 
 
-def events_key(match_id: Any, sight: Sight, after: int, limit: int) -> str:
-    return f"replay:{VERSION}:{match_id}:events:{after}:{limit}:{_sight_key(sight)}"
+def events_key(match_id: Any, sight: Sight, block: int) -> str:
+    return f"replay:{VERSION}:{match_id}:events:{block}:{_sight_key(sight)}"
 
 
 def log_key(match_id: Any, sight: Sight) -> str:

@@ -204,12 +204,7 @@ def match_document_page(
     # Once over every payload is shown, whichever seat was asked for.
     seen_by = visibility.sight(user, match, None if visibility.is_over(match) else view)
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
-    events, more = read_cache.remember(
-        read_cache.events_key(match.pk, seen_by, after, limit),
-        lambda: _events_page(match, seen_by, after, limit),
-        # A page is fixed once it is full (the next event is stored) or the match is over.
-        keep=lambda found: found[1] or visibility.is_over(match),
-    )
+    events, more = _events_page(match, seen_by, after, limit)
     page = document_header(match, user)
     page["events"] = events
     mine = visibility.seats_of(user, match)
@@ -220,16 +215,45 @@ def match_document_page(
     return page, more
 
 
+EVENTS_BLOCK = 100
+"""Events per cached block: a page is cut from the blocks it spans, so pages that start
+anywhere share what was cached for the others."""
+
+
 def _events_page(
     match: Match, seen_by: visibility.Sight, after: int, limit: int
 ) -> tuple[list[dict[str, Any]], bool]:
     """Events ``after + 1`` to ``after + limit`` as ``seen_by`` sees them, and whether more follow."""
-    rows = store.read(match.pk, from_version=after + 1, to_version=after + limit + 1)
+    wanted = range(after + 1, after + limit + 2)  # one more than the page: are there more?
     events = [
-        {"version": row.version, **visibility.event_as_seen(row.as_engine_event(), seen_by)}
-        for row in rows[:limit]
+        event
+        for block in range(after // EVENTS_BLOCK, (after + limit) // EVENTS_BLOCK + 1)
+        for event in _events_block(match, seen_by, block)
+        if event["version"] in wanted
     ]
-    return events, len(rows) > limit
+    return events[:limit], len(events) > limit
+
+
+def _events_block(match: Match, seen_by: visibility.Sight, block: int) -> list[dict[str, Any]]:
+    """Versions ``block * EVENTS_BLOCK + 1`` to ``(block + 1) * EVENTS_BLOCK`` as ``seen_by``
+    sees them; kept once the block is full (its events are stored for good) or the match over."""
+
+    def read() -> list[dict[str, Any]]:
+        rows = store.read(
+            match.pk,
+            from_version=block * EVENTS_BLOCK + 1,
+            to_version=(block + 1) * EVENTS_BLOCK,
+        )
+        return [
+            {"version": row.version, **visibility.event_as_seen(row.as_engine_event(), seen_by)}
+            for row in rows
+        ]
+
+    return read_cache.remember(
+        read_cache.events_key(match.pk, seen_by, block),
+        read,
+        keep=lambda found: len(found) == EVENTS_BLOCK or visibility.is_over(match),
+    )
 
 
 _MATCH_FIELDS = [

@@ -147,3 +147,29 @@ def test_the_log_markup_escapes_what_it_shows() -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in html
     assert 'class="ev-bot_verdict current bad"' in html
     assert html.count("<li ") == 2
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_pages_cut_from_blocks_are_the_stream_sliced(brexit_match: Match, warm: bool) -> None:
+    """Pages that start and end anywhere, across block edges, equal the whole download sliced."""
+    from tests import own_cache
+
+    whole = Client().get(f"/api/matches/{brexit_match.pk}/download/").json()["events"]
+    last = len(whole)
+    assert last > 150
+    if not warm:
+        own_cache.clear()
+    for after, limit in [
+        (0, 1),
+        (99, 2),
+        (100, 100),
+        (120, 45),
+        (last - 1, 5),
+        (last, 3),
+        (7, 5000),
+    ]:
+        page = Client().get(f"/api/matches/{brexit_match.pk}/events/?after={after}&limit={limit}")
+        assert page.status_code == 200
+        body = page.json()
+        assert body["events"] == whole[after : after + limit], (after, limit)
+        assert (body["next"] is not None) == (after + limit < last), (after, limit)
