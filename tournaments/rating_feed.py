@@ -51,14 +51,26 @@ def version_id(player: str) -> int | None:
 
 
 def _lock() -> None:
-    """Take the global ratings lock for this transaction, and turn JIT off in it.
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK])
 
-    The batch read's estimated cost (thousands of index lookups) is over Postgres's JIT
-    threshold, and compiling it cost about 30 ms a batch of 5,000 for a query that runs in
-    about 100 (EXPLAIN ANALYZE, 2026-12-01): it is never worth it here.
+
+def _index_plans() -> None:
+    """Plan the rest of this transaction's reads as the key lookups they are.
+
+    A batch read is the next few thousand events in position order, each with its match,
+    seats and history found by key. Without fresh statistics (a backlog just written,
+    as in ``bench ratings``) the planner took the event table for a few rows and read
+    all the rest of it, sorted, every batch (180-220 ms a batch at 60,000 results
+    against 100 ms this way, 2026-12-01); and the batch's estimated cost is over the JIT
+    threshold, where compiling cost about 30 ms a batch for nothing. Every later
+    statement of the transaction is a lookup by key too (ratings, checkpoint).
     """
     with connection.cursor() as cur:
-        cur.execute("SELECT pg_advisory_xact_lock(%s), set_config('jit', 'off', true)", [_LOCK])
+        cur.execute(
+            "SELECT set_config('enable_seqscan', 'off', true),"
+            " set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)"
+        )
 
 
 # Reading results
@@ -71,16 +83,19 @@ def _lock() -> None:
 # from flattening it): as a plain join the planner scanned every match and hashed them, and
 # hashed the EXISTS over the whole history table, work that grew with the tables (at 100,000
 # results 165-300 ms a batch of 5,000 against 80-145 ms this way, EXPLAIN ANALYZE, 2026-12-01).
-# The players come as an array read in seat order off the (match, number) index: no sort and
-# no aggregate, and no string to split in Python.
+# The players are read in seat order off the (match, number) index into an array (no sort,
+# no aggregate), handed over as one string: psycopg parses a text array slower than
+# Python splits a string.
 _RESULT_COLUMNS = """
 SELECT e.position, e.stream_id::text, e.schema_version, e.ranks, m.game, m.ladder_id, m.season_id,
        m.players, m.rated
 FROM ({events}) e
 LEFT JOIN LATERAL (
     SELECT m.game, m.ladder_id, m.season_id,
-           ARRAY(SELECT coalesce('v:' || s.bot_version_id, 'builtin:' || s.builtin)
-                 FROM tournaments_seat s WHERE s.match_id = m.id ORDER BY s.number) AS players,
+           nullif(array_to_string(ARRAY(
+               SELECT coalesce('v:' || s.bot_version_id, 'builtin:' || s.builtin)
+               FROM tournaments_seat s WHERE s.match_id = m.id ORDER BY s.number
+           ), ','), '') AS players,
            EXISTS (SELECT FROM tournaments_ratinghistory h WHERE h.match_id = m.id) AS rated
     FROM tournaments_match m WHERE m.id = e.stream_id AND m.rated LIMIT 1
 ) m ON true
@@ -99,9 +114,10 @@ _STORED_RESULTS = _RESULT_COLUMNS.format(
     " WHERE position > %s AND position <= %s AND event_type = %s ORDER BY position LIMIT %s"
 )
 # position, match id, schema version, ranks (JSON), game, ladder, season, players in seat
-# order ("v:<version id>" or "builtin:<name>"; None without a rated match), rated already?
+# order (comma-separated "v:<version id>" or "builtin:<name>", and names are identifiers;
+# None without a rated match or seats), rated already (None without a rated match)?
 ResultRow = tuple[
-    int, str, int, str | None, str | None, int | None, int | None, list[str] | None, bool | None
+    int, str, int, str | None, str | None, int | None, int | None, str | None, bool | None
 ]
 
 
@@ -139,7 +155,7 @@ def results(
     result; ``seen`` carries the matches already taken across batches of one pass.
     """
     seen = set() if seen is None else seen
-    versions = {p for row in rows if row[7] for p in row[7] if p.startswith("v:")}
+    versions = {p for row in rows if row[7] for p in row[7].split(",") if p.startswith("v:")}
     earlier = predecessors(versions) if versions else {}
     out: list[ratings.Result] = []
     for position, match, schema, ranks_text, game, ladder, season, players, rated in rows:
@@ -147,7 +163,7 @@ def results(
             continue
         seen.add(match)
         ranks = _ranks(position, schema, ranks_text)
-        seats = tuple(players)
+        seats = tuple(players.split(","))
         if ranks is None or len(seats) != len(ranks):
             continue
         out.append(
@@ -407,6 +423,7 @@ def consume_batch(consumer: str = CONSUMER, limit: int = 5000) -> int:
     def step(position: int) -> tuple[int | None, int]:
         # The global lock first: whether a match is rated already is read after it.
         _lock()
+        _index_plans()
         rows = _rows(_SETTLED_RESULTS, [position, MATCH_FINISHED, limit])
         if not rows:
             return None, 0
@@ -488,6 +505,7 @@ def rebuild(*, write: bool = True, consumer: str = CONSUMER, chunk: int = 5000) 
         if write:
             with connection.cursor() as cur:
                 cur.execute("TRUNCATE tournaments_ratinghistory, tournaments_rating")
+        _index_plans()
         book = ratings.Book()
         count = history = 0
         seen: set[str] = set()
