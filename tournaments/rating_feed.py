@@ -5,7 +5,7 @@ rating-history rows in the same transaction as its checkpoint. Each result
 counts once: a global advisory lock serialises every writer of ratings (two
 consumers, a consumer and a rebuild), and a match that already has history rows
 is skipped, so the same event consumed twice, by a reset checkpoint or a second
-consumer, changes nothing (the unique (match, player) history index is the
+consumer, changes nothing (the (match, player) history primary key is the
 backstop). ``rebuild`` replays every stored result through the same code and
 must arrive at exactly the stored ratings.
 """
