@@ -459,11 +459,15 @@ class Rating(models.Model):
 class RatingHistory(models.Model):
     """One player's rating change from one rated match (charts, the API)."""
 
+    # The key is (match, player): each result counts once, and the key is the backstop of
+    # that, so a row needs no id, no sequence and no third index of its own (the rating
+    # feed writes four rows a result by the thousand).
+    pk = models.CompositePrimaryKey("match", "player")
     # Neither a database foreign key nor an index of its own: the rating feed writes four
     # rows a match by the thousand, and the key's check locked the match row for each of
     # them (a third of the database's work). The rows are derived from events: written
     # only for a match the same transaction has just read, deleted with it by Django's
-    # cascade, replaced by `ratings rebuild`. The unique (match, player) index finds them.
+    # cascade, replaced by `ratings rebuild`. The (match, player) primary key finds them.
     match = models.ForeignKey(
         Match,
         on_delete=models.CASCADE,
@@ -498,10 +502,6 @@ class RatingHistory(models.Model):
 
     class Meta:
         ordering = ["position", "player"]
-        constraints = [
-            # The backstop of "each result counts once".
-            models.UniqueConstraint(fields=["match", "player"], name="rating_history_once")
-        ]
         indexes = [models.Index(fields=["pool", "player", "position"], name="rating_history_by")]
 
     def __str__(self) -> str:
