@@ -39,6 +39,21 @@ def test_bench_load_short_form_has_no_errors_and_every_figure() -> None:
     # The server and the worker did work in the loaded window, and it was counted.
     assert cpu["web_cpu_s"] > 0 and cpu["worker_cpu_s"] > 0
     assert cpu["web_cpu_ms_per_request"] > 0 and cpu["worker_cpu_ms_per_match"] > 0
+    busy = figures["cores_busy_under_load"]
+    assert set(busy) == {
+        "seconds",
+        "web",
+        "worker",
+        "postgres",
+        "rabbitmq",
+        "redis",
+        "locust",
+        "bench_feeder",
+        "cores",
+    }
+    # The load generator and the database did work, and no share exceeds the machine.
+    assert busy["locust"] > 0 and busy["postgres"] > 0
+    assert all(0 <= busy[k] <= busy["cores"] for k in busy if k not in ("seconds", "cores"))
     assert isinstance(figures["throughput_drop"], float)
     # The worker really played the feeder's matches, in every window.
     assert all(n > 0 for n in figures["matches_finished"].values())

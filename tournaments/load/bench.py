@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import secrets
 import shutil
 import socket
@@ -185,6 +186,12 @@ def _finished_between(start: datetime, end: datetime) -> int:
     ).count()
 
 
+def _children_cpu_seconds() -> float:
+    """CPU time of this process' children that have ended and been waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _cpu_seconds(group: int) -> float:
     """CPU time (user + system) used so far by the live processes of process group ``group``.
 
@@ -202,6 +209,26 @@ def _cpu_seconds(group: int) -> float:
         if int(fields[2]) == group:
             total += int(fields[11]) + int(fields[12])
     return total / tick
+
+
+def _named_cpu_seconds(names: tuple[str, ...]) -> float:
+    """CPU time used so far by the live processes whose command name is one of ``names``
+    (the shared services: Postgres' backends and its own processes, RabbitMQ's runtime)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            name, rest = stat.read_text().split(" (", 1)[1].rsplit(")", 1)
+        except (OSError, IndexError, ValueError):
+            continue
+        if name.startswith(names):
+            fields = rest.split()
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+SERVICES = {"postgres": ("postgres",), "rabbitmq": ("beam.smp",), "redis": ("redis-server",)}
+"""The shared services whose CPU in the loaded window the bench reports, by command name."""
 
 
 def _throughput(seconds: float) -> tuple[float, int]:
@@ -296,7 +323,17 @@ def bench_load(
             raise RuntimeError(f"bench load: the feeder failed: {feeder.error}")
         before, before_n = _throughput(baseline_seconds)
         web_cpu, worker_cpu = _cpu_seconds(web.process.pid), _cpu_seconds(worker.process.pid)
+        services_cpu = {name: _named_cpu_seconds(c) for name, c in SERVICES.items()}
+        own_cpu, children_cpu = time.process_time(), _children_cpu_seconds()
+        wall = time.monotonic()
         measured = _run_locust(base, users, seconds, work / "plan.json", work / "out.json", env)
+        # Locust is the only child that ends in the window: the children's CPU is its own.
+        locust_cpu = _children_cpu_seconds() - children_cpu
+        own_cpu = time.process_time() - own_cpu
+        wall = time.monotonic() - wall
+        services_cpu = {
+            name: _named_cpu_seconds(SERVICES[name]) - used for name, used in services_cpu.items()
+        }
         # The users' own window: locust's start-up and shut-down are not load.
         start, end = (
             datetime.fromtimestamp(measured["window"][edge], tz=UTC) for edge in ("start", "stop")
@@ -338,6 +375,17 @@ def bench_load(
             "web_cpu_ms_per_request": round(1000 * web_cpu / max(1, len(reads) + len(writes)), 1),
             "worker_cpu_s": round(worker_cpu, 2),
             "worker_cpu_ms_per_match": round(1000 * worker_cpu / max(1, loaded_n), 1),
+        },
+        # Where the machine's cores went while locust ran (its start-up and shut-down included):
+        # the platform's web and worker, the shared services, the load generator and this bench.
+        "cores_busy_under_load": {
+            "seconds": round(wall, 1),
+            "web": round(web_cpu / wall, 2),
+            "worker": round(worker_cpu / wall, 2),
+            **{name: round(used / wall, 2) for name, used in services_cpu.items()},
+            "locust": round(locust_cpu / wall, 2),
+            "bench_feeder": round(own_cpu / wall, 2),
+            "cores": os.cpu_count(),
         },
         "matches_finished": {
             "baseline_before": before_n,
