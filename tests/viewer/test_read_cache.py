@@ -36,14 +36,22 @@ def running(request: pytest.FixtureRequest, owner: Any) -> Match:
     return running_copy(finished, finished.last_version * 2 // 3, owner=owner)
 
 
+def _read_twice(url: str, monkeypatch: pytest.MonkeyPatch, *refused: tuple[Any, str]) -> Any:
+    """The URL read once, then again with each ``(module, function)`` refusing to compute."""
+    first = Client().get(url)
+    assert first.status_code == 200, url
+    for module, name in refused:
+        monkeypatch.setattr(module, name, _refuse)
+    again = Client().get(url)
+    assert again.status_code == 200, url
+    return first, again
+
+
 def test_a_state_is_folded_once_then_read_back(
     brexit_match: Match, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url = f"/api/matches/{brexit_match.pk}/state/?step=37&view=seat1"
-    first = Client().get(url)
-    assert first.status_code == 200
-    monkeypatch.setattr(replay, "state_at", _refuse)
-    again = Client().get(url)
+    first, again = _read_twice(url, monkeypatch, (replay, "state_at"))
     assert again.json() == first.json()
     # Another step is another value: computed (and here refused).
     with pytest.raises(AssertionError, match="computed again"):
@@ -53,11 +61,7 @@ def test_a_state_is_folded_once_then_read_back(
 def test_a_finished_match_is_narrated_once(
     brexit_match: Match, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    first = Client().get(f"/matches/{brexit_match.pk}/")
-    assert first.status_code == 200
-    monkeypatch.setattr(replay, "log", _refuse)
-    again = Client().get(f"/matches/{brexit_match.pk}/")
-    assert again.status_code == 200
+    first, again = _read_twice(f"/matches/{brexit_match.pk}/", monkeypatch, (replay, "log"))
     assert again.content.count(b"data-step=") == first.content.count(b"data-step=")
 
 
@@ -65,11 +69,8 @@ def test_a_board_is_drawn_once_then_read_back(
     brasilis_match: Match, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url = f"/matches/{brasilis_match.pk}/board/?step=40&view=seat2"
-    first = Client().get(url)
-    assert first.status_code == 200
-    monkeypatch.setattr(replay, "state_at", _refuse)
-    monkeypatch.setattr(store, "read", _refuse)  # the seats' names are kept too
-    again = Client().get(url)
+    # The seats' names are kept too: no event is read.
+    first, again = _read_twice(url, monkeypatch, (replay, "state_at"), (store, "read"))
     assert again.content == first.content
 
 
@@ -77,9 +78,8 @@ def test_a_page_of_events_of_a_finished_match_is_read_back(
     brexit_match: Match, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url = f"/api/matches/{brexit_match.pk}/events/?after=10&limit=20"
-    first = Client().get(url).json()
-    monkeypatch.setattr(store, "read", _refuse)
-    assert Client().get(url).json() == first
+    first, again = _read_twice(url, monkeypatch, (store, "read"))
+    assert again.json() == first.json()
 
 
 def test_a_live_page_that_is_not_full_is_read_afresh(running: Match) -> None:
