@@ -29,6 +29,7 @@ def test_bench_convergence_prints_json() -> None:
     assert figures["seeds"] == 1 and figures["bots"] == 20
     assert len(figures["settled_games_per_bot_per_seed"]) == 1
     assert figures["settled_games_per_bot_median"] == figures["settled_games_per_bot_per_seed"][0]
+    assert 0 <= figures["newcomer_within_1_rank_after_8_games_oracle_share"] <= 1
 
 
 def test_the_ladder_finds_the_true_order_of_twenty_bots() -> None:
@@ -47,3 +48,25 @@ def test_a_newcomer_is_placed_near_its_true_rank_by_its_mean_rating() -> None:
     runs = [convergence.simulate(seed=s, newcomer_games=8) for s in range(10)]
     errors = [r.newcomer_mean_error_at_8 for r in runs]
     assert sum(1 for e in errors if e is not None and e <= 1) >= 5
+
+
+def test_the_oracle_bound_places_a_newcomer_by_its_results() -> None:
+    """The newcomer target's bound: exact maximum likelihood with the opponents' true strengths.
+
+    Mostly within a rank or two of the truth, never far, and the same for the same seed.
+    """
+    errors = [convergence.oracle_newcomer_error(seed=s) for s in range(20)]
+    assert errors == [convergence.oracle_newcomer_error(seed=s) for s in range(20)]
+    assert sorted(errors)[10] <= 2
+    assert max(errors) <= 6
+
+
+def test_the_likelihood_peaks_at_the_strength_that_won() -> None:
+    """Seat 0 finished first at a table of equals: a stronger seat 0 explains it better."""
+    table, first = [0.0, 0.0, 0.0, 0.0], [0, 1, 2, 3]
+    ll = [convergence._log_likelihood(t, table, first) for t in (-1.0, 0.0, 1.0)]
+    assert ll[0] < ll[1] < ll[2]
+    # The order of the others does not depend on seat 0's strength once it is placed first.
+    assert convergence._log_likelihood(0.0, table, first) == convergence._log_likelihood(
+        0.0, table, [0, 2, 1, 3]
+    )
