@@ -10,8 +10,9 @@ is computed once and then read back.
 Every key names what decides the value, and nothing else may: the match, the step
 or range, and the view or sight. Who may ask is checked before a read reaches here
 (``tournaments.visibility``), so a cached value is only ever handed to a caller
-allowed to see it. ``VERSION`` is part of every key: bump it when the rules,
-observations, redaction or narration change what they make of the same events.
+allowed to see it. Every key starts with the game's engine version (as snapshots do) and
+``VERSION``: bump it when observations, boards, redaction or narration change what they
+make of the same events.
 
 When the cache is away the value is computed as if it had never been cached
 (logged): a Redis outage makes replays slower, never unavailable.
@@ -21,11 +22,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from django.core.cache import cache
 from redis.exceptions import RedisError
 
+from games.engine.registry import get
+from tournaments.models import Match
 from tournaments.visibility import Sight, View
 
 log = logging.getLogger(__name__)
@@ -40,30 +43,36 @@ TIMEOUT = 24 * 3600
 """Seconds a value stays: only so that a replay nobody reads any more leaves the cache."""
 
 
+def _prefix(match: Match) -> str:
+    """What every key starts with: this module's version and the game's engine version, so a
+    release whose rules fold the same events differently reads none of the old values."""
+    return f"replay:{VERSION}:{get(match.game).rules.engine_version}:{match.pk}"
+
+
 def _sight_key(sight: Sight) -> str:
     cards = "all" if sight.cards is None else ".".join(map(str, sorted(sight.cards)))
     logs = ".".join(map(str, sorted(sight.logs)))
     return f"c{cards}-l{logs}-e{int(sight.reads_error)}"
 
 
-def state_key(match_id: Any, step: int, view: View) -> str:
-    return f"replay:{VERSION}:{match_id}:state:{step}:{view.name}"
+def state_key(match: Match, step: int, view: View) -> str:
+    return f"{_prefix(match)}:state:{step}:{view.name}"
 
 
-def board_key(match_id: Any, step: int, view: View) -> str:
-    return f"replay:{VERSION}:{match_id}:board:{step}:{view.name}"
+def board_key(match: Match, step: int, view: View) -> str:
+    return f"{_prefix(match)}:board:{step}:{view.name}"
 
 
-def labels_key(match_id: Any, seats: int) -> str:
-    return f"replay:{VERSION}:{match_id}:labels:{seats}"
+def labels_key(match: Match, seats: int) -> str:
+    return f"{_prefix(match)}:labels:{seats}"
 
 
-def events_key(match_id: Any, sight: Sight, block: int) -> str:
-    return f"replay:{VERSION}:{match_id}:events:{block}:{_sight_key(sight)}"
+def events_key(match: Match, sight: Sight, block: int) -> str:
+    return f"{_prefix(match)}:events:{block}:{_sight_key(sight)}"
 
 
-def log_key(match_id: Any, sight: Sight) -> str:
-    return f"replay:{VERSION}:{match_id}:log:{_sight_key(sight)}"
+def log_key(match: Match, sight: Sight) -> str:
+    return f"{_prefix(match)}:log:{_sight_key(sight)}"
 
 
 def remember(key: str, compute: Callable[[], T], *, keep: Callable[[T], bool] | None = None) -> T:

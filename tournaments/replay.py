@@ -48,7 +48,7 @@ def observation(match: Match, state: Any, view: View) -> JSON:
 def observation_at(match: Match, step: int, view: View) -> JSON:
     """The view's observation at a stored step: fixed for good, so folded once (read_cache)."""
     return read_cache.remember(
-        read_cache.state_key(match.pk, step, view),
+        read_cache.state_key(match, step, view),
         lambda: observation(match, state_at(match, step), view),
     )
 
@@ -71,14 +71,14 @@ def labels(match: Match, seats: int) -> list[str]:
         return narrate.seat_labels(match.game, seats, payload)
 
     return read_cache.remember(
-        read_cache.labels_key(match.pk, seats), read, keep=lambda _: match.last_version > 0
+        read_cache.labels_key(match, seats), read, keep=lambda _: match.last_version > 0
     )
 
 
 def board_at(match: Match, step: int, view: View, seats: int, names: list[str]) -> dict[str, Any]:
     """The board at a stored step through a view: fixed for good, so drawn once (read_cache)."""
     return read_cache.remember(
-        read_cache.board_key(match.pk, step, view),
+        read_cache.board_key(match, step, view),
         lambda: board(match, state_at(match, step), view, seats, names),
     )
 
@@ -107,7 +107,7 @@ def full_log(match: Match, seen_by: Sight, names: list[str]) -> list[LogLine]:
     if not visibility.is_over(match):
         return log(match, seen_by, names)
     return read_cache.remember(
-        read_cache.log_key(match.pk, seen_by), lambda: log(match, seen_by, names)
+        read_cache.log_key(match, seen_by), lambda: log(match, seen_by, names)
     )
 
 

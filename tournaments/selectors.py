@@ -262,7 +262,7 @@ def _events_block(match: Match, seen_by: visibility.Sight, block: int) -> list[d
         ]
 
     return read_cache.remember(
-        read_cache.events_key(match.pk, seen_by, block),
+        read_cache.events_key(match, seen_by, block),
         read,
         keep=lambda found: len(found) == EVENTS_BLOCK or visibility.is_over(match),
     )

@@ -173,3 +173,18 @@ def test_pages_cut_from_blocks_are_the_stream_sliced(brexit_match: Match, warm: 
         body = page.json()
         assert body["events"] == whole[after : after + limit], (after, limit)
         assert (body["next"] is not None) == (after + limit < last), (after, limit)
+
+
+def test_a_new_engine_version_reads_none_of_the_old_values(
+    brexit_match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release whose rules fold the same events differently must not be served old states."""
+    from games.engine.registry import get
+
+    url = f"/api/matches/{brexit_match.pk}/state/?step=12"
+    assert Client().get(url).status_code == 200
+    rules = get("brexit").rules
+    monkeypatch.setattr(rules, "engine_version", rules.engine_version + "-next")
+    monkeypatch.setattr(replay, "state_at", _refuse)
+    with pytest.raises(AssertionError, match="computed again"):
+        Client().get(url)
