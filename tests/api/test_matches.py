@@ -293,7 +293,7 @@ def test_a_seat_is_written_as_drfs_own_field_by_field_path_would(user: Any, othe
     from tournaments.api.serializers import MatchSeatSerializer
 
     match = MatchFactory(status=Match.Status.FINISHED)
-    seats = [
+    for made in [
         SeatFactory(match=match, number=0, bot_version=BotVersionFactory(bot__owner=user)),
         SeatFactory(
             match=match,
@@ -306,7 +306,9 @@ def test_a_seat_is_written_as_drfs_own_field_by_field_path_would(user: Any, othe
         ),
         SeatFactory(match=match, number=2, bot_version=None, builtin="greedy", rank=1),
         SeatFactory(match=match, number=3, bot_version=None, builtin="", player=other),
-    ]
+    ]:
+        assert made.pk
+    seats = list(Seat.objects.filter(match=match).order_by("number"))
     request = APIRequestFactory().get("/api/matches/")
     request.user = user
     serializer = MatchSeatSerializer(context={"request": request})
