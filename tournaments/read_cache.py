@@ -21,8 +21,9 @@ When the cache is away the value is computed as if it had never been cached
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import TypeVar
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from django.core.cache import cache
 from redis.exceptions import RedisError
@@ -75,19 +76,54 @@ def log_key(match: Match, sight: Sight) -> str:
     return f"{_prefix(match)}:log:{_sight_key(sight)}"
 
 
+AWAY_SECONDS = 15.0
+"""After the cache fails once, this process computes without it for this long: a Redis that
+hangs costs one timeout, not one per value (the socket timeout is a second, settings.CACHES)."""
+
+_away_until = 0.0
+
+
+def _usable() -> bool:
+    return time.monotonic() >= _away_until
+
+
+def _failed(what: str, exc: Exception) -> None:
+    global _away_until
+    _away_until = time.monotonic() + AWAY_SECONDS
+    log.warning(
+        "replay cache unavailable, %s; computing without it for %.0f s: %s", what, AWAY_SECONDS, exc
+    )
+
+
 def remember(key: str, compute: Callable[[], T], *, keep: Callable[[T], bool] | None = None) -> T:
     """The value stored under ``key``, or ``compute()``'s, stored if ``keep`` allows it."""
-    try:
-        found = cache.get(key)
-    except CACHE_DOWN as exc:
-        log.warning("replay cache unavailable, computing %s: %s", key, exc)
-        return compute()
-    if found is not None:
-        return found  # type: ignore[no-any-return]
-    value = compute()
-    if keep is None or keep(value):
+    return remember_many([(key, compute)], keep=keep)[0]
+
+
+def remember_many(
+    wanted: Sequence[tuple[str, Callable[[], T]]], *, keep: Callable[[T], bool] | None = None
+) -> list[T]:
+    """Each key's stored value, or its ``compute()``'s: one round trip to read them all and one
+    to store those ``keep`` allows."""
+    found: dict[str, Any] = {}
+    if _usable():
         try:
-            cache.set(key, value, TIMEOUT)
+            found = cache.get_many([key for key, _ in wanted])
         except CACHE_DOWN as exc:
-            log.warning("replay cache unavailable, %s not kept: %s", key, exc)
-    return value
+            _failed(f"reading {wanted[0][0]}", exc)
+    values: list[T] = []
+    fresh: dict[str, T] = {}
+    for key, compute in wanted:
+        if key in found:
+            values.append(found[key])
+            continue
+        value = compute()
+        values.append(value)
+        if keep is None or keep(value):
+            fresh[key] = value
+    if fresh and _usable():
+        try:
+            cache.set_many(fresh, TIMEOUT)
+        except CACHE_DOWN as exc:
+            _failed(f"keeping {next(iter(fresh))}", exc)
+    return values

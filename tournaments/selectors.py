@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -236,19 +237,34 @@ def _events_page(
     match: Match, seen_by: visibility.Sight, after: int, limit: int
 ) -> tuple[list[dict[str, Any]], bool]:
     """Events ``after + 1`` to ``after + limit`` as ``seen_by`` sees them, and whether more follow."""
-    wanted = range(after + 1, after + limit + 2)  # one more than the page: are there more?
+    # One more than the page (are there more?), and nothing past what is stored.
+    last = min(after + limit + 1, match.last_version)
+    if last <= after:
+        return [], False
+    blocks = range(after // EVENTS_BLOCK, (last - 1) // EVENTS_BLOCK + 1)
     events = [
         event
-        for block in range(after // EVENTS_BLOCK, (after + limit) // EVENTS_BLOCK + 1)
-        for event in _events_block(match, seen_by, block)
-        if event["version"] in wanted
+        for found in read_cache.remember_many(
+            [
+                (read_cache.events_key(match, seen_by, block), _block_reader(match, seen_by, block))
+                for block in blocks
+            ],
+            # A block is fixed once it is full (its events are stored for good) or the match over.
+            keep=lambda found: (
+                len(found) == EVENTS_BLOCK or (bool(found) and visibility.is_over(match))
+            ),
+        )
+        for event in found
+        if after < event["version"] <= last
     ]
     return events[:limit], len(events) > limit
 
 
-def _events_block(match: Match, seen_by: visibility.Sight, block: int) -> list[dict[str, Any]]:
-    """Versions ``block * EVENTS_BLOCK + 1`` to ``(block + 1) * EVENTS_BLOCK`` as ``seen_by``
-    sees them; kept once the block is full (its events are stored for good) or the match over."""
+def _block_reader(
+    match: Match, seen_by: visibility.Sight, block: int
+) -> Callable[[], list[dict[str, Any]]]:
+    """Reads versions ``block * EVENTS_BLOCK + 1`` to ``(block + 1) * EVENTS_BLOCK`` as
+    ``seen_by`` sees them."""
 
     def read() -> list[dict[str, Any]]:
         rows = store.read(
@@ -261,11 +277,7 @@ def _events_block(match: Match, seen_by: visibility.Sight, block: int) -> list[d
             for row in rows
         ]
 
-    return read_cache.remember(
-        read_cache.events_key(match, seen_by, block),
-        read,
-        keep=lambda found: len(found) == EVENTS_BLOCK or visibility.is_over(match),
-    )
+    return read
 
 
 _MATCH_FIELDS = [

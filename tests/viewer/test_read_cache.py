@@ -18,12 +18,18 @@ from replays.store import NewEvent
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import client_for, hidden_from, leaked, public_urls
-from tournaments import replay
+from tournaments import read_cache, replay
 from tournaments.models import Match
 from tournaments.replay import LogLine
 from tournaments.templatetags.replay_log import log_items
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _cache_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with the cache believed up (another test may have seen it fail)."""
+    monkeypatch.setattr(read_cache, "_away_until", 0.0)
 
 
 def _refuse(*_: Any, **__: Any) -> Any:
@@ -188,3 +194,78 @@ def test_a_new_engine_version_reads_none_of_the_old_values(
     monkeypatch.setattr(replay, "state_at", _refuse)
     with pytest.raises(AssertionError, match="computed again"):
         Client().get(url)
+
+
+def _replay_keys(match: Match) -> list[bytes]:
+    from django.conf import settings
+    from redis import Redis
+
+    client = Redis.from_url(settings.CACHES["default"]["LOCATION"])
+    try:
+        return list(client.scan_iter(match=f"*replay:*{match.pk}*", count=1000))
+    finally:
+        client.close()
+
+
+def test_offsets_past_the_end_keep_nothing(brexit_match: Match) -> None:
+    """Reading far past the last event answers an empty page and leaves no key behind."""
+    before = _replay_keys(brexit_match)
+    for after in (brexit_match.last_version, 10**6, 10**9):
+        r = Client().get(f"/api/matches/{brexit_match.pk}/events/?after={after}&limit=5000")
+        assert r.status_code == 200
+        assert r.json()["events"] == [] and r.json()["next"] is None
+    assert _replay_keys(brexit_match) == before
+
+
+def test_a_hanging_cache_costs_one_timeout_not_one_per_block(
+    brexit_match: Match, caplog: Any
+) -> None:
+    """A Redis that accepts connections and never answers: the page is still served, slowly
+    once, then without the cache for a while."""
+    import socket
+    import threading
+    import time
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])  # and never answer
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    hung = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": f"redis://127.0.0.1:{listener.getsockname()[1]}/0",
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+    try:
+        with (
+            override_settings(CACHES={"default": hung}),
+            caplog.at_level(logging.WARNING, logger="tournaments.read_cache"),
+        ):
+            started = time.monotonic()
+            first = Client().get(f"/api/matches/{brexit_match.pk}/events/?limit=5000")
+            slow = time.monotonic() - started
+            started = time.monotonic()
+            again = Client().get(f"/api/matches/{brexit_match.pk}/events/?limit=5000")
+            fast = time.monotonic() - started
+    finally:
+        stop.set()
+        thread.join()
+        for connection in held:
+            connection.close()
+        listener.close()
+    assert first.status_code == again.status_code == 200
+    assert len(first.json()["events"]) == brexit_match.last_version
+    assert slow < 5  # one read timed out; nothing more was tried
+    assert fast < 1  # the cache is skipped for a while
+    assert "computing without it" in caplog.text

@@ -89,8 +89,9 @@ CACHES = {
         "LOCATION": REDIS_URL,
         # Its own prefix lets a second instance (`bench load`) share the server without sharing keys.
         "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="backroom"),
-        # Only the rate limits use the cache, and they let requests through when Redis is
-        # down (tournaments/api/throttles.py): a hung Redis must not hold a request for long.
+        # The rate limits (tournaments/api/throttles.py) and the replay reads
+        # (tournaments/read_cache.py) use the cache, and both go on without it when Redis is
+        # away: a hung Redis must not hold a request for long.
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }
 }
