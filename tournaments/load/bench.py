@@ -212,10 +212,12 @@ def _cpu_seconds(group: int) -> float:
 
 
 def _named_cpu_seconds(names: tuple[str, ...]) -> float:
-    """CPU time used so far by the live processes whose command name is one of ``names``
-    (the shared services: Postgres' backends and its own processes, RabbitMQ's runtime)."""
+    """CPU time used so far by the processes whose command name is one of ``names`` (the
+    shared services: Postgres, RabbitMQ's runtime, Redis), ended ones included: a backend
+    that ended (a connection closed at CONN_MAX_AGE) is counted in its parent's children's
+    time, which is read from the service's top process."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0
+    found: dict[int, tuple[int, list[str]]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             name, rest = stat.read_text().split(" (", 1)[1].rsplit(")", 1)
@@ -223,7 +225,12 @@ def _named_cpu_seconds(names: tuple[str, ...]) -> float:
             continue
         if name.startswith(names):
             fields = rest.split()
-            total += int(fields[11]) + int(fields[12])
+            found[int(stat.parent.name)] = (int(fields[1]), fields)
+    total = 0
+    for _pid, (parent, fields) in found.items():
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+        if parent not in found:  # the service's top process: its reaped children's time too
+            total += int(fields[13]) + int(fields[14])  # cutime, cstime
     return total / tick
 
 
