@@ -54,6 +54,8 @@ def test_bench_load_short_form_has_no_errors_and_every_figure() -> None:
     # The load generator and the database did work, and no share exceeds the machine.
     assert busy["locust"] > 0 and busy["postgres"] > 0
     assert all(0 <= busy[k] <= busy["cores"] for k in busy if k not in ("seconds", "cores"))
+    assert {"web", "worker", "postgres", "bench_feeder"} <= set(figures["cores_busy_quiet"])
+    assert figures["cores_busy_quiet"]["worker"] > 0
     assert isinstance(figures["throughput_drop"], float)
     # The worker really played the feeder's matches, in every window.
     assert all(n > 0 for n in figures["matches_finished"].values())

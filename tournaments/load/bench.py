@@ -234,6 +234,27 @@ def _named_cpu_seconds(names: tuple[str, ...]) -> float:
     return total / tick
 
 
+def _cores_used(web: Child, worker: Child) -> dict[str, float]:
+    """CPU seconds used so far by the web, the worker, each shared service and this process,
+    with the time they were read (``at``)."""
+    return {
+        "at": time.monotonic(),
+        "web": _cpu_seconds(web.process.pid),
+        "worker": _cpu_seconds(worker.process.pid),
+        **{name: _named_cpu_seconds(names) for name, names in SERVICES.items()},
+        "bench_feeder": time.process_time(),
+    }
+
+
+def _cores_busy(start: dict[str, float], end: dict[str, float]) -> dict[str, float]:
+    """Cores each kept busy between two readings of ``_cores_used``."""
+    wall = end["at"] - start["at"]
+    return {
+        "seconds": round(wall, 1),
+        **{k: round((end[k] - start[k]) / wall, 2) for k in start if k != "at"},
+    }
+
+
 SERVICES = {"postgres": ("postgres",), "rabbitmq": ("beam.smp",), "redis": ("redis-server",)}
 """The shared services whose CPU in the loaded window the bench reports, by command name."""
 
@@ -328,7 +349,9 @@ def bench_load(
         )
         if feeder.error:
             raise RuntimeError(f"bench load: the feeder failed: {feeder.error}")
+        quiet_start = _cores_used(web, worker)
         before, before_n = _throughput(baseline_seconds)
+        quiet_cores = _cores_busy(quiet_start, _cores_used(web, worker))
         web_cpu, worker_cpu = _cpu_seconds(web.process.pid), _cpu_seconds(worker.process.pid)
         services_cpu = {name: _named_cpu_seconds(c) for name, c in SERVICES.items()}
         own_cpu, children_cpu = time.process_time(), _children_cpu_seconds()
@@ -385,6 +408,7 @@ def bench_load(
         },
         # Where the machine's cores went while locust ran (its start-up and shut-down included):
         # the platform's web and worker, the shared services, the load generator and this bench.
+        "cores_busy_quiet": quiet_cores,
         "cores_busy_under_load": {
             "seconds": round(wall, 1),
             "web": round(web_cpu / wall, 2),
