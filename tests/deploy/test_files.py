@@ -94,6 +94,13 @@ def test_the_compose_file_holds_the_platform_and_its_references_resolve() -> Non
     assert ":?" in services["migrate"]["environment"]["DEMO_ADMIN_PASSWORD"]
 
 
+def test_redis_is_a_bounded_cache_that_evicts_expiring_keys_first() -> None:
+    """The replay cache grows with what is viewed: Redis has a memory bound and LRU eviction."""
+    command = compose()["services"]["redis"]["command"]
+    assert command[command.index("--maxmemory") + 1].endswith("mb")
+    assert command[command.index("--maxmemory-policy") + 1] == "volatile-lru"
+
+
 def test_the_migrate_step_and_the_web_health_check_name_real_files_and_commands() -> None:
     spec = compose()
     assert (ROOT / spec["services"]["web"]["healthcheck"]["test"][-1]).exists()
