@@ -150,11 +150,7 @@ class MatchForkView(ChargedOnSuccess, APIView):
             step=data.validated_data["step"],
             seats=data.validated_data.get("seats"),
         )
-        fresh = (
-            Match.objects.select_related("created_by")
-            .prefetch_related("seats__bot_version__bot__owner")
-            .get(pk=fork.pk)
-        )
+        fresh = selectors.match_detail(fork.pk, request.user).get()
         return Response(
             s.MatchSerializer(fresh, context={"request": request}).data,
             status=status.HTTP_201_CREATED,
