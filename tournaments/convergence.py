@@ -29,7 +29,7 @@ class Run:
     newcomer_error_at_8: int | None
     """Places between the new bot's ladder rank and its true rank after its 8th game."""
     newcomer_mean_error_at_8: int | None = None
-    """The same, ranking by mean rating instead of the conservative estimate."""
+    """The same, ranking by mean rating instead of the ladder's order."""
 
 
 def _name(i: int) -> str:
@@ -168,7 +168,7 @@ def bench_convergence(*, seeds: int = 10, games_per_bot: int = 100) -> dict[str,
         "newcomer": "own games until the new bot stays within 1 rank of its true place (null: not within 30)",
         "newcomer_games_to_land_per_seed": landed,
         "newcomer_rank_error": "places between the new bot's rank and its true place after"
-        " its 8th game: in the ladder's order (conservative estimate) and by mean rating",
+        " its 8th game, when it is established: in the ladder's order (ratings.order) and by mean rating",
         "newcomer_rank_error_after_8_games": [r.newcomer_error_at_8 for r in runs],
         "newcomer_rank_error_after_8_games_median": _median([r.newcomer_error_at_8 for r in runs]),
         "newcomer_within_1_rank_after_8_games_share": _share([r.newcomer_error_at_8 for r in runs]),

@@ -18,7 +18,20 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import (
+    Aggregate,
+    BooleanField,
+    Count,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
+from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
 from tournaments import matchmaking, rating_feed, ratings, services
@@ -62,12 +75,38 @@ def pool(ladder: Ladder) -> str:
     return f"ladder:{ladder.pk}"
 
 
+class _Median(Aggregate):
+    function = "PERCENTILE_CONT"
+    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+
+def _median_deviation(rows: QuerySet[Rating]) -> Subquery:
+    return Subquery(rows.values("pool").annotate(m=_Median("deviation")).values("m")[:1])
+
+
 def ratings_of(ladder: Ladder) -> QuerySet[Rating]:
-    """The ladder's ratings, built-in bots included, best first by the conservative estimate."""
+    """The ladder's ratings, built-in bots included, best first as :func:`ratings.order` ranks.
+
+    ``provisional`` and ``score`` are annotated: a bot with fewer than ``PROVISIONAL_GAMES``
+    is provisional and comes after the established ones; they go by the conservative estimate
+    with its deviation capped at the established bots' median (ratings.uncertainty_cap). The
+    median is one uncorrelated subquery, computed once per query.
+    """
+    rows = Rating.objects.filter(pool=pool(ladder))
+    cap = Coalesce(
+        _median_deviation(rows.filter(games__gte=ratings.PROVISIONAL_GAMES)),
+        _median_deviation(rows),
+    )
     return (
-        Rating.objects.filter(pool=pool(ladder))
-        .select_related("bot_version__bot")
-        .order_by("-conservative", "player")
+        rows.select_related("bot_version__bot")
+        .annotate(
+            provisional=ExpressionWrapper(
+                Q(games__lt=ratings.PROVISIONAL_GAMES), output_field=BooleanField()
+            ),
+            score=F("rating") - ratings.CONSERVATIVE_K * Least(F("deviation"), cap),
+        )
+        .order_by("provisional", "-score", "-mu", "player")
     )
 
 

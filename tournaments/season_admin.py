@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from tournaments import ladders, seasons, services
-from tournaments.models import Fixture, Ladder, Rating, Season, SeasonEntrant
+from tournaments.models import Fixture, Ladder, Season, SeasonEntrant
 
 
 def _standings_table(rows: list[dict[str, Any]]) -> SafeString:
@@ -49,7 +49,7 @@ class LadderAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     @admin.display(description="ratings")
     def table(self, ladder: Ladder) -> SafeString:
-        rows = Rating.objects.filter(pool=ladders.pool(ladder)).order_by("-conservative")
+        rows = ladders.ratings_of(ladder)
         return format_html_join(
             "",
             "<div>{}. {}: {} ± {} (Elo {}, {} games)</div>",

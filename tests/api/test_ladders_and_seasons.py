@@ -55,10 +55,24 @@ def test_ratings_best_first_with_private_bots_named_neutrally(ladder: Ladder) ->
     rows = api.get(f"/api/ladders/{ladder.pk}/ratings/").json()["results"]
     assert [r["name"] for r in rows] == ["(private bot)", "sharp v1", "builtin:random"]
     assert rows[0]["bot"] is None and rows[1]["bot"] == public.bot_id
+    assert [r["score"] for r in rows] == [1550.0, 1450.0, 1250.0]  # 3 x the median deviation
+    assert [r["provisional"] for r in rows] == [False, False, False]
     api.force_authenticate(private.bot.owner)
     rows = api.get(f"/api/ladders/{ladder.pk}/ratings/").json()["results"]
     assert rows[0]["name"] == "secret v1"
     assert api.get("/api/ladders/999999/ratings/").status_code == 404
+
+
+def test_a_provisional_bot_is_listed_after_the_established_ones(ladder: Ladder) -> None:
+    rating(ladder, "builtin:random", 1400.0, builtin="random")
+    new = rating(ladder, "builtin:greedy", 1900.0, builtin="greedy")
+    new.games = 7
+    new.save()
+    rows = APIClient().get(f"/api/ladders/{ladder.pk}/ratings/").json()["results"]
+    assert [(r["name"], r["provisional"]) for r in rows] == [
+        ("builtin:random", False),
+        ("builtin:greedy", True),
+    ]
 
 
 def test_rating_history_per_bot_is_paginated(ladder: Ladder) -> None:

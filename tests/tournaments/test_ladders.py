@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from tests.factories import BotFactory, BotVersionFactory
-from tournaments import ladders, matchmaking, services
+from tournaments import ladders, matchmaking, ratings, services
 from tournaments.models import BotVersion, Ladder, Match, Rating
 
 pytestmark = pytest.mark.django_db
@@ -121,6 +121,42 @@ def test_entrants_carry_ratings_and_recent_games(ladder: Ladder) -> None:
     assert search.deviation == pytest.approx(2.0 * 29.48, abs=0.1)
     assert search.recent_games == 2
     assert pending == {"builtin:random", "builtin:greedy", "builtin:search", f"v:{version.pk}"}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_ladders_ratings_are_listed_in_the_order_the_rating_math_ranks(
+    ladder: Ladder, seed: int
+) -> None:
+    """The API, pages and admin read ratings_of: its SQL order is ratings.order's."""
+    rng = random.Random(seed)
+    skills = {
+        f"builtin:b{i}": ratings.Skill(
+            mu=rng.uniform(15, 35),
+            sigma=rng.uniform(0.5, 8.0),
+            games=rng.choice([0, 3, 7, 8, 9, 40, 200]),
+        )
+        for i in range(25)
+    }
+    for player, skill in skills.items():
+        Rating.objects.create(
+            pool=ladders.pool(ladder),
+            player=player,
+            ladder=ladder,
+            builtin=player.removeprefix("builtin:"),
+            mu=skill.mu,
+            sigma=skill.sigma,
+            elo=skill.elo,
+            rating=skill.rating,
+            deviation=skill.deviation,
+            conservative=skill.conservative,
+            games=skill.games,
+        )
+    rows = list(ladders.ratings_of(ladder))
+    assert [r.player for r in rows] == ratings.order(skills)
+    cap = ratings.uncertainty_cap(skills.values())
+    for row in rows:
+        assert row.provisional == (row.games < ratings.PROVISIONAL_GAMES)
+        assert row.score == pytest.approx(ratings.ladder_score(skills[row.player], cap))
 
 
 def test_seed_weight_rises_with_uncertainty_and_falls_with_recent_games() -> None:

@@ -40,14 +40,19 @@ def test_the_ladder_finds_the_true_order_of_twenty_bots() -> None:
     assert settled[1] <= 80
 
 
-def test_a_newcomer_is_placed_near_its_true_rank_by_its_mean_rating() -> None:
-    """The bench's newcomer figure over its 10 seeds, by mean rating (docs/benchmarks.md).
+def test_a_newcomer_ranks_within_one_place_of_its_true_one_after_8_games() -> None:
+    """The bench's newcomer figure over its 10 seeds, in the ladder's own order.
 
-    Placement seats it among the settled bots nearest its rating; without it, 2 of 10.
+    The median error is at most one place. Ranked by the plain conservative estimate
+    (the deviation not capped at the field's) the median was 4, and 1 of 10 within one.
     """
     runs = [convergence.simulate(seed=s, newcomer_games=8) for s in range(10)]
-    errors = [r.newcomer_mean_error_at_8 for r in runs]
-    assert sum(1 for e in errors if e is not None and e <= 1) >= 5
+    errors = sorted(
+        r.newcomer_error_at_8 if r.newcomer_error_at_8 is not None else 99 for r in runs
+    )
+    assert errors[4] <= 1 and errors[5] <= 1
+    # Placed by the cap, the ladder's order gives the newcomer the place its mean gives it.
+    assert [r.newcomer_error_at_8 for r in runs] == [r.newcomer_mean_error_at_8 for r in runs]
 
 
 def test_the_oracle_bound_places_a_newcomer_by_its_results() -> None:

@@ -13,7 +13,9 @@ from tournaments.models import Ladder, Match, Rating, RatingHistory, Season
 pytestmark = pytest.mark.django_db
 
 
-def rating(ladder: Ladder, player: str, value: float, deviation: float, **kw: object) -> Rating:
+def rating(
+    ladder: Ladder, player: str, value: float, deviation: float, games: int = 10, **kw: object
+) -> Rating:
     return Rating.objects.create(
         pool=f"ladder:{ladder.pk}",
         player=player,
@@ -24,7 +26,7 @@ def rating(ladder: Ladder, player: str, value: float, deviation: float, **kw: ob
         rating=value,
         deviation=deviation,
         conservative=value - 3 * deviation,
-        games=10,
+        games=games,
         **kw,
     )
 
@@ -37,16 +39,17 @@ def names_in_order(html: str, names: list[str]) -> list[str]:
 def ladder() -> Ladder:
     ladder = Ladder.objects.create(name="brexit four", game="brexit", seats=4)
     version = BotVersionFactory(bot__name="sharp", bot__game="brexit")
-    # By rating alone "sharp" leads; by rating - 3 deviation the steady built-in does.
-    rating(ladder, f"v:{version.pk}", 1720.0, 190.0, bot_version=version)
+    # By rating alone "sharp" leads; provisional (5 of 8 games), it is listed last.
+    rating(ladder, f"v:{version.pk}", 1720.0, 190.0, games=5, bot_version=version)
     rating(ladder, "builtin:greedy", 1650.0, 40.0, builtin="greedy")
     rating(ladder, "builtin:random", 1400.0, 30.0, builtin="random")
     return ladder
 
 
-def test_ladder_page_lists_ratings_with_builtins_by_conservative_estimate(ladder: Ladder) -> None:
+def test_ladder_page_lists_established_bots_by_score_then_provisional_ones(ladder: Ladder) -> None:
     html = Client().get(f"/ladders/{ladder.pk}/").content.decode()
     assert "1720 ± 190" in html and "1650 ± 40" in html and "1400 ± 30" in html
+    assert "5 of 8, provisional" in html and re.search(r"<td>2</td><td>builtin:random", html)
     assert names_in_order(html, ["sharp v1", "builtin:greedy", "builtin:random"]) == [
         "builtin:greedy",
         "builtin:random",

@@ -73,6 +73,15 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
     name = serializers.SerializerMethodField()
     bot = serializers.SerializerMethodField()
     bot_version = serializers.SerializerMethodField()
+    provisional = serializers.BooleanField(
+        read_only=True,
+        help_text="Fewer than 8 games: listed after the established bots.",
+    )
+    score = serializers.FloatField(
+        read_only=True,
+        help_text="What the ladder ranks the established bots by: rating - 3 deviation, with the "
+        "deviation capped at the established bots' median (docs/ladders.md).",
+    )
 
     class Meta:
         model = Rating
@@ -85,6 +94,8 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
             "rating",
             "deviation",
             "conservative",
+            "score",
+            "provisional",
             "elo",
             "mu",
             "sigma",
@@ -196,7 +207,9 @@ class LadderRatingsView(generics.ListAPIView[Rating]):
     def get_queryset(self) -> QuerySet[Rating]:
         return ladders.ratings_of(get_object_or_404(Ladder, pk=self.kwargs["ladder_id"]))
 
-    @extend_schema(summary="A ladder's ratings, best first (by rating - 3 deviation)")
+    @extend_schema(
+        summary="A ladder's ratings, best first: established bots by score, then provisional ones"
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_safe
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 from replays.controls import controls
-from tournaments import humans, ladders, replay, seasons, selectors, visibility
+from tournaments import humans, ladders, ratings, replay, seasons, selectors, visibility
 from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 from tournaments.pages import markdown
 from tournaments.pages.charts import rating_chart
@@ -69,6 +69,7 @@ def _rating_rows(ladder: Ladder, user: Any, limit: int | None = None) -> list[di
                 "deviation": r.deviation,
                 "conservative": r.conservative,
                 "games": r.games,
+                "provisional": r.games < ratings.PROVISIONAL_GAMES,
             }
         )
     return rows
@@ -86,6 +87,7 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         {
             "kind": kind,
             "competition": competition,
+            "provisional_games": ratings.PROVISIONAL_GAMES,
             "ratings": _rating_rows(competition, request.user)
             if isinstance(competition, Ladder)
             else [],
