@@ -120,16 +120,24 @@ def bare_rate(skills: Sequence[tuple[float, float]], ranks: Sequence[int]) -> li
 
 
 def elo_update(elos: Sequence[float], ranks: Sequence[int], k: float = ELO_K) -> list[float]:
-    """Classic multiplayer Elo: each pair is one game (a tie is half a win), K over seats - 1."""
-    scale = k / (len(elos) - 1)
-    seats = list(zip(elos, ranks, strict=True))
+    """Classic multiplayer Elo: each pair is one game (a tie is half a win), K over seats - 1.
+
+    Indexed loops rather than zips of tuples: the feed consumer runs this for every result,
+    and the arithmetic (hence every stored bit, which the rebuild compares) is unchanged.
+    """
+    n = len(elos)
+    if len(ranks) != n:
+        raise ValueError("one rank per Elo rating")
+    scale = k / (n - 1)
     out = []
-    for i, (elo, rank) in enumerate(seats):
+    for i in range(n):
+        elo, rank = elos[i], ranks[i]
         delta = 0.0
-        for j, (other, other_rank) in enumerate(seats):
-            if i != j:
+        for j in range(n):
+            if j != i:
+                other_rank = ranks[j]
                 actual = 1.0 if rank < other_rank else 0.5 if rank == other_rank else 0.0
-                delta += actual - 1.0 / (1.0 + 10.0 ** ((other - elo) / 400.0))
+                delta += actual - 1.0 / (1.0 + 10.0 ** ((elos[j] - elo) / 400.0))
         out.append(elo + scale * delta)
     return out
 

@@ -42,6 +42,33 @@ def test_elo_is_zero_sum_and_k_is_shared_among_opponents(ranks: list[int]) -> No
     assert all(abs(a - b) <= ratings.ELO_K + 1e-9 for a, b in zip(after, elos, strict=True))
 
 
+def _elo_as_first_written(elos: list[float], ranks: list[int]) -> list[float]:
+    """The textbook form the stored ratings were first computed with (the rebuild compares bits)."""
+    scale = ratings.ELO_K / (len(elos) - 1)
+    out = []
+    for i, (elo, rank) in enumerate(zip(elos, ranks, strict=True)):
+        delta = 0.0
+        for j, (other, other_rank) in enumerate(zip(elos, ranks, strict=True)):
+            if i != j:
+                actual = 1.0 if rank < other_rank else 0.5 if rank == other_rank else 0.0
+                delta += actual - 1.0 / (1.0 + 10.0 ** ((other - elo) / 400.0))
+        out.append(elo + scale * delta)
+    return out
+
+
+@given(
+    st.integers(min_value=2, max_value=6).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.floats(min_value=0, max_value=4000), min_size=n, max_size=n),
+            st.lists(st.integers(min_value=1, max_value=n), min_size=n, max_size=n),
+        )
+    )
+)
+def test_elo_gives_the_same_bits_as_the_textbook_form(table: tuple[list[float], list[int]]) -> None:
+    elos, ranks = table
+    assert ratings.elo_update(elos, ranks) == _elo_as_first_written(elos, ranks)
+
+
 @given(st.integers(min_value=2, max_value=6).flatmap(lambda n: st.permutations(range(1, n + 1))))
 def test_among_equals_a_better_rank_ends_higher(ranks: list[int]) -> None:
     """Without ties. (With ties openskill's Plackett-Luce can leave the place after three tied
