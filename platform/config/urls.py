@@ -6,6 +6,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from tournaments.pages.login import limit_logins
 
+handler400 = "tournaments.pages.errors.bad_request"
+
 urlpatterns = [
     # The admin's login, rate-limited like the site's (it resolves before the admin's own).
     path("admin/login/", limit_logins(admin.site.login), name="admin-login"),

@@ -79,7 +79,7 @@ def test_match_list_filters_and_paginates(
     bot = Bot.objects.get(versions__seats__match=brexit_match)
     html = client.get(f"/matches/?bot={bot.pk}").content.decode()
     assert f"/matches/{brexit_match.pk}/" in html and f"/matches/{brasilis_match.pk}/" not in html
-    assert client.get("/matches/?page=99&game=nonsense&bot=x").status_code == 200
+    assert client.get("/matches/?page=99&game=nonsense").status_code == 200
 
 
 def test_bot_page_lists_versions_and_matches(client: Client, brexit_match: Match) -> None:
@@ -92,7 +92,41 @@ def test_bot_page_lists_versions_and_matches(client: Client, brexit_match: Match
 def test_bad_view_is_404_not_500(client: Client, brexit_match: Match) -> None:
     assert client.get(f"/matches/{brexit_match.pk}/?view=seat9").status_code == 404
     assert client.get(f"/matches/{brexit_match.pk}/?view=nonsense").status_code == 404
-    assert client.get(f"/matches/{brexit_match.pk}/?step=abc").status_code == 200
+
+
+@pytest.mark.parametrize("step", ["abc", "-1", "1.5", " 7", "1_000", "\u0661\u0662", "9" * 30])
+@pytest.mark.parametrize("where", ["", "board/"])
+def test_a_step_that_is_not_a_whole_number_is_a_400_that_says_so(
+    client: Client, brexit_match: Match, step: str, where: str
+) -> None:
+    """As the API answers: int() alone would take Unicode digits, spaces and underscores."""
+    response = client.get(f"/matches/{brexit_match.pk}/{where}", {"step": step})
+    assert response.status_code == 400
+    assert "step must be a whole number" in response.content.decode() or (
+        "step is too large" in response.content.decode()
+    )
+
+
+def test_a_step_past_the_end_shows_the_last_one(client: Client, brexit_match: Match) -> None:
+    """A live match's link may name a step that is about to happen: clamped, not refused."""
+    response = client.get(f"/matches/{brexit_match.pk}/", {"step": "999999"})
+    assert response.status_code == 200
+    assert f'data-step="{brexit_match.last_version}"' in response.content.decode()
+
+
+@pytest.mark.parametrize("name", ["bot", "season", "ladder"])
+@pytest.mark.parametrize("value", ["x", "\u0661", "99999999999999999999"])
+def test_match_list_filters_that_are_not_ids_are_a_400(
+    client: Client, name: str, value: str
+) -> None:
+    response = client.get("/matches/", {name: value})
+    assert response.status_code == 400 and name in response.content.decode()
+    assert client.get("/matches/", {name: ""}).status_code == 200
+
+
+def test_the_log_poll_refuses_a_bad_after(client: Client, brexit_match: Match) -> None:
+    assert client.get(f"/matches/{brexit_match.pk}/log/", {"after": "x"}).status_code == 400
+    assert client.get(f"/matches/{brexit_match.pk}/log/", {"after": "3"}).status_code == 200
 
 
 def test_static_and_offline_api_docs(client: Client) -> None:

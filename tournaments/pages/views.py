@@ -23,6 +23,7 @@ from tournaments import humans, ladders, ratings, replay, seasons, selectors, vi
 from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 from tournaments.pages import markdown
 from tournaments.pages.charts import rating_chart
+from tournaments.pages.errors import BadQuery
 
 GAME_BLURBS = {
     "brexit": (
@@ -48,11 +49,25 @@ DOCS = {
 }
 
 
-def _int(value: str | None) -> int | None:
-    try:
-        return int(value) if value not in (None, "") else None
-    except ValueError:
+def _int(request: HttpRequest, name: str) -> int | None:
+    """A whole-number query parameter, None if absent; anything else is a 400 that says so.
+
+    Only ASCII digits: ``int()`` would also take "١٢", " 7" or "1_000", which the API refuses.
+    """
+    value = request.GET.get(name)
+    if value in (None, ""):
         return None
+    assert value is not None
+    if not (value.isascii() and value.isdigit()):
+        raise BadQuery(f"{name} must be a whole number (0, 1, 2, ...), not {value[:40]!r}")
+    number = int(value)
+    if number > _BIGGEST:
+        raise BadQuery(f"{name} is too large")
+    return number
+
+
+_BIGGEST = 2**63 - 1
+"""Postgres' bigint: a larger id or step would be an error in the query, not an answer."""
 
 
 def _rating_rows(ladder: Ladder, user: Any, limit: int | None = None) -> list[dict[str, Any]]:
@@ -129,9 +144,9 @@ def match_list(request: HttpRequest) -> HttpResponse:
     filters: dict[str, Any] = {
         "game": q.get("game") if q.get("game") in GAMES else None,
         "status": q.get("status") if q.get("status") in Match.Status.values else None,
-        "bot": _int(q.get("bot")),
-        "season": _int(q.get("season")),
-        "ladder": _int(q.get("ladder")),
+        "bot": _int(request, "bot"),
+        "season": _int(request, "season"),
+        "ladder": _int(request, "ladder"),
     }
     qs = selectors.matches(user=request.user, **filters)
     page = Paginator(qs, PAGE_SIZE).get_page(q.get("page"))
@@ -175,7 +190,7 @@ def _frame(request: HttpRequest, match: Match) -> dict[str, Any]:
     """What every rendering of one step needs."""
     seats = replay.seat_count(match)
     view = _view(request, match, seats)
-    step = replay.clamp_step(match, _int(request.GET.get("step")))
+    step = replay.clamp_step(match, _int(request, "step"))
     names = replay.labels(match, seats)
     return {
         "match": match,
@@ -324,7 +339,7 @@ def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
     match = _match(request, match_id)
     seats = replay.seat_count(match)
     view = _view(request, match, seats)
-    after = max(0, _int(request.GET.get("after")) or 0)
+    after = _int(request, "after") or 0
     names = replay.labels(match, seats)
     lines = replay.log(match, visibility.sight(request.user, match, view), names, after=after)
     return JsonResponse(
@@ -343,7 +358,7 @@ def act_download(request: HttpRequest, match_id: Any, seat: int) -> HttpResponse
     match = _match(request, match_id)
     if not visibility.may_read_logs(request.user, match, seat):
         raise Http404("no such act message")
-    step = replay.clamp_step(match, _int(request.GET.get("step")))
+    step = replay.clamp_step(match, _int(request, "step"))
     message = replay.act_message(match, step, seat)
     if message is None:
         raise Http404(f"seat {seat} was not asked to act at step {step}")
