@@ -62,6 +62,9 @@ def test_home_shows_a_top_table_per_ladder_not_raw_text(ladder: Ladder) -> None:
     assert " in ladder:" not in html
     assert re.search(r"builtin:greedy</td><td class=\"num\">1650 ± 40</td>", html)
     assert html.index("builtin:greedy") < html.index("builtin:random") < html.index("sharp v1")
+    assert re.search(
+        r'sharp v1</a></td><td class="num">1720<abbr title="provisional[^"]*">\?</abbr> ± 190', html
+    )
 
 
 def test_season_page_shows_fitted_standings_with_intervals_and_builtins() -> None:

@@ -134,7 +134,13 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "replays/home.html",
-        {"games": games, "ladders": tops, "seasons": list(running[:10]), "latest": latest},
+        {
+            "games": games,
+            "ladders": tops,
+            "seasons": list(running[:10]),
+            "latest": latest,
+            "provisional_games": ratings.PROVISIONAL_GAMES,
+        },
     )
 
 
