@@ -91,7 +91,9 @@ def ratings_of(ladder: Ladder) -> QuerySet[Rating]:
     ``provisional`` and ``score`` are annotated: a bot with fewer than ``PROVISIONAL_GAMES``
     is provisional and comes after the established ones; they go by the conservative estimate
     with its deviation capped at the established bots' median (ratings.uncertainty_cap). The
-    median is one uncorrelated subquery, computed once per query.
+    median is one uncorrelated subquery, computed once per query. Exact ties go by mean, then
+    by the row's id (the order bots were first rated), not by player key as ratings.order
+    does: a private bot's real key would show through its place among equals.
     """
     rows = Rating.objects.filter(pool=pool(ladder))
     cap = Coalesce(
@@ -106,7 +108,7 @@ def ratings_of(ladder: Ladder) -> QuerySet[Rating]:
             ),
             score=F("rating") - ratings.CONSERVATIVE_K * Least(F("deviation"), cap),
         )
-        .order_by("provisional", "-score", "-mu", "player")
+        .order_by("provisional", "-score", "-mu", "pk")
     )
 
 

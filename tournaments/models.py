@@ -442,7 +442,9 @@ class Rating(models.Model):
     elo = models.FloatField(help_text="Classic multiplayer Elo.")
     rating = models.FloatField(help_text="Plackett-Luce mean on the Elo-like scale.")
     deviation = models.FloatField()
-    conservative = models.FloatField(help_text="rating - 3 deviation: what the ladder ranks by.")
+    conservative = models.FloatField(
+        help_text="rating - 3 deviation, the conservative estimate (ladders rank by their score, the deviation capped at the field's median: docs/ladders.md)."
+    )
     games = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import math
 import random
-import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -81,7 +80,7 @@ class Skill(NamedTuple):
 
     @property
     def conservative(self) -> float:
-        """What the ladder ranks by: the player is very probably at least this strong."""
+        """The player is very probably at least this strong (ladders cap the deviation: ladder_score)."""
         return self.rating - CONSERVATIVE_K * self.deviation
 
 
@@ -154,7 +153,16 @@ def uncertainty_cap(skills: Iterable[Skill]) -> float:
     everyone = list(skills)
     established = [s.deviation for s in everyone if s.games >= PROVISIONAL_GAMES]
     deviations = established or [s.deviation for s in everyone]
-    return statistics.median(deviations) if deviations else SIGMA * ELO_PER_MU
+    return _median(deviations) if deviations else SIGMA * ELO_PER_MU
+
+
+def _median(values: Sequence[float]) -> float:
+    """The median as Postgres' ``percentile_cont(0.5)`` computes it, to the bit: the SQL
+    order of a ladder (tournaments.ladders.ratings_of) must be this one."""
+    ordered = sorted(values)
+    middle = (len(ordered) - 1) / 2
+    low, high = ordered[math.floor(middle)], ordered[math.ceil(middle)]
+    return low + (high - low) * (middle - math.floor(middle))
 
 
 def ladder_score(skill: Skill, cap: float) -> float:

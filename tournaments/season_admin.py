@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from tournaments import ladders, seasons, services
+from tournaments import ladders, ratings, seasons, services
 from tournaments.models import Fixture, Ladder, Season, SeasonEntrant
 
 
@@ -52,7 +52,7 @@ class LadderAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         rows = ladders.ratings_of(ladder)
         return format_html_join(
             "",
-            "<div>{}. {}: {} ± {} (Elo {}, {} games)</div>",
+            "<div>{}. {}: {} ± {} (Elo {}, {} games{})</div>",
             (
                 (
                     n,
@@ -61,6 +61,7 @@ class LadderAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                     f"{r.deviation:.0f}",
                     f"{r.elo:.0f}",
                     r.games,
+                    ", provisional" if r.games < ratings.PROVISIONAL_GAMES else "",
                 )
                 for n, r in enumerate(rows, 1)
             ),

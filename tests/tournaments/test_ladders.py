@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
-from tests.factories import BotFactory, BotVersionFactory
+from tests.factories import BotFactory, BotVersionFactory, UserFactory
 from tournaments import ladders, matchmaking, ratings, services
 from tournaments.models import BotVersion, Ladder, Match, Rating
 
@@ -123,21 +126,26 @@ def test_entrants_carry_ratings_and_recent_games(ladder: Ladder) -> None:
     assert pending == {"builtin:random", "builtin:greedy", "builtin:search", f"v:{version.pk}"}
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(4))
 def test_the_ladders_ratings_are_listed_in_the_order_the_rating_math_ranks(
     ladder: Ladder, seed: int
 ) -> None:
-    """The API, pages and admin read ratings_of: its SQL order is ratings.order's."""
+    """The API, pages and admin read ratings_of: its SQL order and scores are ratings.order's,
+    to the bit (the median as percentile_cont takes it), exact ties included."""
     rng = random.Random(seed)
-    skills = {
-        f"builtin:b{i}": ratings.Skill(
-            mu=rng.uniform(15, 35),
-            sigma=rng.uniform(0.5, 8.0),
-            games=rng.choice([0, 3, 7, 8, 9, 40, 200]),
+    skills: dict[str, ratings.Skill] = {}
+    for i in range(24 + seed):  # even and odd counts of established bots
+        twin = skills and rng.random() < 0.2  # an exact tie with an earlier player
+        skills[f"builtin:b{i:02d}"] = (
+            rng.choice(list(skills.values()))
+            if twin
+            else ratings.Skill(
+                mu=rng.uniform(15, 35),
+                sigma=rng.uniform(0.5, 8.0),
+                games=rng.choice([0, 3, 7, 8, 9, 40, 200]),
+            )
         )
-        for i in range(25)
-    }
-    for player, skill in skills.items():
+    for player, skill in skills.items():  # created in name order: ties go by id, here the name
         Rating.objects.create(
             pool=ladders.pool(ladder),
             player=player,
@@ -156,7 +164,56 @@ def test_the_ladders_ratings_are_listed_in_the_order_the_rating_math_ranks(
     cap = ratings.uncertainty_cap(skills.values())
     for row in rows:
         assert row.provisional == (row.games < ratings.PROVISIONAL_GAMES)
-        assert row.score == pytest.approx(ratings.ladder_score(skills[row.player], cap))
+        assert row.score == ratings.ladder_score(skills[row.player], cap)
+
+
+def _rate(ladder: Ladder, player: str, skill: ratings.Skill, **kw: object) -> Rating:
+    return Rating.objects.create(
+        pool=ladders.pool(ladder),
+        player=player,
+        ladder=ladder,
+        mu=skill.mu,
+        sigma=skill.sigma,
+        elo=skill.elo,
+        rating=skill.rating,
+        deviation=skill.deviation,
+        conservative=skill.conservative,
+        games=skill.games,
+        **kw,
+    )
+
+
+def test_the_cap_is_the_median_postgres_computes_to_the_bit(ladder: Ladder) -> None:
+    """Two deviations whose midpoint (a + b) / 2 and percentile_cont's a + (b - a) / 2 differ."""
+    low, high = 30.463331737244353, 197.70161814074723
+    assert (low + high) / 2 != low + (high - low) * 0.5
+    skills = {
+        "builtin:a": ratings.Skill(mu=30.0, sigma=low / ratings.ELO_PER_MU, games=20),
+        "builtin:b": ratings.Skill(mu=20.0, sigma=high / ratings.ELO_PER_MU, games=20),
+    }
+    for player, skill in skills.items():
+        _rate(ladder, player, skill, builtin=player.removeprefix("builtin:"))
+    cap = ratings.uncertainty_cap(skills.values())
+    assert (
+        cap
+        == skills["builtin:a"].deviation
+        + (skills["builtin:b"].deviation - skills["builtin:a"].deviation) * 0.5
+    )
+    scores = {r.player: r.score for r in ladders.ratings_of(ladder)}
+    assert scores == {p: ratings.ladder_score(s, cap) for p, s in skills.items()}
+
+
+def test_equal_bots_are_listed_in_the_order_they_were_first_rated_not_by_key(
+    ladder: Ladder,
+) -> None:
+    """A private bot's real key ("v:<id>") must not show through its place among equals."""
+    public = BotVersionFactory(bot__game="brexit")
+    private = BotVersionFactory(bot=BotFactory(game="brexit", is_public=False))
+    same = ratings.Skill(mu=26.0, sigma=2.0, games=30)
+    _rate(ladder, f"v:{private.pk}", same, bot_version=private)  # rated first
+    _rate(ladder, f"v:{public.pk}", same, bot_version=public)
+    assert f"v:{public.pk}" < f"v:{private.pk}"
+    assert [r.player for r in ladders.ratings_of(ladder)] == [f"v:{private.pk}", f"v:{public.pk}"]
 
 
 def test_seed_weight_rises_with_uncertainty_and_falls_with_recent_games() -> None:
@@ -198,3 +255,14 @@ def test_a_placing_bot_gets_the_first_table_among_the_settled_bots_nearest_it() 
 def test_a_field_of_equally_uncertain_bots_has_no_placing_bot() -> None:
     field = [matchmaking.Entrant(f"p{i:02d}", 1500, 246) for i in range(8)]
     assert matchmaking.placing(field, matchmaking.Settings(seats=4)) == []
+
+
+def test_the_admins_ladder_page_lists_ratings_in_the_ladders_order_marking_provisional(
+    ladder: Ladder, client: Client
+) -> None:
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))  # type: ignore[arg-type]
+    _rate(ladder, "builtin:random", ratings.Skill(mu=20.0, sigma=2.0, games=30), builtin="random")
+    _rate(ladder, "builtin:greedy", ratings.Skill(mu=35.0, sigma=2.0, games=5), builtin="greedy")
+    html = client.get(reverse("admin:tournaments_ladder_change", args=[ladder.pk])).content.decode()
+    assert re.search(r"1\. builtin:random: \d+ ± \d+ \(Elo \d+, 30 games\)", html)
+    assert re.search(r"2\. builtin:greedy: \d+ ± \d+ \(Elo \d+, 5 games, provisional\)", html)
