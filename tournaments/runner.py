@@ -238,6 +238,15 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     return RunResult.FINISHED
 
 
+def bot_moves(stored: Sequence[EngineEvent], seat: int) -> list[tuple[str, float]]:
+    """One seat's stored decisions as (verdict, elapsed seconds), in order."""
+    return [
+        (ev["payload"]["verdict"], ev["payload"].get("elapsed_ms", 0) / 1000)
+        for ev in stored
+        if ev["type"] == BOT_VERDICT and ev["payload"]["seat"] == seat
+    ]
+
+
 def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
     # A match never started has no events: skip the read (the append would catch a stray one).
     fresh = match.status == Match.Status.QUEUED and match.last_version == 0
@@ -260,10 +269,11 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
         limits=match_limits(),
     )
     for seat, player in enumerate(players):
-        # A sandboxed bot's strikes go on across resumes (its seat controller counts them).
+        # A sandboxed bot's strikes and time bank go on across resumes (its seat controller
+        # keeps them): a match with a person's seat resumes at each of their decisions.
         controller = getattr(player, "controller", None)
         if controller is not None:
-            controller.strikes = driver.stats[seat].strikes
+            controller.resume(driver.stats[seat].strikes, bot_moves(stored, seat))
     driver.run()  # which aborts the sink if it fails (see replays.store.Appender)
 
 

@@ -7,7 +7,7 @@ default action when the bot faulted. No bot behaviour makes it raise.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import NamedTuple
@@ -183,11 +183,27 @@ class SeatController:
             self._next_id, observation, legal, move_seconds=move, bank_seconds=self.time_bank
         )
         got = self._conn.ask(msg, move + self.time_bank)
-        if got.fault is Verdict.TIMEOUT:
+        self._spend(timed_out=got.fault is Verdict.TIMEOUT, elapsed=got.elapsed)
+        return got
+
+    def _spend(self, *, timed_out: bool, elapsed: float) -> None:
+        """What one decision took from the bank: its overrun, or all of it on a timeout."""
+        if timed_out:
             self.time_bank = 0.0
         else:
-            self.time_bank = max(0.0, self.time_bank - max(0.0, got.elapsed - move))
-        return got
+            self.time_bank = max(0.0, self.time_bank - max(0.0, elapsed - self.limits.move_seconds))
+
+    def resume(self, strikes: int, moves: Iterable[tuple[str, float]]) -> None:
+        """Go on with a stored match: its strikes, and its time bank as the stored moves left it.
+
+        ``moves`` are this seat's verdicts and elapsed seconds in order. A match with a
+        person's seat is resumed at each of their decisions, and a bot given a full bank
+        each time would have more time than the limits say.
+        """
+        self.strikes = strikes
+        self.time_bank = self.limits.bank_seconds
+        for verdict, elapsed in moves:
+            self._spend(timed_out=verdict == Verdict.TIMEOUT, elapsed=elapsed)
 
     def _fault(
         self,

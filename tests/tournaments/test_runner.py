@@ -13,7 +13,7 @@ from django.utils import timezone
 from games.engine import driver as driver_module
 from games.engine.driver import Flush, InProcess, MatchDriver, SeatStats
 from games.engine.match import replay
-from games.engine.platform_events import MATCH_FINISHED, game_events
+from games.engine.platform_events import BOT_VERDICT, MATCH_FINISHED, game_events
 from games.engine.registry import get
 from games.engine.types import Event
 from replays import store
@@ -250,3 +250,21 @@ def test_a_worker_that_cannot_isolate_bots_leaves_their_matches_queued(
     assert runner.run_match(match.id) is RunResult.REFUSED
     match.refresh_from_db()
     assert (match.status, match.attempts, store.current_version(match.id)) == ("queued", 0, 0)
+
+
+def test_a_resumed_bots_moves_are_read_back_from_its_verdicts_in_order() -> None:
+    """What the runner hands each sandboxed seat on resume (its strikes and time bank)."""
+
+    def verdict(seat: int, verdict: str, elapsed_ms: int) -> Any:
+        payload = {"seat": seat, "verdict": verdict, "elapsed_ms": elapsed_ms, "strikes": 0}
+        return {"type": BOT_VERDICT, "payload": payload}
+
+    stored = [
+        {"type": "deal", "payload": {}},
+        verdict(1, "ok", 1500),
+        verdict(0, "timeout", 9000),
+        verdict(1, "illegal_action", 250),
+    ]
+    assert runner.bot_moves(stored, 1) == [("ok", 1.5), ("illegal_action", 0.25)]
+    assert runner.bot_moves(stored, 0) == [("timeout", 9.0)]
+    assert runner.bot_moves(stored, 2) == []

@@ -185,3 +185,29 @@ def test_caller_reported_strike_counts(scripted: type[ScriptedConnection]) -> No
     for _ in range(3):
         got = c.strike(Verdict.ILLEGAL_ACTION, "decide refused it", DEFAULT)
     assert got.verdict is Verdict.ILLEGAL_ACTION and c.disqualified
+
+
+def test_a_resumed_seat_has_the_strikes_and_time_bank_its_stored_moves_left() -> None:
+    """A match with a person's seat resumes at each of their decisions: no fresh bank each time."""
+    seat = controller(move_seconds=1.0, bank_seconds=10.0)
+    seat.resume(2, [("ok", 0.4), ("ok", 1.5), ("illegal_action", 3.0)])
+    assert seat.strikes == 2
+    assert seat.time_bank == pytest.approx(10.0 - 0.5 - 2.0)
+    seat.resume(0, [("ok", 1.5), ("timeout", 11.0), ("ok", 0.2)])
+    assert seat.time_bank == 0.0
+    seat.resume(0, [("ok", 30.0)])
+    assert seat.time_bank == 0.0
+    seat.resume(0, [])
+    assert seat.time_bank == 10.0
+
+
+def test_a_resumed_seat_is_offered_the_bank_that_was_left(
+    scripted: type[ScriptedConnection],
+) -> None:
+    scripted.script = [("ok", {"pick": 1}, 2.5)]
+    seat = controller(move_seconds=1.0, bank_seconds=10.0)
+    seat.resume(0, [("ok", 4.0)])
+    seat.decide({}, LEGAL, default=DEFAULT)
+    message, deadline = scripted.asked[-1]
+    assert message["time_left"]["bank_seconds"] == 7.0 and deadline == pytest.approx(8.0)
+    assert seat.time_bank == pytest.approx(5.5)
