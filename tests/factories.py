@@ -14,7 +14,8 @@ from django.contrib.auth import get_user_model
 from factory.django import DjangoModelFactory
 
 from replays.store import NewEvent
-from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
+from tournaments.models import Bot, BotLog, BotVersion, Match, Rating, Seat
+from tournaments.ratings import Skill
 
 # A valid protocol v1 bot for both games: the first enumerated action, else the smallest
 # Bra$ilis bid or an empty Brexit placement (the shapes docs/bots.md describes).
@@ -104,6 +105,33 @@ class SeatFactory(DjangoModelFactory):
         BotVersionFactory, bot__game=factory.SelfAttribute("...match.game")
     )
     builtin = ""
+
+
+class RatingFactory(DjangoModelFactory):
+    """A ladder's rating row, its figures made from ``skill`` as the ratings feed writes them.
+
+    ``RatingFactory(ladder=ladder, player="builtin:greedy", skill=Skill(mu=30, games=40))``;
+    any field can be set directly instead (``rating=1720.0, deviation=190.0``).
+    """
+
+    class Meta:
+        model = Rating
+        exclude = ["skill"]
+
+    skill = factory.LazyFunction(Skill)
+    ladder = None
+    pool = factory.LazyAttribute(lambda o: f"ladder:{o.ladder.pk}")
+    player = factory.Sequence(lambda n: f"builtin:b{n:03d}")
+    builtin = factory.LazyAttribute(
+        lambda o: o.player.removeprefix("builtin:") if o.player.startswith("builtin:") else ""
+    )
+    mu = factory.LazyAttribute(lambda o: o.skill.mu)
+    sigma = factory.LazyAttribute(lambda o: o.skill.sigma)
+    elo = factory.LazyAttribute(lambda o: o.skill.elo)
+    rating = factory.LazyAttribute(lambda o: o.skill.rating)
+    deviation = factory.LazyAttribute(lambda o: o.skill.deviation)
+    conservative = factory.LazyAttribute(lambda o: o.rating - 3 * o.deviation)
+    games = factory.LazyAttribute(lambda o: o.skill.games)
 
 
 class BotLogFactory(DjangoModelFactory):

@@ -8,26 +8,17 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from tests.factories import BotFactory, BotVersionFactory, MatchFactory
+from tests.factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory
 from tournaments.models import Fixture, Ladder, Rating, RatingHistory, Season, SeasonEntrant
 
 pytestmark = pytest.mark.django_db
 
 
 def rating(ladder: Ladder, player: str, value: float, **kw: object) -> Rating:
-    return Rating.objects.create(
-        pool=f"ladder:{ladder.pk}",
-        player=player,
-        ladder=ladder,
-        mu=25.0,
-        sigma=2.0,
-        elo=1500.0,
-        rating=value,
-        deviation=50.0,
-        conservative=value - 150.0,
-        games=10,
-        **kw,
+    made: Rating = RatingFactory(  # type: ignore[assignment]
+        ladder=ladder, player=player, rating=value, deviation=50.0, games=10, **kw
     )
+    return made
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.factories import BotFactory, BotVersionFactory, UserFactory
+from tests.factories import BotFactory, BotVersionFactory, RatingFactory, UserFactory
 from tournaments import ladders, matchmaking, ratings, services
-from tournaments.models import BotVersion, Ladder, Match, Rating
+from tournaments.models import BotVersion, Ladder, Match
 
 pytestmark = pytest.mark.django_db
 
@@ -104,11 +104,9 @@ def test_a_rejected_version_leaves_at_the_next_round_with_its_queued_matches(
 
 
 def test_entrants_carry_ratings_and_recent_games(ladder: Ladder) -> None:
-    Rating.objects.create(
-        pool=ladders.pool(ladder),
-        player="builtin:search",
+    RatingFactory(
         ladder=ladder,
-        builtin="search",
+        player="builtin:search",
         mu=30.0,
         sigma=2.0,
         elo=1600.0,
@@ -146,41 +144,13 @@ def test_the_ladders_ratings_are_listed_in_the_order_the_rating_math_ranks(
             )
         )
     for player, skill in skills.items():  # created in name order: ties go by id, here the name
-        Rating.objects.create(
-            pool=ladders.pool(ladder),
-            player=player,
-            ladder=ladder,
-            builtin=player.removeprefix("builtin:"),
-            mu=skill.mu,
-            sigma=skill.sigma,
-            elo=skill.elo,
-            rating=skill.rating,
-            deviation=skill.deviation,
-            conservative=skill.conservative,
-            games=skill.games,
-        )
+        RatingFactory(ladder=ladder, player=player, skill=skill)
     rows = list(ladders.ratings_of(ladder))
     assert [r.player for r in rows] == ratings.order(skills)
     cap = ratings.uncertainty_cap(skills.values())
     for row in rows:
         assert row.provisional == (row.games < ratings.PROVISIONAL_GAMES)
         assert row.score == ratings.ladder_score(skills[row.player], cap)
-
-
-def _rate(ladder: Ladder, player: str, skill: ratings.Skill, **kw: object) -> Rating:
-    return Rating.objects.create(
-        pool=ladders.pool(ladder),
-        player=player,
-        ladder=ladder,
-        mu=skill.mu,
-        sigma=skill.sigma,
-        elo=skill.elo,
-        rating=skill.rating,
-        deviation=skill.deviation,
-        conservative=skill.conservative,
-        games=skill.games,
-        **kw,
-    )
 
 
 def test_the_cap_is_the_median_postgres_computes_to_the_bit(ladder: Ladder) -> None:
@@ -192,7 +162,7 @@ def test_the_cap_is_the_median_postgres_computes_to_the_bit(ladder: Ladder) -> N
         "builtin:b": ratings.Skill(mu=20.0, sigma=high / ratings.ELO_PER_MU, games=20),
     }
     for player, skill in skills.items():
-        _rate(ladder, player, skill, builtin=player.removeprefix("builtin:"))
+        RatingFactory(ladder=ladder, player=player, skill=skill)
     cap = ratings.uncertainty_cap(skills.values())
     assert (
         cap
@@ -210,8 +180,10 @@ def test_equal_bots_are_listed_in_the_order_they_were_first_rated_not_by_key(
     public = BotVersionFactory(bot__game="brexit")
     private = BotVersionFactory(bot=BotFactory(game="brexit", is_public=False))
     same = ratings.Skill(mu=26.0, sigma=2.0, games=30)
-    _rate(ladder, f"v:{private.pk}", same, bot_version=private)  # rated first
-    _rate(ladder, f"v:{public.pk}", same, bot_version=public)
+    RatingFactory(
+        ladder=ladder, player=f"v:{private.pk}", skill=same, bot_version=private
+    )  # rated first
+    RatingFactory(ladder=ladder, player=f"v:{public.pk}", skill=same, bot_version=public)
     assert f"v:{public.pk}" < f"v:{private.pk}"
     assert [r.player for r in ladders.ratings_of(ladder)] == [f"v:{private.pk}", f"v:{public.pk}"]
 
@@ -261,8 +233,8 @@ def test_the_admins_ladder_page_lists_ratings_in_the_ladders_order_marking_provi
     ladder: Ladder, client: Client
 ) -> None:
     client.force_login(UserFactory(is_staff=True, is_superuser=True))  # type: ignore[arg-type]
-    _rate(ladder, "builtin:random", ratings.Skill(mu=20.0, sigma=2.0, games=30), builtin="random")
-    _rate(ladder, "builtin:greedy", ratings.Skill(mu=35.0, sigma=2.0, games=5), builtin="greedy")
+    RatingFactory(ladder=ladder, player="builtin:random", skill=ratings.Skill(mu=20.0, games=30))
+    RatingFactory(ladder=ladder, player="builtin:greedy", skill=ratings.Skill(mu=35.0, games=5))
     html = client.get(reverse("admin:tournaments_ladder_change", args=[ladder.pk])).content.decode()
     assert re.search(r"1\. builtin:random: \d+ ± \d+ \(Elo \d+, 30 games\)", html)
     assert re.search(r"2\. builtin:greedy: \d+ ± \d+ \(Elo \d+, 5 games, provisional\)", html)

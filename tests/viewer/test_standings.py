@@ -7,7 +7,7 @@ import re
 import pytest
 from django.test import Client
 
-from tests.factories import BotFactory, BotVersionFactory, MatchFactory, SeatFactory
+from tests.factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory, SeatFactory
 from tournaments.models import Ladder, Match, Rating, RatingHistory, Season
 
 pytestmark = pytest.mark.django_db
@@ -16,19 +16,10 @@ pytestmark = pytest.mark.django_db
 def rating(
     ladder: Ladder, player: str, value: float, deviation: float, games: int = 10, **kw: object
 ) -> Rating:
-    return Rating.objects.create(
-        pool=f"ladder:{ladder.pk}",
-        player=player,
-        ladder=ladder,
-        mu=25.0,
-        sigma=2.0,
-        elo=1500.0,
-        rating=value,
-        deviation=deviation,
-        conservative=value - 3 * deviation,
-        games=games,
-        **kw,
+    made: Rating = RatingFactory(  # type: ignore[assignment]
+        ladder=ladder, player=player, rating=value, deviation=deviation, games=games, **kw
     )
+    return made
 
 
 def names_in_order(html: str, names: list[str]) -> list[str]:
