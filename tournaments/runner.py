@@ -42,7 +42,14 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
-from games.engine.driver import Flush, MatchDriver, MatchStopped, SeatPlayer, Suspended
+from games.engine.driver import (
+    Flush,
+    MatchDriver,
+    MatchStopped,
+    SeatPlayer,
+    SeatStats,
+    Suspended,
+)
 from games.engine.platform_events import BOT_VERDICT, aborted_event
 from games.engine.registry import get
 from games.engine.types import Event as EngineEvent
@@ -238,6 +245,17 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     return RunResult.FINISHED
 
 
+def resume_seats(
+    players: Sequence[SeatPlayer], stats: Sequence[SeatStats], stored: Sequence[EngineEvent]
+) -> None:
+    """A sandboxed bot's strikes and time bank go on across resumes (its seat controller keeps
+    them): a match with a person's seat resumes at each of their decisions."""
+    for seat, player in enumerate(players):
+        controller = getattr(player, "controller", None)
+        if controller is not None:
+            controller.resume(stats[seat].strikes, bot_moves(stored, seat))
+
+
 def bot_moves(stored: Sequence[EngineEvent], seat: int) -> list[tuple[str, float]]:
     """One seat's stored decisions as (verdict, elapsed seconds), in order."""
     return [
@@ -268,12 +286,7 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
         sink=sink,
         limits=match_limits(),
     )
-    for seat, player in enumerate(players):
-        # A sandboxed bot's strikes and time bank go on across resumes (its seat controller
-        # keeps them): a match with a person's seat resumes at each of their decisions.
-        controller = getattr(player, "controller", None)
-        if controller is not None:
-            controller.resume(driver.stats[seat].strikes, bot_moves(stored, seat))
+    resume_seats(players, driver.stats, stored)
     driver.run()  # which aborts the sink if it fails (see replays.store.Appender)
 
 

@@ -268,3 +268,23 @@ def test_a_resumed_bots_moves_are_read_back_from_its_verdicts_in_order() -> None
     assert runner.bot_moves(stored, 1) == [("ok", 1.5), ("illegal_action", 0.25)]
     assert runner.bot_moves(stored, 0) == [("timeout", 9.0)]
     assert runner.bot_moves(stored, 2) == []
+
+
+def test_each_sandboxed_seat_resumes_with_its_own_strikes_and_moves() -> None:
+    class Controller:
+        def resume(self, strikes: int, moves: list[tuple[str, float]]) -> None:
+            self.got = (strikes, moves)
+
+    class Sandboxed:
+        def __init__(self) -> None:
+            self.controller = Controller()
+
+    players: list[Any] = [Sandboxed(), builtin_player("brexit", "random", 1), Sandboxed()]
+    stats = [SeatStats(strikes=1), SeatStats(), SeatStats(strikes=2)]
+    stored: list[Any] = [
+        {"type": BOT_VERDICT, "payload": {"seat": 2, "verdict": "ok", "elapsed_ms": 1200}},
+        {"type": BOT_VERDICT, "payload": {"seat": 0, "verdict": "timeout", "elapsed_ms": 9000}},
+    ]
+    runner.resume_seats(players, stats, stored)
+    assert players[0].controller.got == (1, [("timeout", 9.0)])
+    assert players[2].controller.got == (2, [("ok", 1.2)])
