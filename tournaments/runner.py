@@ -245,24 +245,14 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     return RunResult.FINISHED
 
 
-def resume_seats(
-    players: Sequence[SeatPlayer], stats: Sequence[SeatStats], stored: Sequence[EngineEvent]
-) -> None:
+def resume_seats(players: Sequence[SeatPlayer], stats: Sequence[SeatStats]) -> None:
     """A sandboxed bot's strikes and time bank go on across resumes (its seat controller keeps
     them): a match with a person's seat resumes at each of their decisions."""
     for seat, player in enumerate(players):
         controller = getattr(player, "controller", None)
         if controller is not None:
-            controller.resume(stats[seat].strikes, bot_moves(stored, seat))
-
-
-def bot_moves(stored: Sequence[EngineEvent], seat: int) -> list[tuple[str, float]]:
-    """One seat's stored decisions as (verdict, elapsed seconds), in order."""
-    return [
-        (ev["payload"]["verdict"], ev["payload"].get("elapsed_ms", 0) / 1000)
-        for ev in stored
-        if ev["type"] == BOT_VERDICT and ev["payload"]["seat"] == seat
-    ]
+            bank_ms = stats[seat].bank_ms
+            controller.resume(stats[seat].strikes, None if bank_ms is None else bank_ms / 1000)
 
 
 def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
@@ -286,7 +276,7 @@ def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
         sink=sink,
         limits=match_limits(),
     )
-    resume_seats(players, driver.stats, stored)
+    resume_seats(players, driver.stats)
     driver.run()  # which aborts the sink if it fails (see replays.store.Appender)
 
 

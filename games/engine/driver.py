@@ -39,6 +39,8 @@ class Move(NamedTuple):
     detail: str = ""
     stderr: str = ""
     elapsed: float = 0.0
+    bank: float | None = None
+    """Seconds left in the player's time bank after this decision (None: it has none)."""
 
 
 class SeatPlayer(Protocol):
@@ -85,16 +87,24 @@ class InProcess:
         return ""
 
 
+def _bank_ms(seconds: float) -> int:
+    return max(0, int(seconds * 1000))
+
+
 @dataclass
 class SeatStats:
     verdicts: dict[str, int] = field(default_factory=dict)
     strikes: int = 0
     time_used_ms: int = 0
+    bank_ms: int | None = None
+    """The time bank its last verdict left (None: no verdict said): a resumed seat goes on with it."""
 
     def count(self, move: Move, strikes: int) -> None:
         self.verdicts[move.verdict] = self.verdicts.get(move.verdict, 0) + 1
         self.strikes = strikes
         self.time_used_ms += int(move.elapsed * 1000)
+        if move.bank is not None:
+            self.bank_ms = _bank_ms(move.bank)
 
 
 @dataclass
@@ -234,6 +244,9 @@ class MatchDriver:
             stats.verdicts[verdict] = stats.verdicts.get(verdict, 0) + 1
             stats.strikes = payload.get("strikes", stats.strikes)
             stats.time_used_ms += int(payload.get("elapsed_ms", 0))
+            bank = payload.get("bank_ms")
+            if isinstance(bank, int) and not isinstance(bank, bool):
+                stats.bank_ms = bank
 
     def run(self) -> Outcome:
         """Play to the end; raises MatchStopped when a platform limit (``limits``) is reached."""
@@ -331,6 +344,7 @@ class MatchDriver:
                     elapsed_ms=int(move.elapsed * 1000),
                     strikes=strikes,
                     step=step,
+                    bank_ms=None if move.bank is None else _bank_ms(move.bank),
                 )
             ]
         )

@@ -20,13 +20,24 @@ PLATFORM_EVENTS = frozenset({BOT_VERDICT, MATCH_FINISHED, MATCH_ABORTED})
 
 
 def verdict_event(
-    seat: Seat, verdict: str, *, detail: str, elapsed_ms: int, strikes: int, step: int
+    seat: Seat,
+    verdict: str,
+    *,
+    detail: str,
+    elapsed_ms: int,
+    strikes: int,
+    step: int,
+    bank_ms: int | None = None,
 ) -> Event:
-    """A bot's verdict on one decision: the details (tracebacks...) for its owner only."""
+    """A bot's verdict on one decision: the details (tracebacks, time, the time bank left
+    after it, for a sandboxed bot) for its owner only."""
     public = {"seat": seat, "verdict": verdict, "step": step, "strikes": strikes}
+    private: JSON = {**public, "detail": detail, "elapsed_ms": elapsed_ms}
+    if bank_ms is not None:
+        private["bank_ms"] = bank_ms
     return private_event(
         BOT_VERDICT,
-        {**public, "detail": detail, "elapsed_ms": elapsed_ms},
+        private,
         to=[seat],
         redacted=public,
         actor=seat,

@@ -31,20 +31,22 @@ class Sandboxed:
             default=lambda: rules.default_action(state, seat),
             check=lambda action: rules.check(state, seat, action),
         )
-        return _move(decision)
+        return _move(decision, self.controller.time_bank)
 
     def strike(self, verdict: str, detail: str, default: Action) -> Move:
-        return _move(self.controller.strike(Verdict(verdict), detail, default))
+        decision = self.controller.strike(Verdict(verdict), detail, default)
+        return _move(decision, self.controller.time_bank)
 
     def close(self, outcome: Outcome | None) -> str:
         return self.controller.end(outcome)
 
 
-def _move(decision: Decision) -> Move:
+def _move(decision: Decision, bank: float) -> Move:
     return Move(
         decision.action,
         decision.verdict.value,
         decision.detail,
         decision.stderr,
         decision.elapsed,
+        bank,
     )

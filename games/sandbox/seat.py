@@ -7,7 +7,7 @@ default action when the bot faulted. No bot behaviour makes it raise.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import NamedTuple
@@ -193,17 +193,16 @@ class SeatController:
         else:
             self.time_bank = max(0.0, self.time_bank - max(0.0, elapsed - self.limits.move_seconds))
 
-    def resume(self, strikes: int, moves: Iterable[tuple[str, float]]) -> None:
-        """Go on with a stored match: its strikes, and its time bank as the stored moves left it.
+    def resume(self, strikes: int, bank_seconds: float | None) -> None:
+        """Go on with a stored match: its strikes, and the time bank its last verdict left
+        (``None``, a seat no verdict of a sandboxed bot spoke for yet: a full bank).
 
-        ``moves`` are this seat's verdicts and elapsed seconds in order. A match with a
-        person's seat is resumed at each of their decisions, and a bot given a full bank
-        each time would have more time than the limits say.
+        A match with a person's seat is resumed at each of their decisions, and a bot
+        given a full bank each time would have more time than the limits say.
         """
         self.strikes = strikes
-        self.time_bank = self.limits.bank_seconds
-        for verdict, elapsed in moves:
-            self._spend(timed_out=verdict == Verdict.TIMEOUT, elapsed=elapsed)
+        full = self.limits.bank_seconds
+        self.time_bank = full if bank_seconds is None else max(0.0, min(bank_seconds, full))
 
     def _fault(
         self,

@@ -13,7 +13,7 @@ from django.utils import timezone
 from games.engine import driver as driver_module
 from games.engine.driver import Flush, InProcess, MatchDriver, SeatStats
 from games.engine.match import replay
-from games.engine.platform_events import BOT_VERDICT, MATCH_FINISHED, game_events
+from games.engine.platform_events import MATCH_FINISHED, game_events
 from games.engine.registry import get
 from games.engine.types import Event
 from replays import store
@@ -252,39 +252,17 @@ def test_a_worker_that_cannot_isolate_bots_leaves_their_matches_queued(
     assert (match.status, match.attempts, store.current_version(match.id)) == ("queued", 0, 0)
 
 
-def test_a_resumed_bots_moves_are_read_back_from_its_verdicts_in_order() -> None:
-    """What the runner hands each sandboxed seat on resume (its strikes and time bank)."""
-
-    def verdict(seat: int, verdict: str, elapsed_ms: int) -> Any:
-        payload = {"seat": seat, "verdict": verdict, "elapsed_ms": elapsed_ms, "strikes": 0}
-        return {"type": BOT_VERDICT, "payload": payload}
-
-    stored = [
-        {"type": "deal", "payload": {}},
-        verdict(1, "ok", 1500),
-        verdict(0, "timeout", 9000),
-        verdict(1, "illegal_action", 250),
-    ]
-    assert runner.bot_moves(stored, 1) == [("ok", 1.5), ("illegal_action", 0.25)]
-    assert runner.bot_moves(stored, 0) == [("timeout", 9.0)]
-    assert runner.bot_moves(stored, 2) == []
-
-
-def test_each_sandboxed_seat_resumes_with_its_own_strikes_and_moves() -> None:
+def test_each_sandboxed_seat_resumes_with_its_own_strikes_and_time_bank() -> None:
     class Controller:
-        def resume(self, strikes: int, moves: list[tuple[str, float]]) -> None:
-            self.got = (strikes, moves)
+        def resume(self, strikes: int, bank_seconds: float | None) -> None:
+            self.got = (strikes, bank_seconds)
 
     class Sandboxed:
         def __init__(self) -> None:
             self.controller = Controller()
 
     players: list[Any] = [Sandboxed(), builtin_player("brexit", "random", 1), Sandboxed()]
-    stats = [SeatStats(strikes=1), SeatStats(), SeatStats(strikes=2)]
-    stored: list[Any] = [
-        {"type": BOT_VERDICT, "payload": {"seat": 2, "verdict": "ok", "elapsed_ms": 1200}},
-        {"type": BOT_VERDICT, "payload": {"seat": 0, "verdict": "timeout", "elapsed_ms": 9000}},
-    ]
-    runner.resume_seats(players, stats, stored)
-    assert players[0].controller.got == (1, [("timeout", 9.0)])
-    assert players[2].controller.got == (2, [("ok", 1.2)])
+    stats = [SeatStats(strikes=1, bank_ms=2500), SeatStats(), SeatStats(strikes=2)]
+    runner.resume_seats(players, stats)
+    assert players[0].controller.got == (1, 2.5)
+    assert players[2].controller.got == (2, None)

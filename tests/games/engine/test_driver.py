@@ -203,3 +203,60 @@ def test_a_time_limit_is_said_in_the_owners_words() -> None:
 
     assert "for 30 minutes," in MatchLimits(max_seconds=1800).time_reason()
     assert "for 45 seconds," in MatchLimits(max_seconds=45).time_reason()
+
+
+class Banked(Scripted):
+    """An external seat whose every answer spends a tenth of a second of its time bank."""
+
+    def __init__(self, game: str, seed: int, script: dict[int, Any]) -> None:
+        super().__init__(game, seed, script)
+        self.bank = 10.0
+
+    def move(self, rules: Rules[Any], state: Any, seat: Seat, rng: random.Random) -> Move:
+        self.bank = max(0.0, self.bank - 0.1)
+        return super().move(rules, state, seat, rng)._replace(bank=self.bank)
+
+    def strike(self, verdict: str, detail: str, default: Action) -> Move:
+        return super().strike(verdict, detail, default)._replace(bank=self.bank)
+
+
+def test_verdicts_carry_the_time_bank_left_and_a_resumed_driver_reads_it_back() -> None:
+    """A resumed seat goes on with the bank its last verdict left (tournaments.runner)."""
+    sink = RecordingSink()
+    players = [
+        Banked("brexit", seed=s, script={3: {"junk": True}} if s == 1 else {}) for s in range(3)
+    ]
+    MatchDriver(get("brexit").rules, seats=3, seed=5, options={}, players=players, sink=sink).run()
+    verdicts = [e for e in sink.events if e["type"] == "bot_verdict"]
+    assert {v["payload"]["verdict"] for v in verdicts} >= {"ok", "illegal_action"}
+    for seat, player in enumerate(players):
+        mine = [v["payload"] for v in verdicts if v["payload"]["seat"] == seat]
+        assert mine[-1]["bank_ms"] == int(player.bank * 1000)
+        resumed = MatchDriver(
+            get("brexit").rules,
+            seats=3,
+            seed=5,
+            options={},
+            players=[Banked("brexit", seed=s, script={}) for s in range(3)],
+            stored=sink.events,
+            sink=RecordingSink(),
+        )
+        assert resumed.stats[seat].bank_ms == mine[-1]["bank_ms"]
+    # Only the owner's view holds it, with the time and the details.
+    assert all("bank_ms" not in (v["redacted"] or {}) for v in verdicts)
+
+
+def test_a_verdict_without_a_bank_leaves_none_to_resume_from() -> None:
+    """Events written before the bank was stored, or a person's seat: a full bank on resume."""
+    sink = RecordingSink()
+    play("brexit", sink, [Scripted("brexit", seed=s, script={}) for s in range(3)])
+    resumed = MatchDriver(
+        get("brexit").rules,
+        seats=3,
+        seed=3,
+        options={},
+        players=[Scripted("brexit", seed=s, script={}) for s in range(3)],
+        stored=sink.events,
+        sink=RecordingSink(),
+    )
+    assert sink.events and all(stats.bank_ms is None for stats in resumed.stats)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from games.engine import IllegalAction
 from games.sandbox import seat as seat_module
 from games.sandbox.connection import Exchange
 from games.sandbox.limits import Limits
+from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
 from games.sandbox.verdicts import STRIKES, Verdict
 
@@ -187,18 +189,17 @@ def test_caller_reported_strike_counts(scripted: type[ScriptedConnection]) -> No
     assert got.verdict is Verdict.ILLEGAL_ACTION and c.disqualified
 
 
-def test_a_resumed_seat_has_the_strikes_and_time_bank_its_stored_moves_left() -> None:
+def test_a_resumed_seat_has_the_strikes_and_time_bank_its_last_verdict_left() -> None:
     """A match with a person's seat resumes at each of their decisions: no fresh bank each time."""
     seat = controller(move_seconds=1.0, bank_seconds=10.0)
-    seat.resume(2, [("ok", 0.4), ("ok", 1.5), ("illegal_action", 3.0)])
-    assert seat.strikes == 2
-    assert seat.time_bank == pytest.approx(10.0 - 0.5 - 2.0)
-    seat.resume(0, [("ok", 1.5), ("timeout", 11.0), ("ok", 0.2)])
-    assert seat.time_bank == 0.0
-    seat.resume(0, [("ok", 30.0)])
-    assert seat.time_bank == 0.0
-    seat.resume(0, [])
+    seat.resume(2, 7.5)
+    assert seat.strikes == 2 and seat.time_bank == 7.5
+    seat.resume(0, None)  # no verdict of a sandboxed bot stored yet (or written before banks were)
     assert seat.time_bank == 10.0
+    seat.resume(0, 99.0)  # never more than the limits give
+    assert seat.time_bank == 10.0
+    seat.resume(0, -1.0)
+    assert seat.time_bank == 0.0
 
 
 def test_a_resumed_seat_is_offered_the_bank_that_was_left(
@@ -206,8 +207,33 @@ def test_a_resumed_seat_is_offered_the_bank_that_was_left(
 ) -> None:
     scripted.script = [("ok", {"pick": 1}, 2.5)]
     seat = controller(move_seconds=1.0, bank_seconds=10.0)
-    seat.resume(0, [("ok", 4.0)])
+    seat.resume(0, 7.0)
     seat.decide({}, LEGAL, default=DEFAULT)
     message, deadline = scripted.asked[-1]
     assert message["time_left"]["bank_seconds"] == 7.0 and deadline == pytest.approx(8.0)
     assert seat.time_bank == pytest.approx(5.5)
+
+
+def test_the_bank_a_sandboxed_move_reports_is_what_live_play_left(
+    scripted: type[ScriptedConnection],
+) -> None:
+    """What the verdict stores (and a resume restores): after a start fault nothing was spent;
+    after an action the engine refused, the reply's overrun was."""
+    scripted.script = [("start-fail", Verdict.TIMEOUT, 0.0), ("ok", {"pick": 9}, 3.0)]
+    player = Sandboxed(controller(move_seconds=1.0, bank_seconds=10.0))
+    rules: Any = type(
+        "R",
+        (),
+        {
+            "observe": lambda self, s, seat: {},
+            "legal": lambda self, s, seat: LEGAL,
+            "default_action": lambda self, s, seat: DEFAULT,
+            "check": lambda self, s, seat, a: None,
+        },
+    )()
+    first = player.move(rules, None, 0, random.Random(0))
+    assert first.verdict == "timeout" and first.bank == 10.0
+    second = player.move(rules, None, 0, random.Random(0))
+    assert second.verdict == "ok" and second.bank == pytest.approx(8.0)
+    refused = player.strike("illegal_action", "no such card", DEFAULT)
+    assert refused.bank == pytest.approx(8.0)
