@@ -15,7 +15,7 @@ from factory.django import DjangoModelFactory
 
 from replays.store import NewEvent
 from tournaments.models import Bot, BotLog, BotVersion, Match, Rating, Seat
-from tournaments.ratings import Skill
+from tournaments.ratings import CONSERVATIVE_K, Skill
 
 # A valid protocol v1 bot for both games: the first enumerated action, else the smallest
 # Bra$ilis bid or an empty Brexit placement (the shapes docs/bots.md describes).
@@ -130,7 +130,7 @@ class RatingFactory(DjangoModelFactory):
     elo = factory.LazyAttribute(lambda o: o.skill.elo)
     rating = factory.LazyAttribute(lambda o: o.skill.rating)
     deviation = factory.LazyAttribute(lambda o: o.skill.deviation)
-    conservative = factory.LazyAttribute(lambda o: o.rating - 3 * o.deviation)
+    conservative = factory.LazyAttribute(lambda o: o.rating - CONSERVATIVE_K * o.deviation)
     games = factory.LazyAttribute(lambda o: o.skill.games)
 
 

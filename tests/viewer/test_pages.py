@@ -124,8 +124,23 @@ def test_match_list_filters_that_are_not_ids_are_a_400(
     assert client.get("/matches/", {name: ""}).status_code == 200
 
 
+@pytest.mark.parametrize("digits", [5000, 4400])
+def test_a_number_of_thousands_of_digits_is_a_400_too(
+    client: Client, brexit_match: Match, digits: int
+) -> None:
+    """int() refuses strings of over 4,300 digits with an error of its own (it was a 500)."""
+    huge = "9" * digits if digits == 5000 else "0" * digits + "5"  # the second is step 5
+    response = client.get(f"/matches/{brexit_match.pk}/", {"step": huge})
+    if digits == 5000:
+        assert response.status_code == 400 and "step is too large" in response.content.decode()
+    else:
+        assert response.status_code == 200 and 'data-step="5"' in response.content.decode()
+    assert client.get("/matches/", {"bot": "9" * 5000}).status_code == 400
+
+
 def test_the_log_poll_refuses_a_bad_after(client: Client, brexit_match: Match) -> None:
-    assert client.get(f"/matches/{brexit_match.pk}/log/", {"after": "x"}).status_code == 400
+    refused = client.get(f"/matches/{brexit_match.pk}/log/", {"after": "x"})
+    assert refused.status_code == 400 and "after must be a whole number" in refused.json()["detail"]
     assert client.get(f"/matches/{brexit_match.pk}/log/", {"after": "3"}).status_code == 200
 
 

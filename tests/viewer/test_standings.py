@@ -56,6 +56,7 @@ def test_home_shows_a_top_table_per_ladder_not_raw_text(ladder: Ladder) -> None:
     assert re.search(
         r'sharp v1</a></td><td class="num">1720<abbr title="provisional[^"]*">\?</abbr> ± 190', html
     )
+    assert "? provisional: fewer than 8 games" in html
 
 
 def test_season_page_shows_fitted_standings_with_intervals_and_builtins() -> None:

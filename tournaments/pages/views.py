@@ -52,7 +52,8 @@ DOCS = {
 def _int(request: HttpRequest, name: str) -> int | None:
     """A whole-number query parameter, None if absent; anything else is a 400 that says so.
 
-    Only ASCII digits: ``int()`` would also take "١٢", " 7" or "1_000", which the API refuses.
+    Only ASCII digits: ``int()`` would also take "١٢", " 7" or "1_000" (the site is stricter
+    here than the API's integer fields, which take those too).
     """
     value = request.GET.get(name)
     if value in (None, ""):
@@ -60,7 +61,9 @@ def _int(request: HttpRequest, name: str) -> int | None:
     assert value is not None
     if not (value.isascii() and value.isdigit()):
         raise BadQuery(f"{name} must be a whole number (0, 1, 2, ...), not {value[:40]!r}")
-    number = int(value)
+    # Length first: int() refuses strings of over 4,300 digits with a ValueError of its own.
+    digits = value.lstrip("0") or "0"
+    number = int(digits) if len(digits) <= len(str(_BIGGEST)) else _BIGGEST + 1
     if number > _BIGGEST:
         raise BadQuery(f"{name} is too large")
     return number
@@ -125,10 +128,12 @@ def home(request: HttpRequest) -> HttpResponse:
         {"name": g.name, "title": g.title, "blurb": GAME_BLURBS.get(g.name, ""), "info": g}
         for g in GAMES.values()
     ]
-    tops = [
-        {"ladder": lad, "top": _rating_rows(lad, request.user, limit=10)}
-        for lad in Ladder.objects.order_by("game", "name")
-    ]
+    tops = []
+    for lad in Ladder.objects.order_by("game", "name"):
+        top = _rating_rows(lad, request.user, limit=10)
+        tops.append(
+            {"ladder": lad, "top": top, "has_provisional": any(r["provisional"] for r in top)}
+        )
     running = Season.objects.filter(state=Season.State.RUNNING).order_by("-created_at")
     latest = selectors.matches(user=request.user)[:10]
     return render(
@@ -345,7 +350,10 @@ def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
     match = _match(request, match_id)
     seats = replay.seat_count(match)
     view = _view(request, match, seats)
-    after = _int(request, "after") or 0
+    try:
+        after = _int(request, "after") or 0
+    except BadQuery as exc:  # the viewer polls this for JSON: its refusal is JSON too
+        return JsonResponse({"detail": str(exc)}, status=400)
     names = replay.labels(match, seats)
     lines = replay.log(match, visibility.sight(request.user, match, view), names, after=after)
     return JsonResponse(
