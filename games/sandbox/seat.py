@@ -183,15 +183,11 @@ class SeatController:
             self._next_id, observation, legal, move_seconds=move, bank_seconds=self.time_bank
         )
         got = self._conn.ask(msg, move + self.time_bank)
-        self._spend(timed_out=got.fault is Verdict.TIMEOUT, elapsed=got.elapsed)
-        return got
-
-    def _spend(self, *, timed_out: bool, elapsed: float) -> None:
-        """What one decision took from the bank: its overrun, or all of it on a timeout."""
-        if timed_out:
+        if got.fault is Verdict.TIMEOUT:
             self.time_bank = 0.0
         else:
-            self.time_bank = max(0.0, self.time_bank - max(0.0, elapsed - self.limits.move_seconds))
+            self.time_bank = max(0.0, self.time_bank - max(0.0, got.elapsed - move))
+        return got
 
     def resume(self, strikes: int, bank_seconds: float | None) -> None:
         """Go on with a stored match: its strikes, and the time bank its last verdict left

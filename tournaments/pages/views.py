@@ -56,9 +56,8 @@ def _int(request: HttpRequest, name: str) -> int | None:
     here than the API's integer fields, which take those too).
     """
     value = request.GET.get(name)
-    if value in (None, ""):
+    if not value:
         return None
-    assert value is not None
     if not (value.isascii() and value.isdigit()):
         raise BadQuery(f"{name} must be a whole number (0, 1, 2, ...), not {value[:40]!r}")
     # Length first: int() refuses strings of over 4,300 digits with a ValueError of its own.

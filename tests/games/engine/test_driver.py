@@ -12,7 +12,7 @@ import pytest
 from games.brexit.rules import BrexitRules
 from games.engine import driver as driver_module
 from games.engine.builtin import make_player
-from games.engine.driver import Flush, InProcess, MatchDriver, MemorySink, Move
+from games.engine.driver import Flush, InProcess, MatchDriver, MemorySink, Move, SeatStats
 from games.engine.errors import IllegalAction
 from games.engine.match import replay
 from games.engine.platform_events import game_events
@@ -220,6 +220,21 @@ class Banked(Scripted):
         return super().strike(verdict, detail, default)._replace(bank=self.bank)
 
 
+def resumed_stats(stored: list[Event], *, seed: int) -> list[SeatStats]:
+    """The seats' statistics of a three-seat Brexit match resumed from ``stored``."""
+    players = [Scripted("brexit", seed=s, script={}) for s in range(3)]
+    resumed = MatchDriver(
+        get("brexit").rules,
+        seats=3,
+        seed=seed,
+        options={},
+        players=players,
+        stored=stored,
+        sink=RecordingSink(),
+    )
+    return resumed.stats
+
+
 def test_verdicts_carry_the_time_bank_left_and_a_resumed_driver_reads_it_back() -> None:
     """A resumed seat goes on with the bank its last verdict left (tournaments.runner)."""
     sink = RecordingSink()
@@ -229,19 +244,11 @@ def test_verdicts_carry_the_time_bank_left_and_a_resumed_driver_reads_it_back() 
     MatchDriver(get("brexit").rules, seats=3, seed=5, options={}, players=players, sink=sink).run()
     verdicts = [e for e in sink.events if e["type"] == "bot_verdict"]
     assert {v["payload"]["verdict"] for v in verdicts} >= {"ok", "illegal_action"}
+    stats = resumed_stats(sink.events, seed=5)
     for seat, player in enumerate(players):
         mine = [v["payload"] for v in verdicts if v["payload"]["seat"] == seat]
         assert mine[-1]["bank_ms"] == int(player.bank * 1000)
-        resumed = MatchDriver(
-            get("brexit").rules,
-            seats=3,
-            seed=5,
-            options={},
-            players=[Banked("brexit", seed=s, script={}) for s in range(3)],
-            stored=sink.events,
-            sink=RecordingSink(),
-        )
-        assert resumed.stats[seat].bank_ms == mine[-1]["bank_ms"]
+        assert stats[seat].bank_ms == mine[-1]["bank_ms"]
     # Only the owner's view holds it, with the time and the details.
     assert all("bank_ms" not in (v["redacted"] or {}) for v in verdicts)
 
@@ -250,13 +257,4 @@ def test_a_verdict_without_a_bank_leaves_none_to_resume_from() -> None:
     """Events written before the bank was stored, or a person's seat: a full bank on resume."""
     sink = RecordingSink()
     play("brexit", sink, [Scripted("brexit", seed=s, script={}) for s in range(3)])
-    resumed = MatchDriver(
-        get("brexit").rules,
-        seats=3,
-        seed=3,
-        options={},
-        players=[Scripted("brexit", seed=s, script={}) for s in range(3)],
-        stored=sink.events,
-        sink=RecordingSink(),
-    )
-    assert sink.events and all(stats.bank_ms is None for stats in resumed.stats)
+    assert sink.events and all(s.bank_ms is None for s in resumed_stats(sink.events, seed=3))
