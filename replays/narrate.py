@@ -1,0 +1,58 @@
+"""Events as readable sentences for the replay viewer's log.
+
+Each game tells its own events in its own words (``games/<name>/view``, found through
+the registry); the platform's events (a bot's verdict, the end of a match, an abort)
+are told here, the same for every game, and anything else by its type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from games.engine.registry import get
+from games.engine.view import Payload, SeatNarrator
+
+
+class PlatformNarrator(SeatNarrator):
+    """The platform's events, and a plain fallback for any event nobody words."""
+
+    def tell(self, type_: str, p: Payload) -> str | None:
+        if type_ == "bot_verdict":
+            text = f"{self.who(p.get('seat'))}'s bot: {p.get('verdict')}"
+            if p.get("strikes"):
+                text += f" (strike {p['strikes']})"
+            if p.get("detail"):
+                text += f": {str(p['detail'])[:160]}"
+            return text
+        if type_ == "match_finished":
+            return "The match is over; its seed is revealed."
+        if type_ == "match_aborted":
+            # The reason is redacted for those who may not read it: no dangling colon then.
+            reason = str(p.get("reason") or "").strip()
+            return f"The match was aborted: {reason}" if reason else "The match was aborted."
+        return None
+
+    def fallback(self, type_: str, p: Payload) -> str:
+        words = type_.replace("_", " ").capitalize()
+        if "seat" in p:
+            return f"{words}: {self.who(p['seat'])}"
+        return words
+
+
+def seat_labels(game: str, seats: int, first_payload: Payload | None = None) -> list[str]:
+    """What the log calls each seat (Brexit's nations, Bra$ilis' politicians): the game's say."""
+    return get(game).view.seat_labels(seats, first_payload)
+
+
+def sentences(game: str, labels: Sequence[str], events: Iterable[tuple[str, Payload]]) -> list[str]:
+    """One sentence per (type, payload-as-seen) pair, in order."""
+    narrator = get(game).view.narrator(labels)
+    platform = PlatformNarrator(labels)
+    out = []
+    for type_, payload in events:
+        try:
+            text = narrator.tell(type_, payload) or platform.tell(type_, payload)
+        except (KeyError, TypeError, ValueError, IndexError):
+            text = None  # a payload the words did not expect (a redacted one): told plainly
+        out.append(text or platform.fallback(type_, payload))
+    return out
