@@ -61,7 +61,7 @@ def test_an_uploaded_bot_for_the_tests_game_is_validated_and_plays_a_challenge(
 @pytest.mark.parametrize(
     ("seats", "reason"),
     [
-        ([{"builtin": "random"}] * 4, "High Card takes 2 to 3 seats, not 4"),  # its Rules say
+        ([{"builtin": "random"}] * 5, "High Card takes 2 to 4 seats, not 5"),  # its Rules say
         ([{"builtin": "search"}, {"builtin": "random"}], "choose one of random, greedy"),
     ],
 )

@@ -60,9 +60,11 @@ def test_a_process_that_loads_the_test_settings_knows_the_tests_game() -> None:
 
 def test_the_tests_game_plays_with_its_built_in_bots() -> None:
     rules = get("highcard").rules
-    for seats in (2, 3):
+    for seats in (2, 3, 4):
         match = LocalMatch(rules, seats, seed=seats)
-        players = [make_player("highcard", n) for n in ("greedy", "random", "greedy")[:seats]]
+        players = [
+            make_player("highcard", n) for n in ("greedy", "random", "greedy", "random")[:seats]
+        ]
         outcome = match.play_out(players, random.Random(1))
         assert sorted(outcome["ranks"])[0] == 1
         assert [e["type"] for e in match.events][-2:] == ["revealed", "game_ended"]

@@ -87,11 +87,11 @@ class HighCardRules:
     name = "highcard"
     engine_version = "highcard-1"
     min_seats = 2
-    max_seats = 3
+    max_seats = 4
 
     def options(self, seats: int, options: Mapping[str, Any] | None) -> JSON:
         if type(seats) is not int or not self.min_seats <= seats <= self.max_seats:
-            raise BadOptions(f"High Card seats 2 or 3 players, not {seats!r}")
+            raise BadOptions(f"High Card seats 2 to 4 players, not {seats!r}")
         if options:
             raise BadOptions(f"High Card has no options, not {sorted(options)}")
         return {}
