@@ -120,4 +120,6 @@ def test_the_wheel_holds_the_packages_and_their_data(tmp_path: Path) -> None:
     expected = {path.removeprefix("platform/") for path in tracked}
     assert expected <= names, sorted(expected - names)
     assert "games/brexit/cards.json" in names
+    # Each game's board template ships in its own package (the site finds it through the registry).
+    assert {"games/brexit/templates/board.html", "games/brasilis/templates/board.html"} <= names
     assert "tournaments/migrations/0001_initial.py" in names

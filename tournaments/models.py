@@ -14,7 +14,14 @@ from uuid_utils.compat import uuid7
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 
-GAME_CHOICES = [(info.name, info.title) for info in GAMES.values()]
+
+def game_choices() -> list[tuple[str, str]]:
+    """Every registered game, read when asked: registering a game needs no migration."""
+    return [(info.name, info.title) for info in GAMES.values()]
+
+
+GAME_CHOICES = game_choices()
+"""The API's choices: every game is registered by now (a settings module registers its own)."""
 BUILTIN_BOTS = tuple(dict.fromkeys(name for game in GAMES for name in builtin_names(game)))
 """Every built-in bot name of any game; the ones a game offers are ``builtin_names(game)``."""
 
@@ -27,7 +34,7 @@ class Ladder(models.Model):
     """
 
     name = models.CharField(max_length=100, unique=True)
-    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    game = models.CharField(max_length=20, choices=game_choices)
     seats = models.PositiveSmallIntegerField(default=4)
     options = models.JSONField(default=dict, blank=True)
     is_active = models.BooleanField(default=True, help_text="Inactive ladders play no rounds.")
@@ -98,7 +105,7 @@ class Season(models.Model):
         SWISS = "swiss", "Swiss rounds (large fields)"
 
     name = models.CharField(max_length=100, unique=True)
-    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    game = models.CharField(max_length=20, choices=game_choices)
     seats = models.PositiveSmallIntegerField(default=4)
     options = models.JSONField(default=dict, blank=True)
     state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT)
@@ -193,7 +200,7 @@ class Bot(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bots"
     )
-    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    game = models.CharField(max_length=20, choices=game_choices)
     name = models.CharField(max_length=60)
     # A few lines for the bot's page and lists; the database does not cap a TextField, so this
     # max_length is the cap forms and the API check (a 400 that says so).
@@ -266,7 +273,7 @@ class Match(models.Model):
 
     # Time-ordered ids keep the events' (stream, version) index growing at its end.
     id = models.UUIDField(primary_key=True, default=uuid7, help_text="Also the event stream id.")
-    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    game = models.CharField(max_length=20, choices=game_choices)
     options = models.JSONField(default=dict, blank=True)
     seed = models.BigIntegerField(help_text="Hidden from everyone until the match is over.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)

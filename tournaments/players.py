@@ -24,7 +24,7 @@ from tournaments.models import BotVersion, Match, Seat
 
 
 def builtin_player(game: str, name: str, seed: int) -> InProcess:
-    """A trusted built-in bot by name (games.engine.builtin.BUILTIN_BOTS)."""
+    """A trusted built-in bot by name (each game's own list, found through the registry)."""
     return InProcess(make_player(game, name, seed=seed))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from games.engine.registry import get
 from games.engine.types import JSON
-from replays import boards, narrate, snapshots, store
+from replays import narrate, snapshots, store
 from tournaments import read_cache, selectors, visibility
 from tournaments.models import BotLog, Match
 from tournaments.visibility import Sight, View, event_as_seen
@@ -84,13 +84,13 @@ def board_at(match: Match, step: int, view: View, seats: int, names: list[str]) 
 
 
 def board(match: Match, state: Any, view: View, seats: int, names: list[str]) -> dict[str, Any]:
-    rules = get(match.game).rules
+    game = get(match.game)
     if match.last_version == 0:
         return {}
-    primary = rules.observe(state, None)
+    primary = game.rules.observe(state, None)
     if len(primary.get("hand_sizes") or []) < seats:
         return {}  # the opening events have not dealt yet: nothing to draw
-    return boards.board(match.game, primary, _seat_observations(match, state, view, seats), names)
+    return game.view.board(primary, _seat_observations(match, state, view, seats), names)
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@
 ``search`` a determinized Monte Carlo player over the greedy policy, ``cautious``
 and ``bold`` the one-step heuristic with a defensive and an aggressive style, and
 ``quick`` the search with a fixed number of rollouts a decision and no clock
-(docs/builtin-bots.md). Bot
-modules are imported lazily so that the registry stays cheap to import.
+(docs/builtin-bots.md). Each game lists its own in ``games/<name>/bots/__init__.py``
+(``BUILTIN``), found through the registry; bot modules are imported lazily.
 """
 
 from __future__ import annotations
@@ -17,31 +17,10 @@ from typing import Any
 from games.engine.match import Player
 from games.engine.registry import get
 
-BUILTIN_BOTS: dict[str, dict[str, str]] = {
-    "brexit": {
-        "random": "games.brexit.bots.random_legal",
-        "greedy": "games.brexit.bots.greedy",
-        "search": "games.brexit.bots.search",
-        "cautious": "games.brexit.bots.cautious",
-        "bold": "games.brexit.bots.bold",
-        "quick": "games.brexit.bots.quick",
-    },
-    "brasilis": {
-        "random": "games.brasilis.bots.random_legal",
-        "greedy": "games.brasilis.bots.greedy",
-        "search": "games.brasilis.bots.search",
-        "cautious": "games.brasilis.bots.cautious",
-        "bold": "games.brasilis.bots.bold",
-        "quick": "games.brasilis.bots.quick",
-    },
-}
-"""Game -> bot name -> module. A module exposes ``act`` and, when tunable, ``make``."""
-
 
 def builtin_names(game: str) -> tuple[str, ...]:
     """The built-in bots ``game`` offers, by name (the one list: the platform reads it here)."""
-    get(game)  # raises KeyError naming the known games
-    return tuple(BUILTIN_BOTS[game])
+    return tuple(get(game).builtin_bots)  # get raises KeyError naming the known games
 
 
 def make_player(
@@ -58,8 +37,7 @@ def make_player(
     ``iterations`` alone the player is deterministic (no clock), with neither
     it uses its module's default time budget.
     """
-    get(game)  # raises KeyError naming the known games
-    bots = BUILTIN_BOTS[game]
+    bots = get(game).builtin_bots  # get raises KeyError naming the known games
     if name not in bots:
         raise KeyError(f"unknown bot {name!r} for {game}; built-in bots: {', '.join(sorted(bots))}")
     module = importlib.import_module(bots[name])

@@ -4,13 +4,16 @@ One :class:`Profile` per registered game: option strategies, a player that
 reaches every decision kind, the conservation invariants, which zones a seat
 cannot see, and which events may legitimately show a seat something it did not
 know (a draw into its hand, a reveal). test_contract.py fails for a registered
-game without a profile, so a new game gets every contract check at once.
+game without a profile, so a new game gets every contract check at once. The
+shipped games' profiles are here; a game the tests register brings its own in its
+package (``<package>.profile.PROFILE``), found through the registry.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -238,7 +241,7 @@ def _brasilis_fit(options: dict[str, Any], seats: int) -> dict[str, Any]:
 
 
 def _actions(game: str) -> dict[str, Shape]:
-    return importlib.import_module(f"games.{game}.actions").SHAPES  # type: ignore[no-any-return]
+    return importlib.import_module(f"{GAMES[game].package}.actions").SHAPES  # type: ignore[no-any-return]
 
 
 PROFILES: dict[str, Profile] = {
@@ -269,6 +272,15 @@ PROFILES: dict[str, Profile] = {
         shapes=_actions("brasilis"),
     ),
 }
+
+PROFILES.update(
+    {
+        name: importlib.import_module(f"{info.package}.profile").PROFILE
+        for name, info in GAMES.items()
+        if name not in PROFILES and importlib.util.find_spec(f"{info.package}.profile")
+    }
+)
+"""The tests' own games (registered by the test settings) bring their profiles along."""
 
 FIT_OPTIONS: dict[str, Callable[[dict[str, Any], int], dict[str, Any]]] = {
     "brasilis": _brasilis_fit,

@@ -41,13 +41,12 @@ def test_appending_the_final_event_gives_the_match_its_result(builtin_match: Mak
 
 
 def test_built_in_bot_names_are_the_engine_s(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The platform reads which built-in bots a game offers from games.engine.builtin."""
-    from games.engine import builtin
+    """The platform reads which built-in bots a game offers from the game, through the registry."""
+    from games.engine.registry import get
     from tests.factories import UserFactory
     from tournaments import services
 
-    offered = {**builtin.BUILTIN_BOTS, "brexit": {**builtin.BUILTIN_BOTS["brexit"], "extra": ""}}
-    monkeypatch.setattr(builtin, "BUILTIN_BOTS", offered)
+    monkeypatch.setitem(get("brexit").builtin_bots, "extra", "")
     user = UserFactory()
     seats = [{"builtin": "extra"}, {"builtin": "random"}, {"builtin": "random"}]
     match = services.create_challenge(user=user, game="brexit", seats=seats, queue=False)

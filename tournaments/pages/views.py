@@ -18,35 +18,28 @@ from django.views.decorators.http import require_safe
 
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
-from replays.controls import controls
 from tournaments import humans, ladders, ratings, replay, seasons, selectors, visibility
 from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
 from tournaments.pages import markdown
 from tournaments.pages.charts import rating_chart
 from tournaments.pages.errors import BadQuery
 
-GAME_BLURBS = {
-    "brexit": (
-        "Each nation of the United Kingdom negotiates trade deals with the world. Cards are "
-        "placed face down beside the countries on offer, flipped together, and the strongest "
-        "offer wins the deal; secret agendas reward the right symbols."
-    ),
-    "brasilis": (
-        "Corrupt politicians fight over the news: good headlines and bad ones are pushed onto "
-        "rivals with influence cards, some played face down, while money buys aids at sealed "
-        "auctions and the population's Fury rises towards revolution."
-    ),
-}
 PAGE_SIZE = 25
 DOCS_DIR = Path(settings.BASE_DIR) / "docs"
-# The bot authors' docs the site shows: URL name -> file under docs/.
-DOCS = {
-    "bots": "bots.md",
-    "api": "api.md",
-    "brexit": "games/brexit.md",
-    "brasilis": "games/brasilis.md",
-    "builtin-bots": "builtin-bots.md",
+# The bot authors' docs the site shows: URL name -> (link text, file under docs/). Each game's
+# rules are shown too, under the game's name, from where its registry entry says (rules_path).
+AUTHOR_DOCS = {
+    "bots": ("Writing a bot", "bots.md"),
+    "api": ("The API by example", "api.md"),
+    "builtin-bots": ("Built-in bots", "builtin-bots.md"),
 }
+
+
+def _docs() -> dict[str, tuple[str, Path]]:
+    """Every doc page, in the site's order: URL name -> (link text, Markdown file)."""
+    docs = {name: (text, DOCS_DIR / path) for name, (text, path) in AUTHOR_DOCS.items()}
+    games = {g.name: (f"{g.title} rules", g.rules_path) for g in GAMES.values()}
+    return {"bots": docs.pop("bots"), "api": docs.pop("api"), **games, **docs}
 
 
 def _int(request: HttpRequest, name: str) -> int | None:
@@ -124,8 +117,7 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
     games = [
-        {"name": g.name, "title": g.title, "blurb": GAME_BLURBS.get(g.name, ""), "info": g}
-        for g in GAMES.values()
+        {"name": g.name, "title": g.title, "blurb": g.blurb, "info": g} for g in GAMES.values()
     ]
     tops = []
     for lad in Ladder.objects.order_by("game", "name"):
@@ -259,6 +251,7 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
             if mine
             else [],
             "game_title": GAMES[match.game].title,
+            "board_template": GAMES[match.game].board_template,
         }
     )
     return render(request, "replays/viewer.html", ctx)
@@ -304,7 +297,9 @@ def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any
                     "seat": d.seat,
                     "step": d.step,
                     "deadline": d.deadline,
-                    "controls": controls(d.legal, d.observation, names, d.seat),
+                    "controls": GAMES[match.game].view.controls(
+                        d.legal, d.observation, names, d.seat
+                    ),
                 }
             )
     return panel
@@ -340,7 +335,7 @@ def match_board(request: HttpRequest, match_id: Any) -> HttpResponse:
     """The board at one step, as an HTML fragment the viewer swaps in."""
     match = _match(request, match_id)
     ctx = _frame(request, match)
-    return render(request, f"replays/board_{match.game}.html", ctx)
+    return render(request, GAMES[match.game].board_template, ctx)
 
 
 @require_safe
@@ -412,17 +407,23 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
 
 @require_safe
 def doc_page(request: HttpRequest, name: str) -> HttpResponse:
-    """One of the bot authors' docs, rendered from docs/ (the same text as in the repository)."""
-    if name not in DOCS:
+    """One of the bot authors' docs or a game's rules, rendered from the same Markdown as in
+    the repository."""
+    docs = _docs()
+    if name not in docs:
         raise Http404("no such page")
-    text = (DOCS_DIR / DOCS[name]).read_text(encoding="utf-8")
+    text = docs[name][1].read_text(encoding="utf-8")
     links = {}
-    for other, path in DOCS.items():
+    for other, (_text, file) in docs.items():
         url = reverse("site-doc", args=[other])
-        links.update({path: url, f"docs/{path}": url, Path(path).name: url, f"../{path}": url})
+        links[file.name] = url
+        if file.is_relative_to(DOCS_DIR):
+            path = file.relative_to(DOCS_DIR).as_posix()
+            links.update({path: url, f"docs/{path}": url, f"../{path}": url})
     title = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.startswith("# ")), name)
+    nav = [{"name": other, "text": link} for other, (link, _file) in docs.items()]
     return render(
         request,
         "replays/doc.html",
-        {"title": title, "body": markdown.render(text, links), "docs": DOCS},
+        {"title": title, "body": markdown.render(text, links), "nav": nav},
     )

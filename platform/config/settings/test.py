@@ -5,6 +5,7 @@ import uuid
 from config.queues import task_queues, task_routes
 from config.settings.base import *  # noqa: F403
 from config.settings.base import CACHES, env
+from games.engine.registry import GameInfo, register
 
 DEBUG = False
 # The suite's tasks go to queues of its own run, so neither a running `make up` worker nor
@@ -49,3 +50,7 @@ STORAGES = {
 
 # Tests never run collectstatic, so whitenoise would only warn that var/static is missing.
 MIDDLEWARE = [m for m in MIDDLEWARE if m != "whitenoise.middleware.WhiteNoiseMiddleware"]  # noqa: F405
+
+# A third game, written for the tests only (tests/support/games/highcard): one line registers it
+# in every process that loads these settings (pytest, the e2e tests' Celery workers).
+register(GameInfo("highcard", "High Card", package="tests.support.games.highcard"))

@@ -19,7 +19,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.engine import simulate
-from games.engine.builtin import BUILTIN_BOTS, make_player
+from games.engine.builtin import builtin_names, make_player
 from games.engine.driver import InProcess, SeatPlayer
 from games.engine.registry import GAMES
 from games.sandbox.limits import Limits
@@ -74,7 +74,7 @@ class Command(BaseCommand):
             action="append",
             required=True,
             help="a bot per seat, in seat order (repeat): a built-in ("
-            + ", ".join(sorted(BUILTIN_BOTS["brexit"]))
+            + ", ".join(sorted(builtin_names("brexit")))
             + ", or builtin:NAME) or a bot's .py/.zip/folder",
         )
         parser.add_argument("--games", type=int, default=100)
@@ -129,14 +129,14 @@ class Command(BaseCommand):
         folders: dict[str, str] = {}
         try:
             for n, spec in enumerate(lineup):
-                if spec in BUILTIN_BOTS[game] or builtin_name(game, spec) is not None:
+                if spec in builtin_names(game) or builtin_name(game, spec) is not None:
                     continue
                 if spec not in folders:
                     folder = unpack_into(workdir / f"bot{n}", spec, read_upload(spec))
                     folders[spec] = str(folder)
         except BadSeat as exc:
             raise CommandError(
-                f"{exc}; built-in: {', '.join(sorted(BUILTIN_BOTS[game]))}"
+                f"{exc}; built-in: {', '.join(sorted(builtin_names(game)))}"
             ) from None
         if not folders:
             return None

@@ -1,10 +1,10 @@
-"""The viewer's boards are drawn from observations: each flag lands on its own seat."""
+"""The Bra$ilis board is drawn from observations: each flag lands on its own seat."""
 
 from __future__ import annotations
 
+from games.brasilis.view.board import board
 from games.engine.match import LocalMatch
 from games.engine.registry import get
-from replays import boards
 
 
 def test_a_brasilis_politician_shows_passed_only_when_its_own_flag_is_set() -> None:
@@ -13,5 +13,5 @@ def test_a_brasilis_politician_shows_passed_only_when_its_own_flag_is_set() -> N
     labels = ["a", "b", "c"]
     for passed in ([False, False, False], [True, False, False], [False, False, True]):
         match.state.passed = list(passed)
-        drawn = boards.brasilis(rules.observe(match.state, None), {}, labels)
+        drawn = board(rules.observe(match.state, None), {}, labels)
         assert [p["passed"] for p in drawn["politicians"]] == passed

@@ -1,0 +1,1 @@
+"""What the tests need beside the tests: a third game of their own (games/highcard)."""
