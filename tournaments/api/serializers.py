@@ -394,6 +394,12 @@ class DecisionSerializer(serializers.Serializer[Any]):
     )
 
 
+class BotFilterSerializer(serializers.Serializer[Any]):
+    game = serializers.ChoiceField(
+        choices=GAME_CHOICES, required=False, help_text="Only this game."
+    )
+
+
 class MatchFilterSerializer(serializers.Serializer[Any]):
     game = serializers.ChoiceField(choices=GAME_CHOICES, required=False)
     bot = serializers.IntegerField(
