@@ -351,14 +351,15 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     def get_created_by(self, match: Match) -> str | None:
         return match.created_by.get_username() if match.created_by else None
 
-    # Scenario options can stack decks, so they are as secret as the seed until the match is over.
+    # Scenario options can stack decks, so they are as secret as the seed until the deal is over:
+    # the match, and every match of its duplicate deal (visibility.deal_over).
     @extend_schema_field({"type": "integer", "format": "int64", "nullable": True})
     def get_seed(self, match: Match) -> int | None:
-        return match.seed if visibility.is_over(match) else None
+        return match.seed if visibility.deal_over(match) else None
 
     @extend_schema_field({"type": "object", "additionalProperties": {}, "nullable": True})
     def get_options(self, match: Match) -> dict[str, Any] | None:
-        return match.options if visibility.is_over(match) else None
+        return match.options if visibility.deal_over(match) else None
 
     def get_error(self, match: Match) -> str | None:
         if not match.error:
@@ -414,7 +415,8 @@ class EventsQuerySerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField(
         required=False,
         min_value=0,
-        help_text="Only this seat's view (its owner only, until the match is finished). "
+        help_text="Only this seat's view (its owner only, until the match and every match of "
+        "its duplicate deal are over). "
         "Omit it for your own seats' view (a spectator's if you have none).",
     )
     after = serializers.IntegerField(
@@ -447,8 +449,12 @@ class EventSerializer(serializers.Serializer[Any]):
 class DocumentMatchSerializer(serializers.Serializer[Any]):
     id = serializers.UUIDField(allow_null=True)
     game = serializers.CharField()
-    options = serializers.DictField(allow_null=True, help_text="Shown once finished.")
-    seed = serializers.IntegerField(allow_null=True, help_text="Shown once finished.")
+    options = serializers.DictField(
+        allow_null=True, help_text="Shown once over, with every match of its duplicate deal."
+    )
+    seed = serializers.IntegerField(
+        allow_null=True, help_text="Shown once over, with every match of its duplicate deal."
+    )
     seats = serializers.ListField(child=serializers.CharField(), help_text="Labels, in seat order.")
     status = serializers.CharField()
     outcome = serializers.DictField(allow_null=True)
@@ -459,7 +465,11 @@ class DocumentViewSerializer(serializers.Serializer[Any]):
         child=serializers.IntegerField(),
         help_text="Whose hidden cards this page shows (before the end: only your own seats').",
     )
-    game_over = serializers.BooleanField(help_text="Finished: every payload is shown.")
+    game_over = serializers.BooleanField(help_text="The match is over (finished or aborted).")
+    deal_over = serializers.BooleanField(
+        help_text="The match and every match of its duplicate deal are over: every payload and "
+        "the seed are shown."
+    )
 
 
 class MatchDocumentPageSerializer(serializers.Serializer[Any]):
