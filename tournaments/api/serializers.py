@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.urls import reverse
@@ -239,6 +239,10 @@ class MatchSeatSerializer(serializers.ModelSerializer[Seat]):
     bot_version = serializers.SerializerMethodField()
     bot = serializers.SerializerMethodField()
     owner = serializers.SerializerMethodField()
+    time_used_ms = serializers.SerializerMethodField(
+        help_text="How long its bot thought, in all: its owner's, and staff's once the match and "
+        "its duplicate deal are over, as its logs are (null for everyone else)."
+    )
 
     class Meta:
         model = Seat
@@ -277,7 +281,7 @@ class MatchSeatSerializer(serializers.ModelSerializer[Seat]):
             "verdicts": instance.verdicts,
             "strikes": instance.strikes,
             "disqualified": instance.disqualified,
-            "time_used_ms": instance.time_used_ms,
+            "time_used_ms": self.get_time_used_ms(instance),
         }
 
     # A private bot's seat: "(private bot)", no ids or owner, to all but its owner and staff.
@@ -295,6 +299,19 @@ class MatchSeatSerializer(serializers.ModelSerializer[Seat]):
 
     def get_owner(self, seat: Seat) -> str | None:
         return self._shown(seat).owner
+
+    # How hard a bot thinks is its owner's business, as its logs are (visibility.log_seats).
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_time_used_ms(self, seat: Seat) -> int | None:
+        return seat.time_used_ms if seat.number in self._timed(seat.match) else None
+
+    def _timed(self, match: Match) -> frozenset[int]:
+        """``log_seats`` of the seat's match, asked once per match and not once per seat."""
+        context = cast("dict[str, Any]", self.context)  # the root serializer's own dict
+        asked: dict[Any, frozenset[int]] = context.setdefault("_log_seats", {})
+        if match.pk not in asked:
+            asked[match.pk] = visibility.log_seats(_viewer(self), match)
+        return asked[match.pk]
 
 
 class MatchSerializer(serializers.ModelSerializer[Match]):
