@@ -318,11 +318,16 @@ def test_a_season_tables_games_stay_closed_until_the_last_is_played() -> None:
     Match.objects.filter(pk=first[0].pk).update(status=Match.Status.FINISHED)
     detail = Client().get(f"/api/matches/{first[0].pk}/").json()
     assert detail["status"] == "finished" and detail["seed"] is None
+    # Staff's season page lists the fixtures: their seed waits too.
+    staff = _client(UserFactory(is_staff=True, is_superuser=True))
+    admin_page = f"/admin/tournaments/season/{season.pk}/change/"
+    assert str(fixtures[0].seed) not in staff.get(admin_page).content.decode()
     later = timezone.now() + timedelta(hours=3)
     rest = seasons.play_due(season=season, now=later)
     assert len(rest) == 2
     Match.objects.filter(pk__in=[m.pk for m in rest]).update(status=Match.Status.FINISHED)
     assert Client().get(f"/api/matches/{first[0].pk}/").json()["seed"] == fixtures[0].seed
+    assert str(fixtures[0].seed) in staff.get(admin_page).content.decode()
 
 
 def test_a_void_season_game_keeps_its_deal_closed_while_it_may_be_played_again() -> None:
