@@ -33,6 +33,7 @@ from tests.api.test_access_matrix import (
     SEED,
     STDERR,
     TRACE,
+    VIEW_ROWS,
     _asked,
     _copy,
 )
@@ -45,7 +46,8 @@ from tournaments.models import BotLog, Fixture, Ladder, Match, Season, SeasonEnt
 pytestmark = pytest.mark.django_db
 
 # url, then the statuses for anon, other, owner, staff: while the set plays / once it is over.
-# The finished rotation answers as a running match does until its whole set is over.
+# The finished rotation answers as a running match does until its whole set is over (the rows of
+# test_access_matrix.py, whose "running" column is this one's "playing").
 DOORS: list[tuple[str, str, str]] = [
     ("/api/matches/?ladder={ladder}", ALL_OK, ALL_OK),
     ("/api/matches/{m}/", ALL_OK, ALL_OK),
@@ -61,21 +63,7 @@ DOORS: list[tuple[str, str, str]] = [
     ("/matches/{m}/act/0/?step={asked0}", OWNER_ONLY, "404 404 200 200"),
     ("/matches/{m}/act/1/?step={asked1}", NOBODY, "404 404 404 200"),
 ]
-for _view, _playing in (
-    ("public", ALL_OK),
-    ("seat0", OWNER_ONLY),
-    ("seat1", NOBODY),
-    ("all", NOBODY),
-):
-    DOORS += [
-        (f"/api/matches/{{m}}/state/?view={_view}", _playing, ALL_OK),
-        (f"/api/matches/{{m}}/state/?view={_view}&step={{half}}", _playing, ALL_OK),
-        (f"/api/matches/{{m}}/download/?view={_view}", _playing, ALL_OK),
-        (f"/matches/{{m}}/?view={_view}", _playing, ALL_OK),
-        (f"/matches/{{m}}/board/?view={_view}", _playing, ALL_OK),
-        (f"/matches/{{m}}/board/?view={_view}&step={{half}}", _playing, ALL_OK),
-        (f"/matches/{{m}}/log/?view={_view}&after=0", _playing, ALL_OK),
-    ]
+DOORS += VIEW_ROWS  # the state, the download, the page, its board and log, through each view
 
 
 def _queued(original: Match, owner: Any) -> Match:
