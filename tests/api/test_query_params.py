@@ -69,6 +69,18 @@ def test_a_sound_query_still_reads(world: dict[str, Any]) -> None:  # noqa: F811
     assert c.get("/matches/?game=br%C3%A9xit").status_code == 200  # UTF-8, unknown: ignored
 
 
+def test_the_schema_documents_the_400_on_every_operation() -> None:
+    """Every operation reads its query string (any query string), so every one can answer 400."""
+    schema = Client().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    missing = [
+        f"{method.upper()} {path}"
+        for path, operations in schema["paths"].items()
+        for method, operation in operations.items()
+        if "400" not in operation["responses"]
+    ]
+    assert missing == []
+
+
 def test_the_bots_list_refuses_an_unknown_game_as_the_other_lists_do(
     world: dict[str, Any],  # noqa: F811
 ) -> None:
