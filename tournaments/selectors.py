@@ -214,7 +214,9 @@ def match_document_page(
         raise NoSuchView(f"this match has no seat {seat}")
     view = None if seat is None else visibility.seat_view(seat)
     if view is not None and not visibility.may_see(user, match, view):
-        raise NoSuchView(f"seat {seat}'s view is its owner's until the match is over")
+        raise NoSuchView(
+            f"seat {seat}'s view is its owner's until the match (and its duplicate deal) is over"
+        )
     # Once the deal is over every payload is shown, whichever seat was asked for.
     seen_by = visibility.sight(user, match, None if visibility.deal_over(match) else view)
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
