@@ -114,6 +114,7 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "created_by",
         "season",
         "ladder",
+        "deal",  # leaving its deal would open a rotation while the rest of its set plays
         "forked_from",
         "forked_at",
         "seed_once_over",
