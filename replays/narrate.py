@@ -25,7 +25,10 @@ class PlatformNarrator(SeatNarrator):
                 text += f": {str(p['detail'])[:160]}"
             return text
         if type_ == "match_finished":
-            return "The match is over; its seed is revealed."
+            if "seed" in p:
+                return "The match is over; its seed is revealed."
+            # Redacted: its duplicate deal's other matches still play the same cards.
+            return "The match is over; its seed stays hidden until its duplicate deal is over."
         if type_ == "match_aborted":
             # The reason is redacted for those who may not read it: no dangling colon then.
             reason = str(p.get("reason") or "").strip()

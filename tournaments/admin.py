@@ -71,11 +71,19 @@ class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
         "verdicts",
         "strikes",
         "disqualified",
-        "time_used_ms",
+        "time_used_once_over",
     )
     readonly_fields = fields
     extra = 0
     can_delete = False
+
+    # How long a bot thought is its owner's business, as its logs are: staff's once the deal is
+    # over (visibility.log_seats).
+    @admin.display(description="time used (ms)")
+    def time_used_once_over(self, seat: Seat) -> int | str:
+        if visibility.deal_over(seat.match):
+            return seat.time_used_ms
+        return visibility.HIDDEN_UNTIL_OVER
 
 
 @admin.register(Match)
@@ -92,7 +100,8 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "finished_at",
     ]
     list_filter = ["game", "status", "rated", "season", "ladder"]
-    # Staff see no hidden card before the end either: the seed and the options deal them.
+    # Staff see no hidden card before the end either (of the duplicate deal, if the match is one
+    # of a set): the seed and the options deal them.
     exclude = ["seed", "options"]
     # A match's status and result follow its events (the only source of truth), written by the
     # runner and the result trigger: an edit here could mark a running match finished and so
@@ -105,6 +114,7 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         "created_by",
         "season",
         "ladder",
+        "deal",  # leaving its deal would open a rotation while the rest of its set plays
         "forked_from",
         "forked_at",
         "seed_once_over",
@@ -128,11 +138,11 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     @admin.display(description="seed")
     def seed_once_over(self, match: Match) -> int | str:
-        return match.seed if visibility.is_over(match) else "(hidden until the match is over)"
+        return match.seed if visibility.deal_over(match) else visibility.HIDDEN_UNTIL_OVER
 
     @admin.display(description="options")
     def options_once_over(self, match: Match) -> object:
-        return match.options if visibility.is_over(match) else "(hidden until the match is over)"
+        return match.options if visibility.deal_over(match) else visibility.HIDDEN_UNTIL_OVER
 
     @admin.action(description="Re-queue (matches that are queued or whose lease expired)")
     def requeue(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
@@ -155,8 +165,10 @@ class BotLogAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     search_fields = ["match__id"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[BotLog]:
-        # Staff read logs once the match is over: before, a line can quote the bot's hand.
-        return super().get_queryset(request).filter(match__status__in=visibility.OVER)
+        # Staff read logs once the deal is over: before, a line can quote the bot's hand, which
+        # the other matches of a duplicate deal are still dealing.
+        over = Match.objects.filter(visibility.deal_over_q())
+        return super().get_queryset(request).filter(match__in=over)
 
 
 # Ladders and seasons live in tournaments/season_admin.py; imported here so they register.

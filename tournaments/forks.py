@@ -1,5 +1,8 @@
 """Forking a finished match at step N: a new unrated match that replays N events, then plays on.
 
+A match of a duplicate deal is forked only once the whole deal is over
+(``visibility.deal_over``): the fork would otherwise hand its seed and events out early.
+
 The fork keeps the original's seed, so each step's random generator (derived
 from the seed and the stream version) draws the same cards as the original
 wherever the decisions are the same. Its stream begins with copies of the
@@ -19,7 +22,7 @@ from replays.store import NewEvent, StoredEvent
 from tournaments import dispatch, services
 from tournaments.models import Match, Seat
 from tournaments.services import Invalid
-from tournaments.visibility import is_over, seats_of, shows_bot
+from tournaments.visibility import deal_over, is_over, seats_of, shows_bot
 
 
 def decision_step(events: Sequence[StoredEvent], step: int) -> int:
@@ -46,6 +49,14 @@ def fork_match(
     """
     if not is_over(original):
         raise Invalid({"match": "only a match that is over (finished or aborted) can be forked"})
+    if not deal_over(original):
+        # The fork would copy the seed and the events: the cards the rest of the set still plays.
+        raise Invalid(
+            {
+                "match": "this match is part of a duplicate deal whose other matches are still "
+                "being played; it can be forked once they are all over"
+            }
+        )
     if not (user.is_staff or seats_of(user, original)):
         raise Invalid({"match": "only the owner of a bot in this match can fork it"})
     original_seats = list(

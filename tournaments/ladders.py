@@ -33,6 +33,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
+from uuid_utils.compat import uuid7
 
 from tournaments import matchmaking, rating_feed, ratings, services
 from tournaments.models import BUILTIN_BOTS, BotVersion, Ladder, LadderRound, Match, Rating, Seat
@@ -246,7 +247,10 @@ def play_round(
         created = []
         for table in matchmaking.round_tables(free, settings, rng):
             seed = rng.getrandbits(63)
-            for seating in matchmaking.rotations(table, settings.duplicate):
+            seatings = matchmaking.rotations(table, settings.duplicate)
+            # The rotations deal the same cards: one deal key, so none opens before all are over.
+            deal = uuid7() if len(seatings) > 1 else None
+            for seating in seatings:
                 created.append(
                     services.create_rated_match(
                         game=ladder.game,
@@ -254,6 +258,7 @@ def play_round(
                         seed=seed,
                         options=ladder.options,
                         ladder=ladder,
+                        deal=deal,
                     )
                 )
         if record is not None:

@@ -182,12 +182,22 @@ class Fixture(models.Model):
     game_number = models.PositiveSmallIntegerField()
     players = models.JSONField(help_text='Seat order: "v:<version id>" or "builtin:<name>".')
     seed = models.BigIntegerField()
+    deal = models.UUIDField(
+        null=True,
+        blank=True,
+        help_text="The table's duplicate deal: its games' matches share this key (Match.deal).",
+    )
     match = models.OneToOneField(
         "Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="fixture"
     )
 
     class Meta:
         ordering = ["season", "round", "table", "game_number"]
+        indexes = [
+            models.Index(
+                fields=["deal"], name="fixture_deal", condition=models.Q(deal__isnull=False)
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.season} r{self.round} t{self.table} g{self.game_number}"
@@ -275,7 +285,18 @@ class Match(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid7, help_text="Also the event stream id.")
     game = models.CharField(max_length=20, choices=game_choices)
     options = models.JSONField(default=dict, blank=True)
-    seed = models.BigIntegerField(help_text="Hidden from everyone until the match is over.")
+    seed = models.BigIntegerField(
+        help_text="Hidden from everyone until the match, and every match of its deal, is over."
+    )
+    # A duplicate deal: the set of matches that play one seed, once per seat rotation (a ladder
+    # table) or per game (a season table). Every match of a set deals the same cards, so what
+    # one of them dealt (its seed, its hidden events) stays closed until all are over
+    # (tournaments.visibility.deal_over). None: the match shares its seed with no other.
+    deal = models.UUIDField(
+        null=True,
+        blank=True,
+        help_text="The duplicate deal (set of matches sharing its seed) it belongs to.",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     rated = models.BooleanField(default=False, help_text="Challenges are unrated.")
     created_by = models.ForeignKey(
@@ -344,7 +365,12 @@ class Match(models.Model):
         verbose_name_plural = "matches"
         # A plain index: db_index on a CharField adds a LIKE index too, which nothing uses
         # and every status change (a non-HOT update) would have to maintain.
-        indexes = [models.Index(fields=["status"], name="match_status")]
+        indexes = [
+            models.Index(fields=["status"], name="match_status"),
+            models.Index(
+                fields=["deal"], name="match_deal", condition=models.Q(deal__isnull=False)
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.game} match {self.id} ({self.status})"

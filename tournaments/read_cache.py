@@ -8,7 +8,10 @@ and narrating them is most of a request's CPU (docs/reliability.md, Load), so ea
 is computed once and then read back.
 
 Every key names what decides the value, and nothing else may: the match, the step
-or range, and the view or sight. Who may ask is checked before a read reaches here
+or range, and the view or sight. Whether a duplicate deal is over is part of the sight (its
+cards, its seed), so a block kept for a finished match whose set still plays is never the one
+served once the set is over; a state or board is keyed by its view alone, since what a view
+shows of one step never changes: only who may ask for it does (``visibility.may_see``). Who may ask is checked before a read reaches here
 (``tournaments.visibility``), so a cached value is only ever handed to a caller
 allowed to see it. Every key starts with the game's engine version (as snapshots do) and
 ``VERSION``: bump it when observations, boards, redaction or narration change what they
@@ -39,7 +42,8 @@ T = TypeVar("T")
 CACHE_DOWN = (RedisError, OSError)
 """What a cache that is away raises (replays are then computed, the rate limits fail open)."""
 
-VERSION = 1
+VERSION = 2
+"""2: a sight names whether it shows the seed (a duplicate deal's finished match hides it)."""
 TIMEOUT = 24 * 3600
 """Seconds a value stays: only so that a replay nobody reads any more leaves the cache."""
 
@@ -53,7 +57,7 @@ def _prefix(match: Match) -> str:
 def _sight_key(sight: Sight) -> str:
     cards = "all" if sight.cards is None else ".".join(map(str, sorted(sight.cards)))
     logs = ".".join(map(str, sorted(sight.logs)))
-    return f"c{cards}-l{logs}-e{int(sight.reads_error)}"
+    return f"c{cards}-l{logs}-e{int(sight.reads_error)}-s{int(sight.seed)}"
 
 
 def state_key(match: Match, step: int, view: View) -> str:

@@ -6,14 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from tournaments import ladders, ratings, seasons, services
-from tournaments.models import Fixture, Ladder, Season, SeasonEntrant
+from tournaments import ladders, ratings, seasons, services, visibility
+from tournaments.models import Fixture, Ladder, Match, Season, SeasonEntrant
 
 
 def _standings_table(rows: list[dict[str, Any]]) -> SafeString:
@@ -94,13 +94,32 @@ class EntrantInline(admin.TabularInline):  # type: ignore[type-arg]
 
 class FixtureInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Fixture
-    fields = ["round", "table", "game_number", "players", "seed", "match_link", "status"]
-    readonly_fields = ["round", "table", "game_number", "players", "seed", "match_link", "status"]
+    fields = ["round", "table", "game_number", "players", "seed_once_over", "match_link", "status"]
+    readonly_fields = [
+        "round",
+        "table",
+        "game_number",
+        "players",
+        "seed_once_over",
+        "match_link",
+        "status",
+    ]
     extra = 0
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Fixture]:
+        # Whether each fixture's deal is over, in the list's own query (a page lists hundreds).
+        opened = Match.objects.filter(pk=OuterRef("match_id")).filter(visibility.deal_over_q())
+        fixtures: QuerySet[Fixture] = super().get_queryset(request)
+        return fixtures.select_related("match").annotate(opened=Exists(opened))
+
+    # The seed deals every card of the table's games: as secret as a match's (admin.MatchAdmin).
+    @admin.display(description="seed")
+    def seed_once_over(self, fixture: Fixture) -> int | str:
+        return fixture.seed if getattr(fixture, "opened", False) else visibility.HIDDEN_UNTIL_OVER
 
     @admin.display(description="match")
     def match_link(self, fixture: Fixture) -> SafeString:

@@ -21,6 +21,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from uuid_utils.compat import uuid7
 
 from tournaments import rating_feed, ratings, services, visibility
 from tournaments.models import BotVersion, Fixture, Match, Season, Seat
@@ -217,6 +218,8 @@ def _save_tables(
     tables_per_round = max(1, season.entrants.count() // season.seats)
     for index, table in enumerate(tables):
         seed = rng.getrandbits(63)
+        # The table's games deal the same cards: one deal key, so none opens before all are over.
+        deal = uuid7() if per_table > 1 else None
         for game in range(per_table):
             r = game % len(table)
             fixtures.append(
@@ -227,6 +230,7 @@ def _save_tables(
                     game_number=game + 1,
                     players=[*table[r:], *table[:r]],
                     seed=seed,
+                    deal=deal,
                 )
             )
     Fixture.objects.bulk_create(fixtures)
@@ -340,6 +344,7 @@ def _start(season: Season, fixture: Fixture) -> Match:
         seed=fixture.seed,
         options=season.options,
         season=season,
+        deal=fixture.deal,
     )
     fixture.match = match
     fixture.save(update_fields=["match"])

@@ -124,7 +124,7 @@ def matches(
 ) -> QuerySet[Match]:
     """Matches ``user`` may see (None: as anonymous), newest first, filtered; results are public."""
     qs = (
-        matches_visible_to(user)
+        visibility.with_deal_state(matches_visible_to(user))
         .select_related("created_by")
         .prefetch_related(seats_with_players())
         .order_by("-created_at", "id")
@@ -147,7 +147,7 @@ def matches(
 def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]:
     """The match (if ``user`` may see it) with what its serializer reads, prefetched."""
     return (
-        matches_visible_to(user)
+        visibility.with_deal_state(matches_visible_to(user))
         .filter(pk=match_id)
         .select_related("created_by")
         .prefetch_related(seats_with_players())
@@ -179,10 +179,11 @@ def seat_labels(match_id: uuid.UUID | str) -> list[str]:
 
 
 def document_header(match: Match, user: Any = None) -> dict[str, Any]:
-    """The document's ``format`` and ``match``; options and seed stay secret until the end.
+    """The document's ``format`` and ``match``; options and seed stay secret until the deal is
+    over (``visibility.deal_over``).
 
     Seats are labelled as ``user`` may see them (a private bot's as "(private bot)")."""
-    over = visibility.is_over(match)
+    over = visibility.deal_over(match)
     return match_document(
         match_id=str(match.pk),
         game=match.game,
@@ -213,9 +214,11 @@ def match_document_page(
         raise NoSuchView(f"this match has no seat {seat}")
     view = None if seat is None else visibility.seat_view(seat)
     if view is not None and not visibility.may_see(user, match, view):
-        raise NoSuchView(f"seat {seat}'s view is its owner's until the match is over")
-    # Once over every payload is shown, whichever seat was asked for.
-    seen_by = visibility.sight(user, match, None if visibility.is_over(match) else view)
+        raise NoSuchView(
+            f"seat {seat}'s view is its owner's until the match (and its duplicate deal) is over"
+        )
+    # Once the deal is over every payload is shown, whichever seat was asked for.
+    seen_by = visibility.sight(user, match, None if visibility.deal_over(match) else view)
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
     events, more = _events_page(match, seen_by, after, limit)
     page = document_header(match, user)
@@ -224,6 +227,7 @@ def match_document_page(
     page["view"] = {
         "seats": sorted(mine if seat is None else mine & {seat}),
         "game_over": visibility.is_over(match),
+        "deal_over": visibility.deal_over(match),
     }
     return page, more
 

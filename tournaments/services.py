@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -362,11 +363,13 @@ def create_rated_match(
     options: Mapping[str, Any] | None = None,
     ladder: Ladder | None = None,
     season: Season | None = None,
+    deal: uuid.UUID | None = None,
 ) -> Match:
     """A rated match, queued for the workers once the caller's transaction commits.
 
     ``players`` are in seat order, each ``"v:<version id>"`` or ``"builtin:<name>"``;
     the scheduler (ladder round, season) has chosen them, so they are trusted here.
+    ``deal``: the duplicate deal it plays with the other matches given the same key and seed.
     """
     with transaction.atomic():
         match = Match.objects.create(
@@ -376,6 +379,7 @@ def create_rated_match(
             rated=True,
             ladder=ladder,
             season=season,
+            deal=deal,
         )
         Seat.objects.bulk_create(
             Seat(

@@ -28,6 +28,14 @@ skips it) and has no result, but nothing hidden in it can be played on any more,
 so its cards open as a finished match's do, and a bot's owner can see what its
 bot faced when the platform stopped it.
 
+A duplicate deal (``Match.deal``: a ladder table's rotations, a season table's games)
+is one seed played by several matches, which all deal the same cards. What one of them
+dealt opens only when the deal is over (``deal_over``): every match of the set is over
+and none is still to be played. Until then a match that is over keeps its seed, options
+and other seats' hidden cards closed as if it were running, and staff wait for its logs
+(a log line can quote the hand another match of the set is still playing); it cannot be
+forked either (a fork copies the seed and the events).
+
 Which matches a user may see at all (another user's smoke matches are hidden) is
 ``selectors.matches_visible_to``, a queryset over this module's ``is_staff`` and
 ``user_id``.
@@ -40,13 +48,22 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import (
+    BooleanField,
+    Case,
+    Exists,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.utils.crypto import salted_hmac
 
 from games.engine.events import can_see, redacted
-from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
+from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED, MATCH_FINISHED
 from games.engine.types import Event
-from tournaments.models import Bot, BotVersion, Match, Seat
+from tournaments.models import Bot, BotVersion, Fixture, Match, Season, Seat
 
 PUBLIC = "public"
 ALL = "all"
@@ -67,6 +84,71 @@ OVER = (Match.Status.FINISHED, Match.Status.ABORTED)
 
 def is_over(match: Match) -> bool:
     return match.status in OVER
+
+
+# --- duplicate deals: one seed, several matches ------------------------------------------------
+
+SEASON_OVER = (Season.State.FINISHED, Season.State.CANCELLED)
+"""A season that plays no more fixtures: one not played by then never will be."""
+DEAL_PLAYING = "deal_playing"
+"""The attribute ``with_deal_state`` annotates: whether the match's deal still plays on."""
+
+
+def _deal_plays_on(deal: Any) -> Q:
+    """Whether the duplicate deal ``deal`` (a key, or ``OuterRef("deal")``) is still being played:
+    a match of it is not over, or a fixture of it may still be played (not started yet, or void
+    while its season runs: staff may re-run it, on the same seed)."""
+    unfinished = Match.objects.filter(deal=deal).exclude(status__in=OVER)
+    to_play = (
+        Fixture.objects.filter(deal=deal)
+        .exclude(season__state__in=SEASON_OVER)
+        .filter(Q(match__isnull=True) | Q(match__status=Match.Status.ABORTED))
+    )
+    return Q(Exists(unfinished)) | Q(Exists(to_play))
+
+
+def with_deal_state(matches: QuerySet[Match]) -> QuerySet[Match]:
+    """``matches`` with whether each one's deal plays on, in the same query (lists ask
+    ``deal_over`` of every row)."""
+    return matches.annotate(
+        **{
+            DEAL_PLAYING: Case(
+                When(deal__isnull=True, then=Value(False)),
+                When(_deal_plays_on(OuterRef("deal")), then=Value(True)),
+                default=Value(False),
+                output_field=BooleanField(),
+            )
+        }
+    )
+
+
+def deal_over_q() -> Q:
+    """``deal_over`` as a filter on Match."""
+    return Q(status__in=OVER) & (Q(deal__isnull=True) | ~_deal_plays_on(OuterRef("deal")))
+
+
+HIDDEN_UNTIL_OVER = "(hidden until the match and its duplicate deal are over)"
+"""What staff's admin pages show in place of a seed, options or time used before then."""
+
+
+def deal_over(match: Match) -> bool:
+    """Whether everything ``match`` dealt may open: it is over, and so is every match of its
+    duplicate deal, with none still to be played. A match outside any set: it is over.
+
+    Once true it stays true (no match of a set that is over is played again), so a value
+    computed once the deal is over may be kept for good.
+    """
+    if not is_over(match):
+        return False
+    if match.deal is None:
+        return True
+    playing = getattr(match, DEAL_PLAYING, None)
+    if playing is None:
+        playing = (
+            Match.objects.filter(pk=match.pk).filter(_deal_plays_on(OuterRef("deal"))).exists()
+        )
+        setattr(match, DEAL_PLAYING, playing)  # asked several times a request: read once
+    return not playing
 
 
 def seats_of(user: Any, match: Match) -> frozenset[int]:
@@ -153,11 +235,11 @@ def seat_view(seat: int) -> View:
 
 def may_see(user: Any, match: Match, view: View) -> bool:
     """Whether ``user`` may look at ``match`` through ``view`` now."""
-    if view.name == PUBLIC or is_over(match):
+    if view.name == PUBLIC or deal_over(match):
         return True
     if view.seat is not None:
         return view.seat in seats_of(user, match)
-    return False  # every card face up only once the match is over, staff included
+    return False  # every card face up only once the deal is over, staff included
 
 
 def views_open_to(user: Any, match: Match, seats: int) -> list[View]:
@@ -170,17 +252,18 @@ def views_open_to(user: Any, match: Match, seats: int) -> list[View]:
 
 
 def may_read_logs(user: Any, match: Match, seat: int) -> bool:
-    """A seat's verdict details, stderr and act messages: its bot's owner; staff once over.
+    """A seat's verdict details, stderr, act messages and time used: its bot's owner; staff once
+    the deal is over.
 
     Staff wait for the end because an act message or a stderr line can hold the seat's
-    hidden cards.
+    hidden cards, which the other matches of a duplicate deal are still dealing.
     """
     return seat in log_seats(user, match)
 
 
 def log_seats(user: Any, match: Match) -> frozenset[int]:
-    """The seats whose logs (stderr, act messages, verdict details) ``user`` may read."""
-    if is_staff(user) and is_over(match):
+    """The seats whose logs (stderr, act messages, verdict details, time used) ``user`` may read."""
+    if is_staff(user) and deal_over(match):
         return _seat_numbers(match)
     return seats_of(user, match)
 
@@ -307,25 +390,33 @@ class Sight:
     """What one caller sees of one match's events."""
 
     cards: frozenset[int] | None
-    """The seats whose hidden cards are shown; None: every card (the match is over)."""
+    """The seats whose hidden cards are shown; None: every card (the deal is over)."""
     logs: frozenset[int]
     """The seats whose verdict details are shown."""
     reads_error: bool
     """Whether the abort's reason is shown."""
+    seed: bool
+    """Whether the seed is shown (in ``match_finished``): once the deal is over."""
 
 
 def sight(user: Any, match: Match, view: View | None = None) -> Sight:
     """What ``user`` sees of the events through ``view`` (check ``may_see`` first).
 
-    ``view`` None: through their own seats before the end, every card once it is over.
+    ``view`` None: through their own seats before the end, every card once the deal is over.
     """
+    open_ = deal_over(match)
     if view is None:
-        cards: frozenset[int] | None = None if is_over(match) else seats_of(user, match)
+        cards: frozenset[int] | None = None if open_ else seats_of(user, match)
     elif view.everything:
         cards = None
     else:
         cards = frozenset() if view.seat is None else frozenset({view.seat})
-    return Sight(cards=cards, logs=log_seats(user, match), reads_error=may_read_error(user, match))
+    return Sight(
+        cards=cards,
+        logs=log_seats(user, match),
+        reads_error=may_read_error(user, match),
+        seed=open_,
+    )
 
 
 def _sees_any(ev: Event, seats: Collection[int]) -> bool:
@@ -342,6 +433,9 @@ def event_as_seen(ev: Event, seen_by: Sight) -> Event:
         full = ev["actor"] in seen_by.logs
     elif ev["type"] == MATCH_ABORTED:
         full = seen_by.reads_error
+    elif ev["type"] == MATCH_FINISHED and not seen_by.seed:
+        # A public event, but its seed deals the cards the deal's other matches still play.
+        return {**ev, "payload": {k: v for k, v in ev["payload"].items() if k != "seed"}}
     elif seen_by.cards is None:
         full = True
     else:

@@ -73,13 +73,15 @@ TABLE: list[tuple[str, str, str]] = [
     ("/matches/{m}/act/0/?step={asked0}", OWNER_ONLY, "404 404 200 200"),
     ("/matches/{m}/act/1/?step={asked1}", NOBODY, "404 404 404 200"),
 ]
+VIEW_ROWS: list[tuple[str, str, str]] = []
+"""Every door that takes a view, through each view: open while the match runs, or not."""
 for _view, _running in (
     ("public", ALL_OK),
     ("seat0", OWNER_ONLY),
     ("seat1", NOBODY),
     ("all", NOBODY),
 ):
-    TABLE += [
+    VIEW_ROWS += [
         (f"/api/matches/{{m}}/state/?view={_view}", _running, ALL_OK),
         (f"/api/matches/{{m}}/state/?view={_view}&step={{half}}", _running, ALL_OK),
         (f"/api/matches/{{m}}/download/?view={_view}", _running, ALL_OK),
@@ -90,6 +92,7 @@ for _view, _running in (
         (f"/matches/{{m}}/log/?view={_view}&after=0", _running, ALL_OK),
         (f"/matches/{{m}}/log/?view={_view}&after={{half}}", _running, ALL_OK),
     ]
+TABLE += VIEW_ROWS
 
 
 def _asked(m: Match, seat: int) -> int:

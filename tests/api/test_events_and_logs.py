@@ -41,7 +41,7 @@ def test_spectator_sees_the_public_view(anon: APIClient, user: Any) -> None:
     r = anon.get(f"/api/matches/{m.pk}/events/")
     assert payloads(r) == [{"seats": 3}, {"seat": 0, "count": 1}, {"size": 2}]
     assert [e["version"] for e in r.data["events"]] == [1, 2, 3]
-    assert r.data["view"] == {"seats": [], "game_over": False}
+    assert r.data["view"] == {"seats": [], "game_over": False, "deal_over": False}
     assert r.data["format"] == "backroom-match/1" and r.data["next"] is None
 
 

@@ -39,3 +39,21 @@ def test_a_running_match_cannot_be_marked_finished_in_the_admin(staff_client: Cl
 
 def test_matches_are_not_added_in_the_admin(staff_client: Client) -> None:
     assert staff_client.get("/admin/tournaments/match/add/").status_code == 403
+
+
+def test_a_matchs_duplicate_deal_cannot_be_changed_in_the_admin(staff_client: Client) -> None:
+    """Taking a finished rotation out of its deal would open it while the rest of its set plays."""
+    import uuid
+
+    deal = uuid.uuid4()
+    match: Any = MatchFactory(status=Match.Status.FINISHED, deal=deal)
+    MatchFactory(status=Match.Status.RUNNING, deal=deal)
+    page = staff_client.get(f"/admin/tournaments/match/{match.pk}/change/")
+    assert page.status_code == 200
+    assert 'name="deal"' not in page.content.decode()
+    staff_client.post(
+        f"/admin/tournaments/match/{match.pk}/change/",
+        {"deal": "", "seats-TOTAL_FORMS": "0", "seats-INITIAL_FORMS": "0"},
+    )
+    match.refresh_from_db()
+    assert match.deal == deal

@@ -124,18 +124,23 @@ def test_match_list_filters_that_are_not_ids_are_a_400(
     assert client.get("/matches/", {name: ""}).status_code == 200
 
 
-@pytest.mark.parametrize("digits", [5000, 4400])
+@pytest.mark.parametrize("digits", [5000, 4400, 999])
 def test_a_number_of_thousands_of_digits_is_a_400_too(
     client: Client, brexit_match: Match, digits: int
 ) -> None:
-    """int() refuses strings of over 4,300 digits with an error of its own (it was a 500)."""
-    huge = "9" * digits if digits == 5000 else "0" * digits + "5"  # the second is step 5
+    """int() refuses strings of over 4,300 digits with an error of its own (it was a 500); no
+    query parameter may be over 1,000 characters long (tournaments/query_params.py), and within
+    that a step's leading zeros are still read."""
+    huge = "9" * digits if digits == 5000 else "0" * digits + "5"  # the others are step 5
     response = client.get(f"/matches/{brexit_match.pk}/", {"step": huge})
-    if digits == 5000:
-        assert response.status_code == 400 and "step is too large" in response.content.decode()
-    else:
+    if digits == 999:
         assert response.status_code == 200 and 'data-step="5"' in response.content.decode()
+    else:
+        assert response.status_code == 400
+        assert "&#x27;step&#x27; is longer than 1000" in response.content.decode()
     assert client.get("/matches/", {"bot": "9" * 5000}).status_code == 400
+    too_large = client.get(f"/matches/{brexit_match.pk}/", {"step": "9" * 40})
+    assert too_large.status_code == 400 and "step is too large" in too_large.content.decode()
 
 
 def test_the_log_poll_refuses_a_bad_after(client: Client, brexit_match: Match) -> None:

@@ -28,7 +28,8 @@ VIEW_PARAM = OpenApiParameter(
     "view",
     str,
     description="public (a spectator's), seatK (what seat K's bot was shown), or all (the whole "
-    "state). Before the match is over: public, and your own seats' views.",
+    "state). Before the match and every match of its duplicate deal are over: public, and your "
+    "own seats' views.",
 )
 
 
@@ -43,7 +44,7 @@ def _view(request: Request, match: Match) -> visibility.View:
     except visibility.BadView as exc:
         raise ValidationError({"view": [str(exc)]}) from None
     if not visibility.may_see(request.user, match, view):
-        raise Http404("this view opens when the match is over")
+        raise Http404("this view opens when the match (and its duplicate deal) is over")
     return view
 
 
@@ -102,16 +103,18 @@ class MatchDownloadView(APIView):
         parameters=[VIEW_PARAM],
         responses={(200, "application/json"): OpenApiTypes.OBJECT},
         summary="The whole match as a file, in the format `manage.py play --out` writes",
-        description="Once the match is over (finished or aborted): every event as stored, except "
-        "the verdict details of other users' bots and an abort's reason you may not read. Before: "
-        "the events as the chosen view sees them (hidden payloads replaced by their redacted "
-        "form), without the seed and options.",
+        description="Once the match is over (finished or aborted), and every match of its "
+        "duplicate deal too: every event as stored, except the verdict details of other users' "
+        "bots and an abort's reason you may not read. Before: the events as the chosen view sees "
+        "them (hidden payloads replaced by their redacted form), without the seed and options.",
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = _match(request, match_id)
         view = _view(request, match)
-        # Once over, the file is the whole match as stored (but for other bots' logs).
-        seen_by = visibility.sight(request.user, match, None if visibility.is_over(match) else view)
+        # Once the deal is over, the file is the whole match as stored (but for other bots' logs).
+        seen_by = visibility.sight(
+            request.user, match, None if visibility.deal_over(match) else view
+        )
         doc = replay.document(match, seen_by, request.user)
         response = Response(doc)
         response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.json"'
@@ -138,7 +141,8 @@ class MatchForkView(ChargedOnSuccess, APIView):
         summary="Fork a match that is over at step N into a new unrated match that plays on",
         description="The fork starts just before the last decision at or before N, replays the "
         "original's events up to there with the same seed, and the runner plays it on. Only the "
-        "owner of a bot in the match may fork it.",
+        "owner of a bot in the match may fork it, and a match of a duplicate deal only once "
+        "every match of the deal is over (a 400 says so before).",
     )
     def post(self, request: Request, match_id: str) -> Response:
         original = _match(request, match_id)

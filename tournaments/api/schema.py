@@ -4,7 +4,9 @@ drf-spectacular lists what a view's ``extend_schema`` names, which is nearly alw
 alone; clients (and the fuzzer, tests/api/test_fuzz.py) then meet 400, 401, 403, 404 and 429
 answers the schema never mentioned. Here each operation gets the errors it can really give:
 
-* 400 when it takes a body or query parameters (DRF's validation errors: a message list per
+* 400 always: a query string that no parameter may hold (a NUL, bytes that are not UTF-8, an
+  absurd length) is refused before any view (tournaments/query_params.py, ``detail``), and a
+  body or a query parameter the view refuses gets DRF's validation errors (a message list per
   field, or ``detail`` for a body that does not parse);
 * 401 always: a wrong ``Authorization: Token`` is refused before any view runs;
 * 403 for writes: session clients without a CSRF token;
@@ -33,7 +35,8 @@ class ErrorSerializer(serializers.Serializer[Any]):
 VALIDATION_ERROR: dict[str, Any] = {
     "type": "object",
     "description": "A list of messages per field that was refused (``non_field_errors`` for the"
-    " request as a whole), or ``detail`` when the body could not be read at all.",
+    " request as a whole), or ``detail`` when the body or the query string could not be read at"
+    " all.",
     "additionalProperties": True,
 }
 
@@ -64,10 +67,8 @@ class AutoSchema(SpectacularAutoSchema):
         return responses
 
     def _error_codes(self) -> list[str]:
-        codes = ["401"]
+        codes = ["400", "401"]
         takes_input = self.method in UNSAFE and self.method != "DELETE"
-        if takes_input or any(p.get("in") == "query" for p in self._get_parameters()):
-            codes.append("400")
         if takes_input:
             codes += ["411", "413"]
         if self.method in UNSAFE:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.urls import reverse
@@ -239,6 +239,10 @@ class MatchSeatSerializer(serializers.ModelSerializer[Seat]):
     bot_version = serializers.SerializerMethodField()
     bot = serializers.SerializerMethodField()
     owner = serializers.SerializerMethodField()
+    time_used_ms = serializers.SerializerMethodField(
+        help_text="How long its bot thought, in all: its owner's, and staff's once the match and "
+        "its duplicate deal are over, as its logs are (null for everyone else)."
+    )
 
     class Meta:
         model = Seat
@@ -277,7 +281,7 @@ class MatchSeatSerializer(serializers.ModelSerializer[Seat]):
             "verdicts": instance.verdicts,
             "strikes": instance.strikes,
             "disqualified": instance.disqualified,
-            "time_used_ms": instance.time_used_ms,
+            "time_used_ms": self.get_time_used_ms(instance),
         }
 
     # A private bot's seat: "(private bot)", no ids or owner, to all but its owner and staff.
@@ -295,6 +299,19 @@ class MatchSeatSerializer(serializers.ModelSerializer[Seat]):
 
     def get_owner(self, seat: Seat) -> str | None:
         return self._shown(seat).owner
+
+    # How hard a bot thinks is its owner's business, as its logs are (visibility.log_seats).
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_time_used_ms(self, seat: Seat) -> int | None:
+        return seat.time_used_ms if seat.number in self._timed(seat.match) else None
+
+    def _timed(self, match: Match) -> frozenset[int]:
+        """``log_seats`` of the seat's match, asked once per match and not once per seat."""
+        context = cast("dict[str, Any]", self.context)  # the root serializer's own dict
+        asked: dict[Any, frozenset[int]] = context.setdefault("_log_seats", {})
+        if match.pk not in asked:
+            asked[match.pk] = visibility.log_seats(_viewer(self), match)
+        return asked[match.pk]
 
 
 class MatchSerializer(serializers.ModelSerializer[Match]):
@@ -351,14 +368,15 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     def get_created_by(self, match: Match) -> str | None:
         return match.created_by.get_username() if match.created_by else None
 
-    # Scenario options can stack decks, so they are as secret as the seed until the match is over.
+    # Scenario options can stack decks, so they are as secret as the seed until the deal is over:
+    # the match, and every match of its duplicate deal (visibility.deal_over).
     @extend_schema_field({"type": "integer", "format": "int64", "nullable": True})
     def get_seed(self, match: Match) -> int | None:
-        return match.seed if visibility.is_over(match) else None
+        return match.seed if visibility.deal_over(match) else None
 
     @extend_schema_field({"type": "object", "additionalProperties": {}, "nullable": True})
     def get_options(self, match: Match) -> dict[str, Any] | None:
-        return match.options if visibility.is_over(match) else None
+        return match.options if visibility.deal_over(match) else None
 
     def get_error(self, match: Match) -> str | None:
         if not match.error:
@@ -394,6 +412,12 @@ class DecisionSerializer(serializers.Serializer[Any]):
     )
 
 
+class BotFilterSerializer(serializers.Serializer[Any]):
+    game = serializers.ChoiceField(
+        choices=GAME_CHOICES, required=False, help_text="Only this game."
+    )
+
+
 class MatchFilterSerializer(serializers.Serializer[Any]):
     game = serializers.ChoiceField(choices=GAME_CHOICES, required=False)
     bot = serializers.IntegerField(
@@ -408,7 +432,8 @@ class EventsQuerySerializer(serializers.Serializer[Any]):
     seat = serializers.IntegerField(
         required=False,
         min_value=0,
-        help_text="Only this seat's view (its owner only, until the match is finished). "
+        help_text="Only this seat's view (its owner only, until the match and every match of "
+        "its duplicate deal are over). "
         "Omit it for your own seats' view (a spectator's if you have none).",
     )
     after = serializers.IntegerField(
@@ -441,8 +466,12 @@ class EventSerializer(serializers.Serializer[Any]):
 class DocumentMatchSerializer(serializers.Serializer[Any]):
     id = serializers.UUIDField(allow_null=True)
     game = serializers.CharField()
-    options = serializers.DictField(allow_null=True, help_text="Shown once finished.")
-    seed = serializers.IntegerField(allow_null=True, help_text="Shown once finished.")
+    options = serializers.DictField(
+        allow_null=True, help_text="Shown once over, with every match of its duplicate deal."
+    )
+    seed = serializers.IntegerField(
+        allow_null=True, help_text="Shown once over, with every match of its duplicate deal."
+    )
     seats = serializers.ListField(child=serializers.CharField(), help_text="Labels, in seat order.")
     status = serializers.CharField()
     outcome = serializers.DictField(allow_null=True)
@@ -453,7 +482,11 @@ class DocumentViewSerializer(serializers.Serializer[Any]):
         child=serializers.IntegerField(),
         help_text="Whose hidden cards this page shows (before the end: only your own seats').",
     )
-    game_over = serializers.BooleanField(help_text="Finished: every payload is shown.")
+    game_over = serializers.BooleanField(help_text="The match is over (finished or aborted).")
+    deal_over = serializers.BooleanField(
+        help_text="The match and every match of its duplicate deal are over: every payload and "
+        "the seed are shown."
+    )
 
 
 class MatchDocumentPageSerializer(serializers.Serializer[Any]):

@@ -11,7 +11,6 @@ from django.shortcuts import get_object_or_404
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
-    OpenApiParameter,
     OpenApiResponse,
     extend_schema,
     extend_schema_view,
@@ -26,7 +25,6 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
-from games.engine.registry import GAMES
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
 from tournaments import humans, selectors, services
 from tournaments.api import body_limits
@@ -105,9 +103,7 @@ class MeView(APIView):
 @extend_schema_view(
     list=extend_schema(
         summary="Bots: your own, and everyone's public active ones",
-        parameters=[
-            OpenApiParameter("game", str, enum=sorted(GAMES), description="Only this game.")
-        ],
+        parameters=[s.BotFilterSerializer],
     ),
     create=extend_schema(summary="Create a bot for one game"),
     retrieve=extend_schema(summary="One bot"),
@@ -128,7 +124,11 @@ class BotViewSet(
 
     def get_queryset(self) -> QuerySet[Bot]:
         # Writes only ever find your own bots: another user's answers 404, as if absent.
-        game = self.request.query_params.get("game") if self.action == "list" else None
+        game = None
+        if self.action == "list":  # an unknown game is a 400, as on every other list
+            filters = s.BotFilterSerializer(data=self.request.query_params)
+            filters.is_valid(raise_exception=True)
+            game = filters.validated_data.get("game")
         return selectors.bots_listed(
             self.request.user, writable=self.request.method not in SAFE_METHODS, game=game
         )

@@ -184,7 +184,7 @@ def _view(request: HttpRequest, match: Match, seats: int) -> visibility.View:
     except visibility.BadView as exc:
         raise Http404(str(exc)) from None
     if not visibility.may_see(request.user, match, view):
-        raise Http404("this view opens when the match is over")
+        raise Http404("this view opens when the match (and its duplicate deal) is over")
     return view
 
 
@@ -239,7 +239,7 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
             "live": match.status in LIVE,
             "status_text": status_text(match, names),
             "play": _play(request, match, names),
-            "can_fork": bool(mine) and visibility.is_over(match) and match.last_version > 1,
+            "can_fork": bool(mine) and visibility.deal_over(match) and match.last_version > 1,
             "forks": forks,
             "fork_builtins": builtin_names(match.game),
             "fork_versions": BotVersion.objects.filter(

@@ -41,6 +41,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before anything reads a body: an oversized API request is refused unread (JSON 413).
     "tournaments.api.body_limits.BodySizeLimit",
+    # Before any view reads a query parameter: NUL, non-UTF-8 or absurdly long is a 400.
+    "tournaments.query_params.QueryParamCheck",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
