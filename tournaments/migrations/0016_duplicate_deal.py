@@ -32,7 +32,7 @@ FROM tournaments_season s WHERE s.id = m.season_id AND s.state NOT IN ('finished
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0014_rating_conservative_help'),
+        ('tournaments', '0015_game_choices_from_registry'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
