@@ -53,8 +53,13 @@ def bot_dir(version: BotVersion) -> Path:
 
 
 def bot_limits() -> Limits:
-    """Per-move deadline and time bank from the settings (the rest are the sandbox's defaults)."""
-    return Limits(move_seconds=settings.BOT_MOVE_SECONDS, bank_seconds=settings.BOT_BANK_SECONDS)
+    """Deadlines of a move, the bank and a start from the settings (the rest are the sandbox's
+    defaults)."""
+    return Limits(
+        move_seconds=settings.BOT_MOVE_SECONDS,
+        bank_seconds=settings.BOT_BANK_SECONDS,
+        start_seconds=settings.BOT_START_SECONDS,
+    )
 
 
 TIMEOUT = "timeout"

@@ -205,10 +205,14 @@ def host_shared_memory() -> int:
 
 def test_every_writable_place_is_capped(seat: Seat) -> None:
     # The bot walks the whole filesystem at its start, then tries to store 192 MiB in each place
-    # it found (a long deadline for a loaded host); only the private /tmp may take anything, up to
-    # its cap.
+    # it found; only the private /tmp may take anything, up to its cap. Both get long deadlines:
+    # the walk reads every folder of the host's /usr (16,000 here), 0.5 s from a warm disk cache
+    # but over the 5 s of a real start from a cold one (a freshly booted host), and the fill is
+    # slow on a loaded one. Neither deadline is what this test checks.
     target, cap = 192 << 20, 4 << 20
-    limits = Limits(**{**FAST.for_bot(), "tmpfs_bytes": cap, "move_seconds": 30.0})
+    limits = Limits(
+        **{**FAST.for_bot(), "tmpfs_bytes": cap, "move_seconds": 30.0, "start_seconds": 120.0}
+    )
     controller = seat("fill_writable", {"target": target}, limits)
     before = host_shared_memory()
     decision = controller.decide({}, FakeGame().legal(), default={"pick": 0})
