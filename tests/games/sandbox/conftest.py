@@ -49,8 +49,11 @@ def bot_dir(tmp_path: Path, name: str) -> Path:
     return folder
 
 
-def play(controller: SeatController, game: FakeGame) -> list[Decision]:
-    """Drive one seat through the fake game: every decision yields a playable action."""
+def play(controller: SeatController, game: FakeGame, *, end: bool = True) -> list[Decision]:
+    """Drive one seat through the fake game: every decision yields a playable action.
+
+    ``end``: tell the bot the match is over (else the caller does, to read what it logs).
+    """
     decisions = []
     for turn in range(game.turns):
         got = controller.decide(
@@ -59,7 +62,8 @@ def play(controller: SeatController, game: FakeGame) -> list[Decision]:
         game.check({"pick": got.action["pick"]})  # whatever happened, the game can go on
         game.played.append(got.action)
         decisions.append(got)
-    controller.end({"scores": [1.0], "ranks": [1]})
+    if end:
+        controller.end({"scores": [1.0], "ranks": [1]})
     return decisions
 
 
