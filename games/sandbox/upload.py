@@ -61,7 +61,9 @@ def check_filename(filename: str) -> None:
             " use letters, digits and punctuation"
         )
     if len(filename) > MAX_NAME_BYTES:
-        raise UploadError(f"the file name may be at most {MAX_NAME_BYTES} characters")
+        raise UploadError(
+            f"the file name is {len(filename)} characters long; at most {MAX_NAME_BYTES} are allowed"
+        )
 
 
 def unpack(filename: str, data: bytes) -> dict[str, bytes]:

@@ -410,3 +410,37 @@ def test_a_chunked_body_is_a_json_411_not_a_missing_field(api: APIClient, url: s
     assert r.status_code == 411, r.content
     assert r["Content-Type"] == "application/json"
     assert "Content-Length" in r.json()["detail"]
+
+
+def named(name: str, data: bytes) -> io.BytesIO:
+    """A file part sent under ``name`` as it is (an UploadedFile would cut it to 255 characters
+    before the test client even sends it)."""
+    part = io.BytesIO(data)
+    part.name = name
+    return part
+
+
+def test_a_multipart_file_name_over_255_characters_is_a_400_that_says_so(
+    api: APIClient, user: Any, enqueued: Enqueued
+) -> None:
+    # Django cut it to 255 characters and the upload was accepted under a name nobody chose.
+    bot = BotFactory(owner=user)
+    url = f"/api/bots/{bot.pk}/versions/"
+    r = api.post(url, {"file": named("b" * 300 + ".py", SOURCE.encode())}, format="multipart")
+    assert r.status_code == 400, r.content
+    assert r.data["filename"] == ["the file name is 303 characters long; at most 255 are allowed"]
+    assert not BotVersion.objects.filter(bot=bot).exists()
+    longest = "b" * 252 + ".py"
+    r = api.post(url, {"file": named(longest, SOURCE.encode())}, format="multipart")
+    assert r.status_code == 201, r.content
+    assert r.data["filename"] == longest
+
+
+def test_a_json_file_name_over_255_characters_is_the_same_400(
+    api: APIClient, user: Any, enqueued: Enqueued
+) -> None:
+    bot = BotFactory(owner=user)
+    body = {"filename": "b" * 300 + ".py", "source": SOURCE}
+    r = api.post(f"/api/bots/{bot.pk}/versions/", body, format="json")
+    assert r.status_code == 400, r.content
+    assert r.data["filename"] == ["the file name is 303 characters long; at most 255 are allowed"]
