@@ -70,7 +70,8 @@ class BotConnection:
         if self.mode == isolation.BWRAP:
             self._lease = isolation.lease_uid()
             argv = isolation.bwrap_command(self._staged, self.limits)
-            if os.geteuid() == 0:
+            if os.geteuid() == 0:  # the bot runs as the pool uid: its group may read the copy
+                isolation.admit(self._staged, self._lease.gid)
                 kwargs = {"user": self._lease.uid, "group": self._lease.gid, "extra_groups": []}
         elif self.mode == isolation.UNSAFE_DEV:
             argv = isolation.unsafe_command(self._staged, self.limits)

@@ -175,6 +175,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(BASE_DIR / "var" / "media"))
+# Whatever the storage writes under MEDIA_ROOT (bots' sources are unpacked there too, by
+# tournaments.players.bot_dir) is the platform's user's alone: no other local account reads it.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.AutoSchema",

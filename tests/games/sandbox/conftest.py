@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +67,22 @@ def play(controller: SeatController, game: FakeGame, *, end: bool = True) -> lis
     if end:
         controller.end({"scores": [1.0], "ranks": [1]})
     return decisions
+
+
+def modes(root: Path) -> dict[Path, int]:
+    """Every path under ``root``, ``root`` included, with its permission bits."""
+    found = {root: stat.S_IMODE(root.stat().st_mode)}
+    for path in root.rglob("*"):
+        found[path] = stat.S_IMODE(path.lstat().st_mode)
+    return found
+
+
+def unreadable_by(user: str, path: Path) -> bool:
+    """Whether the local account ``user`` is refused reading ``path`` (the caller is root)."""
+    done = subprocess.run(
+        ["/usr/bin/head", "-c", "1", str(path)], user=user, capture_output=True, check=False
+    )
+    return done.returncode != 0 and b"Permission denied" in done.stderr
 
 
 @pytest.fixture(scope="session")
