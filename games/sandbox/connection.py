@@ -190,8 +190,8 @@ class BotConnection:
             verdict = {"memory": Verdict.MEMORY, "bad_output": Verdict.BAD_OUTPUT}.get(
                 str(kind), Verdict.CRASH
             )
-            message = str(reply.get("message", ""))[-2000:] or str(kind)
-            return Exchange(None, verdict, storable(message), got.stderr, got.elapsed)
+            message = storable(str(reply.get("message", "")) or str(kind))[-2000:]
+            return Exchange(None, verdict, message, got.stderr, got.elapsed)
         text = json.dumps(reply)[:200]
         return Exchange(
             None, Verdict.BAD_OUTPUT, f"unexpected message: {text}", got.stderr, got.elapsed
