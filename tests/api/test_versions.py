@@ -460,6 +460,7 @@ def test_a_json_file_name_over_255_characters_is_the_same_400(
 )
 @example(sent="b" * 300, multipart=True)
 @example(sent="\ud800\x00", multipart=False)
+@example(sent="\r", multipart=False)
 def test_any_file_name_is_kept_whole_and_printable_or_refused_with_a_400(
     api: APIClient, user: Any, enqueued: Enqueued, sent: str, multipart: bool
 ) -> None:
@@ -477,4 +478,5 @@ def test_any_file_name_is_kept_whole_and_printable_or_refused_with_a_400(
     if r.status_code == 201:
         stored = BotVersion.objects.get(pk=r.data["id"]).filename
         assert len(name) <= 255 and unprintable(stored) is None  # never cut to fit
-        assert stored == name or multipart  # Django keeps only the last part of a path sent
+        # DRF trims a JSON field's whitespace; Django keeps only the last part of a path sent.
+        assert stored == name.strip() or multipart
