@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from games.engine.builtin import builtin_names
+from games.sandbox.isolation import PRIVATE_DIR, write_private
 from games.sandbox.upload import UploadError, unpack
 
 BUILTIN_PREFIX = "builtin:"
@@ -50,9 +51,7 @@ def unpack_into(folder: Path, spec: str, upload: tuple[str, bytes]) -> Path:
         files = unpack(*upload)
     except UploadError as exc:
         raise BadSeat(f"--seat {spec}: {exc}") from None
-    folder.mkdir(parents=True, exist_ok=True)
-    for rel, data in files.items():
-        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        (folder / rel).write_bytes(data)
-    folder.chmod(0o755)
+    folder.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    folder.chmod(PRIVATE_DIR)
+    write_private(folder, files)
     return folder

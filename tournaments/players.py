@@ -16,6 +16,7 @@ from games.engine.builtin import make_player
 from games.engine.driver import InProcess, MatchLimits, Move, SeatPlayer
 from games.engine.rules import Rules
 from games.engine.types import Action, Outcome
+from games.sandbox.isolation import PRIVATE_DIR, write_private
 from games.sandbox.limits import Limits
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
@@ -29,19 +30,20 @@ def builtin_player(game: str, name: str, seed: int) -> InProcess:
 
 
 def bot_dir(version: BotVersion) -> Path:
-    """The version's files unpacked on disk, once per sha256 (they are immutable)."""
+    """The version's files unpacked on disk, once per sha256 (they are immutable).
+
+    Readable by the platform's user only (MEDIA_ROOT/bots is 0700, files 0600): the sandbox
+    reads a staged copy (games.sandbox.isolation.stage), never these.
+    """
     root = Path(settings.MEDIA_ROOT) / "bots"
+    root.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    os.chmod(root, PRIVATE_DIR)  # also closes a folder made 0755 before sources were private
     target = root / version.sha256
     if target.is_dir():
         return target
-    root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-"))
+    staging = Path(tempfile.mkdtemp(dir=root, prefix=".unpack-"))  # 0700
     try:
-        for rel, data in unpack(version.filename, bytes(version.upload)).items():
-            path = staging / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        os.chmod(staging, 0o755)  # noqa: S103 (the bot's uid must read the staged copy; it is not writable)
+        write_private(staging, unpack(version.filename, bytes(version.upload)))
         try:
             staging.rename(target)
         except OSError:  # another worker unpacked it first
@@ -53,8 +55,13 @@ def bot_dir(version: BotVersion) -> Path:
 
 
 def bot_limits() -> Limits:
-    """Per-move deadline and time bank from the settings (the rest are the sandbox's defaults)."""
-    return Limits(move_seconds=settings.BOT_MOVE_SECONDS, bank_seconds=settings.BOT_BANK_SECONDS)
+    """Deadlines of a move, the bank and a start from the settings (the rest are the sandbox's
+    defaults)."""
+    return Limits(
+        move_seconds=settings.BOT_MOVE_SECONDS,
+        bank_seconds=settings.BOT_BANK_SECONDS,
+        start_seconds=settings.BOT_START_SECONDS,
+    )
 
 
 TIMEOUT = "timeout"

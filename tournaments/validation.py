@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from games.engine.platform_events import BOT_VERDICT
 from games.engine.registry import get
+from games.engine.storable import storable
 from games.sandbox.readiness import isolation_status
 from games.sandbox.upload import UploadError, compile_check, unpack
 from replays import store
@@ -103,7 +104,9 @@ def validate(version_id: int) -> str:
         log.exception("bot version %s: validation failed", version_id)
         error = f"validation failed: {type(exc).__name__}: {exc}"
     version.status = BotVersion.Status.REJECTED if error else BotVersion.Status.READY
-    version.validation_error = error
+    # An exception's message may quote a bot's text: a NUL in it would fail the save, and the
+    # version would stay pending for ever.
+    version.validation_error = storable(error)
     version.validated_at = timezone.now()
     version.save(update_fields=["status", "validation_error", "validated_at"])
     log.info("bot version %s: %s %s", version_id, version.status, error)

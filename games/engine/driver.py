@@ -28,6 +28,7 @@ from games.engine.platform_events import (
 )
 from games.engine.rng import quick_rng, step_rng
 from games.engine.rules import Rules
+from games.engine.storable import storable
 from games.engine.types import Action, Event, Outcome, Pending, Seat
 
 
@@ -333,6 +334,8 @@ class MatchDriver:
         return f"the engine could not apply this action ({type(exc).__name__}: {exc})"[:DETAIL_CAP]
 
     def _account(self, seat: Seat, move: Move, strikes: int, step: int) -> None:
+        """Count the move and record its verdict. Its texts are made storable here, whoever the
+        player: a bot chose them, directly (its log) or not (a refusal quoting its action)."""
         stats = self.stats[seat]
         stats.count(move, strikes)
         self._record(
@@ -340,7 +343,7 @@ class MatchDriver:
                 verdict_event(
                     seat,
                     move.verdict,
-                    detail=move.detail,
+                    detail=storable(move.detail),
                     elapsed_ms=int(move.elapsed * 1000),
                     strikes=strikes,
                     step=step,
@@ -349,7 +352,7 @@ class MatchDriver:
             ]
         )
         if move.stderr:  # capped per decision and per match by the player (its sandbox limits)
-            self.logs.append((seat, step, move.stderr))
+            self.logs.append((seat, step, storable(move.stderr)))
 
     def _record(self, events: list[Event]) -> None:
         self.pending_events.extend(events)
@@ -377,7 +380,7 @@ class MatchDriver:
         for seat, player in enumerate(self.players):
             text = player.close(outcome)
             if text:
-                self.logs.append((seat, self.version, text))
+                self.logs.append((seat, self.version, storable(text)))
 
     def _stage(self) -> None:
         """Hand the sink the events recorded since the last call."""

@@ -1,7 +1,8 @@
 """One running bot process: JSON lines in and out, a deadline per exchange, capped stderr.
 
 Nothing a bot does makes these methods raise: every misbehaviour comes back
-as an :class:`Exchange` with a fault verdict. The process is killed (its whole
+as an :class:`Exchange` with a fault verdict. Every text of the bot's in an Exchange (its
+stderr, the message of its error) is storable (games.engine.storable) from here on. The process is killed (its whole
 process group; bubblewrap's pid namespace takes everything inside with it) on
 timeout, on an oversized reply and on close.
 """
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from games.engine.storable import storable
 from games.engine.types import JSON
 from games.sandbox import isolation
 from games.sandbox.limits import Limits
@@ -68,7 +70,8 @@ class BotConnection:
         if self.mode == isolation.BWRAP:
             self._lease = isolation.lease_uid()
             argv = isolation.bwrap_command(self._staged, self.limits)
-            if os.geteuid() == 0:
+            if os.geteuid() == 0:  # the bot runs as the pool uid: its group may read the copy
+                isolation.admit(self._staged, self._lease.gid)
                 kwargs = {"user": self._lease.uid, "group": self._lease.gid, "extra_groups": []}
         elif self.mode == isolation.UNSAFE_DEV:
             argv = isolation.unsafe_command(self._staged, self.limits)
@@ -187,8 +190,8 @@ class BotConnection:
             verdict = {"memory": Verdict.MEMORY, "bad_output": Verdict.BAD_OUTPUT}.get(
                 str(kind), Verdict.CRASH
             )
-            message = str(reply.get("message", ""))[-2000:]
-            return Exchange(None, verdict, message or str(kind), got.stderr, got.elapsed)
+            message = storable(str(reply.get("message", "")) or str(kind))[-2000:]
+            return Exchange(None, verdict, message, got.stderr, got.elapsed)
         text = json.dumps(reply)[:200]
         return Exchange(
             None, Verdict.BAD_OUTPUT, f"unexpected message: {text}", got.stderr, got.elapsed
@@ -350,7 +353,7 @@ class BotConnection:
                 return
 
     def _take_stderr(self) -> str:
-        text = bytes(self._err).decode("utf-8", "replace")
+        text = storable(bytes(self._err).decode("utf-8", "replace"))
         if self._err_dropped:
             text += f"\n[... {self._err_dropped} more bytes of stderr dropped]"
         self._err.clear()

@@ -18,6 +18,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,18 +117,39 @@ def lease_uid(wait_seconds: float = 10.0) -> UidLease:
 
 # --- staging: what the bot uid may read --------------------------------------
 
+PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
+"""A bot's files at rest, and a staged copy until admit(): its owner's alone. Another local
+account must not read a private bot's source."""
+ADMITTED_DIR, ADMITTED_FILE = 0o750, 0o640
+"""A staged copy once admitted: read (never written) by the group of the pool uid running it."""
+
+
+def write_private(folder: Path, files: Mapping[str, bytes]) -> None:
+    """Write a bot's files (relative POSIX paths, as upload.unpack gives them) under ``folder``,
+    folders 0700 and files 0600 whatever the umask."""
+    for rel, data in files.items():
+        current = folder
+        for part in Path(rel).parent.parts:
+            current = current / part
+            current.mkdir(mode=PRIVATE_DIR, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(folder / rel, flags, PRIVATE_FILE)
+        with open(fd, "wb") as out:
+            os.fchmod(fd, PRIVATE_FILE)
+            out.write(data)
+
 
 def _copy_tree(src: Path, dst: Path) -> None:
-    """Copy regular files only (never follow a symlink as root), world-readable."""
-    dst.mkdir(mode=0o755)
-    os.chmod(dst, 0o755)  # noqa: S103 (read-only for the bot's uid: it must read and run, not write)
+    """Copy regular files only (never follow a symlink as root), readable by this user only."""
+    dst.mkdir(mode=PRIVATE_DIR)
+    os.chmod(dst, PRIVATE_DIR)
     for entry in os.scandir(src):
         target = dst / entry.name
         if entry.is_dir(follow_symlinks=False):
             _copy_tree(Path(entry.path), target)
         elif entry.is_file(follow_symlinks=False):
             shutil.copyfile(entry.path, target, follow_symlinks=False)
-            os.chmod(target, 0o644)
+            os.chmod(target, PRIVATE_FILE)
 
 
 def staging_root() -> Path:
@@ -148,7 +170,9 @@ def stage(bot_dir: Path) -> Path:
     """A fresh directory holding ``bot/`` (a copy of bot_dir) and ``sdk/botkit.py``.
 
     Uploaded bots are stored where a bot uid cannot read; the copy lives under
-    a root-owned 0711 directory with an unguessable name. This process holds an
+    a root-owned 0711 directory, readable by this user only until admit() lets
+    the one pool uid that runs it in (its name shows in the sandbox's command
+    line, so an unguessable name hides nothing). This process holds an
     flock on its ``.owner.lock`` until unstage(): the kernel drops it when the
     process dies however it dies, so clean_stale_staging() can tell a killed
     worker's leftovers from copies in use.
@@ -159,13 +183,27 @@ def stage(bot_dir: Path) -> Path:
     lock = os.open(root / OWNER_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     fcntl.flock(lock, fcntl.LOCK_EX)  # a new file nobody else knows yet: never blocks
     _owner_locks[root] = lock
-    os.chmod(root, 0o755)  # noqa: S103 (read-only for the bot's uid: it must read and run, not write)
     _copy_tree(bot_dir, root / "bot")
-    (root / "sdk").mkdir(mode=0o755)
-    os.chmod(root / "sdk", 0o755)  # noqa: S103 (read-only for the bot's uid: it must read and run, not write)
+    (root / "sdk").mkdir(mode=PRIVATE_DIR)
+    os.chmod(root / "sdk", PRIVATE_DIR)
     shutil.copyfile(BOTKIT, root / "sdk" / "botkit.py")
-    os.chmod(root / "sdk" / "botkit.py", 0o644)
+    os.chmod(root / "sdk" / "botkit.py", PRIVATE_FILE)
     return root
+
+
+def admit(root: Path, gid: int) -> None:
+    """Let the staged copy ``root`` be read and run by group ``gid`` (the leased pool uid's own
+    group) and by nobody else: group-owned, 0750 and 0640; it stays root's, so never writable."""
+    os.chown(root, -1, gid)
+    os.chmod(root, ADMITTED_DIR)
+    for top in ("bot", "sdk"):
+        for folder, _dirs, files in os.walk(root / top):  # never follows a link (none is copied)
+            os.chown(folder, -1, gid)
+            os.chmod(folder, ADMITTED_DIR)
+            for name in files:
+                path = os.path.join(folder, name)
+                os.chown(path, -1, gid, follow_symlinks=False)
+                os.chmod(path, ADMITTED_FILE)
 
 
 def unstage(root: Path) -> None:

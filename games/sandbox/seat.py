@@ -12,6 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import NamedTuple
 
+from games.engine.storable import storable
 from games.engine.types import JSON, Action, Legal, Outcome, Seat
 from games.sandbox.connection import BotConnection, Exchange
 from games.sandbox.limits import Limits
@@ -31,7 +32,8 @@ class Decision(NamedTuple):
     """What to play: the bot's action when verdict is ok, else the default action."""
     verdict: Verdict
     detail: str
-    """Why, for the bot's owner (traceback, the engine's IllegalAction message...)."""
+    """Why, for the bot's owner (traceback, the engine's IllegalAction message...); storable, as
+    ``stderr`` is (games.engine.storable)."""
     stderr: str
     """The bot's stderr during this decision (and its start, if it started for it), capped per
     decision and per match (owner only)."""
@@ -161,8 +163,8 @@ class SeatController:
         if check is not None:
             try:
                 check(action)
-            except Exception as exc:
-                detail = str(exc) or type(exc).__name__
+            except Exception as exc:  # the message may quote the action: the bot's own text
+                detail = storable(str(exc) or type(exc).__name__)
                 return self._fault(Verdict.ILLEGAL_ACTION, detail, got.stderr, got.elapsed, default)
         return self._record(Decision(action, Verdict.OK, "", got.stderr, got.elapsed))
 

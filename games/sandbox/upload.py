@@ -13,6 +13,8 @@ import stat
 import unicodedata
 import zipfile
 
+from games.engine.storable import storable
+
 MAX_PY_BYTES = 256 * 1024
 MAX_ZIP_BYTES = 2 * 1024 * 1024
 MAX_UNPACKED_BYTES = 10 * 1024 * 1024
@@ -25,17 +27,25 @@ ENTRY = "bot.py"
 
 
 class UploadError(ValueError):
-    """An upload the platform refuses; the message is shown to the author."""
+    """An upload the platform refuses; the message is shown to the author.
+
+    It may quote the upload's names, chosen by the author (a zip's entries may hold control
+    characters), so it is made storable (games.engine.storable) to be kept and printed.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(storable(message))
 
 
 def unprintable(text: str) -> str | None:
     """The first control or invisible character in ``text`` as ``U+XXXX``, else None.
 
     Cc: control characters (CR/LF would split a header); Cf, Zl, Zp: invisible ones
-    (U+202E turns "yp.exe" around on screen) and line breaks.
+    (U+202E turns "yp.exe" around on screen) and line breaks; Cs: a lone surrogate (JSON's
+    "\ud800" makes one), which has no UTF-8 form to store.
     """
     for char in text:
-        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
             return f"U+{ord(char):04X}"
     return None
 
@@ -51,7 +61,9 @@ def check_filename(filename: str) -> None:
             " use letters, digits and punctuation"
         )
     if len(filename) > MAX_NAME_BYTES:
-        raise UploadError(f"the file name may be at most {MAX_NAME_BYTES} characters")
+        raise UploadError(
+            f"the file name is {len(filename)} characters long; at most {MAX_NAME_BYTES} are allowed"
+        )
 
 
 def unpack(filename: str, data: bytes) -> dict[str, bytes]:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
+from games.engine.storable import unstorable
+from games.sandbox.upload import unprintable
 from tests.factories import BotFactory
 from tournaments.models import Bot
 
@@ -163,3 +168,58 @@ def test_a_name_with_a_control_or_invisible_character_is_a_400(api: APIClient, n
         api.post("/api/bots/", {"game": "brexit", "name": "Ça va, ok"}, format="json").status_code
         == 201
     )
+
+
+@pytest.mark.parametrize("description", ["a\x1b[2Jb", "bell\x07", "lone CR\r here", "n\x85el"])
+def test_a_description_with_a_control_character_is_a_400(
+    api: APIClient, user: Any, description: str
+) -> None:
+    r = api.post(
+        "/api/bots/", {"game": "brexit", "name": "n", "description": description}, format="json"
+    )
+    assert r.status_code == 400, r.content
+    assert "has a control character (U+" in str(r.data["description"])
+    bot = BotFactory(owner=user, description="before")
+    r = api.patch(f"/api/bots/{bot.pk}/", {"description": description}, format="json")
+    assert r.status_code == 400 and "control character" in str(r.data["description"])
+    bot.refresh_from_db()
+    assert bot.description == "before"
+
+
+def test_a_description_keeps_its_line_breaks_and_tabs(api: APIClient) -> None:
+    text = "first line\r\nsecond\n\tindented, and \\x00 as text"
+    r = api.post("/api/bots/", {"game": "brexit", "name": "n", "description": text}, format="json")
+    assert r.status_code == 201, r.content
+    assert Bot.objects.get(pk=r.data["id"]).description == text
+
+
+@pytest.mark.parametrize("field", ["name", "description"])
+def test_a_lone_surrogate_in_a_name_or_description_is_a_400(api: APIClient, field: str) -> None:
+    body = '{"game": "brexit", "name": "n", "%s": "a\\ud800b"}' % field  # noqa: UP031
+    r = api.post("/api/bots/", body, content_type="application/json")
+    assert r.status_code == 400, r.content
+    assert "U+D800" in str(r.data[field])
+
+
+ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=40)  # surrogates included
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(name=ANY_TEXT, description=ANY_TEXT)
+def test_any_name_and_description_is_stored_printable_or_refused_with_a_400(
+    api: APIClient, name: str, description: str
+) -> None:
+    body = json.dumps({"game": "brexit", "name": name, "description": description})  # ASCII
+    r = api.post("/api/bots/", body, content_type="application/json")
+    assert r.status_code in (201, 400), r.content
+    if r.status_code == 400:
+        assert set(r.data) <= {"name", "description"}, r.data
+        return
+    bot = Bot.objects.get(pk=r.data["id"])
+    bot.delete()  # each example on its own: the next may take the same name
+    assert unprintable(bot.name) is None
+    assert unstorable(bot.description.replace("\r\n", "\n")) is None

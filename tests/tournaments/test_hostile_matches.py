@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
+from games.engine.storable import storable
 from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
 from tournaments import runner
-from tournaments.models import Match
+from tournaments.models import BotLog, Match
 
 pytestmark = pytest.mark.django_db
 
@@ -37,11 +41,22 @@ EXPECTED = {
     "kill_parent.py": "crash",
     # Fills every place it can write, then answers with its findings: not a Brexit action.
     "fill_writable.py": "illegal_action",
+    # Exceptions whose messages Postgres (NUL) or orjson (a lone surrogate) would refuse.
+    "nul_exception.py": "crash",
+    "surrogate.py": "crash",
 }
 
 
+# fill_writable walks every folder of the host's /usr in its start(): over the 5 s of a real
+# start from a cold disk cache (a freshly booted host), so it gets a start deadline of its own.
+START_SECONDS = {"fill_writable.py": 120.0}
+
+
 @pytest.mark.parametrize("bot_file", sorted(EXPECTED))
-def test_a_hostile_bot_gets_its_verdict_and_the_match_finishes(bot_file: str) -> None:
+def test_a_hostile_bot_gets_its_verdict_and_the_match_finishes(
+    bot_file: str, settings: Any
+) -> None:
+    settings.BOT_START_SECONDS = START_SECONDS.get(bot_file, settings.BOT_START_SECONDS)
     match = MatchFactory(game="brexit", seed=3)
     hostile = BotVersionFactory(bot__game="brexit", upload=(HOSTILE / bot_file).read_bytes())
     SeatFactory(match=match, number=0, bot_version=hostile)
@@ -63,3 +78,126 @@ def test_a_hostile_bot_gets_its_verdict_and_the_match_finishes(bot_file: str) ->
     assert seat.verdicts.get(EXPECTED[bot_file], 0) >= 1
     assert seat.strikes == 3 and seat.disqualified  # it keeps faulting, so it is disqualified
     assert [e.type for e in events].count("match_finished") == 1
+
+
+# bot file -> (its verdicts, what its owner reads escaped, and where: its log or a verdict)
+TEXT_BOTS = {
+    "nul_stderr.py": ({"ok"}, "NUL\\x00 ESC\\x1b[2J BEL\\x07 CR\\x0d\n", "log"),
+    "nul_end.py": ({"ok"}, "game over\\x00\n", "log"),
+    "nul_exception.py": ({"crash", "disqualified"}, "a NUL \\x00 in my message", "verdict"),
+    "surrogate.py": ({"crash", "disqualified"}, "a lone \\ud800 surrogate", "verdict"),
+}
+
+
+@pytest.mark.parametrize("bot_file", sorted(TEXT_BOTS))
+def test_a_bots_text_never_voids_its_match(bot_file: str) -> None:
+    # What Postgres refuses in text and jsonb (NUL) or cannot encode (a lone surrogate), written by
+    # a bot where its owner reads it, is kept escaped: the match has its result, the bot its verdicts.
+    verdicts, kept, where = TEXT_BOTS[bot_file]
+    match = MatchFactory(game="brexit", seed=3)
+    upload = (HOSTILE / bot_file).read_bytes()
+    SeatFactory(
+        match=match, number=0, bot_version=BotVersionFactory(bot__game="brexit", upload=upload)
+    )
+    SeatFactory(match=match, number=1, bot_version=None, builtin="random")
+    SeatFactory(match=match, number=2, bot_version=None, builtin="random")
+
+    assert runner.run_match(match.id) is runner.RunResult.FINISHED
+
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.outcome and not match.error
+    assert all(seat.rank is not None for seat in match.seats.all())
+    events = store.read(match.id)
+    mine = [e.payload for e in events if e.type == "bot_verdict" and e.payload["seat"] == 0]
+    assert {v["verdict"] for v in mine} == verdicts
+    if where == "log":
+        texts = list(BotLog.objects.filter(match=match, seat=0).values_list("text", flat=True))
+    else:
+        texts = [v["detail"] for v in mine]
+    assert any(kept in text for text in texts), texts
+
+
+TALKER = """
+import sys
+
+TEXTS = {texts!r}
+RAW = {raw!r}
+decisions = 0
+
+
+def say():
+    for text in TEXTS:
+        sys.stderr.write(text + "\\n")
+    sys.stderr.flush()
+    for raw in RAW:
+        sys.stderr.buffer.write(raw + b"\\n")
+    sys.stderr.buffer.flush()
+
+
+def start(info):
+    say()
+
+
+def act(observation, legal):
+    global decisions
+    decisions += 1
+    say()
+    if decisions == 2:
+        raise RuntimeError("".join(TEXTS))
+    if decisions == 3:
+        return {{"place": TEXTS, "said": TEXTS}}
+    return legal["actions"][0] if legal["actions"] else {{"place": []}}
+
+
+def end(outcome):
+    say()
+"""
+"""A bot that says the texts and bytes it is made with at every door: stderr in start(), in each
+act() and in end(), an exception's message (its second decision), an action the game refuses (its
+third)."""
+
+ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=12)  # surrogates included
+
+
+def said(texts: list[str], raw: list[bytes]) -> str:
+    """What one say() leaves in the log: Python writes a lone surrogate to stderr as its
+    backslash escape, the platform reads bytes that are not UTF-8 as U+FFFD, then escapes."""
+    data = b"".join(t.encode("utf-8", "backslashreplace") + b"\n" for t in texts)
+    data += b"".join(r + b"\n" for r in raw)
+    return storable(data.decode("utf-8", "replace"))
+
+
+@pytest.mark.slow
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    texts=st.lists(ANY_TEXT, min_size=1, max_size=5),
+    raw=st.lists(st.binary(max_size=12), max_size=3),
+)
+@example(texts=["\x00", "\ud800", "a\x1b[2Jb\r"], raw=[b"\x00\xff\xed\xa0\x80"])
+def test_whatever_a_bot_says_at_any_door_its_match_finishes_and_keeps_it(
+    texts: list[str], raw: list[bytes]
+) -> None:
+    source = TALKER.format(texts=texts, raw=raw).encode()
+    match = MatchFactory(game="brexit", seed=3)
+    version = BotVersionFactory(bot__game="brexit", upload=source)
+    SeatFactory(match=match, number=0, bot_version=version)
+    SeatFactory(match=match, number=1, bot_version=None, builtin="random")
+    SeatFactory(match=match, number=2, bot_version=None, builtin="random")
+
+    assert runner.run_match(match.id) is runner.RunResult.FINISHED
+
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.outcome and not match.error
+    mine = [
+        e.payload
+        for e in store.read(match.id)
+        if e.type == "bot_verdict" and e.payload["seat"] == 0
+    ]
+    verdicts = [v["verdict"] for v in mine]
+    assert verdicts[:3] == ["ok", "crash", "illegal_action"] and set(verdicts[3:]) == {"ok"}
+    message = storable("".join(texts))
+    assert mine[1]["detail"].endswith(f"RuntimeError: {message}\n" if message else "RuntimeError\n")
+    logs = list(BotLog.objects.filter(match=match, seat=0).values_list("text", flat=True))
+    block = said(texts, raw)
+    assert logs[0] == block * 2  # start() and the first act()
+    assert logs[-1] == block  # end(), after the result

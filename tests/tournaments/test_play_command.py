@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -12,8 +14,10 @@ from games.engine.match import replay
 from games.engine.platform_events import game_events
 from games.engine.registry import get
 from replays import store
+from tests.games.sandbox.conftest import modes
 from tests.games.sandbox.test_examples import example
 from tournaments import services, tasks
+from tournaments.local_bots import unpack_into
 from tournaments.models import Bot, BotLog, BotVersion, Match
 
 BOT = """
@@ -172,3 +176,17 @@ def test_bad_seats_are_a_clear_error() -> None:
         )
     with pytest.raises(CommandError, match="unknown game"):
         call_command("play", "--game", "chess", "--seat", "builtin:random")
+
+
+def test_a_local_bot_is_unpacked_for_its_owner_alone(tmp_path: Path) -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        archive.writestr("bot.py", BOT)
+        archive.writestr("lib/helper.py", "PICK = 0\n")
+    folder = unpack_into(tmp_path / "seat-0", "mine.zip", ("mine.zip", buf.getvalue()))
+    assert modes(folder) == {
+        folder: 0o700,
+        folder / "bot.py": 0o600,
+        folder / "lib": 0o700,
+        folder / "lib" / "helper.py": 0o600,
+    }

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import io
+import os
+import shutil
+import tempfile
 import uuid
+import zipfile
 from collections.abc import Sequence
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from games.engine import driver as driver_module
@@ -18,11 +26,12 @@ from games.engine.registry import get
 from games.engine.types import Event
 from replays import store
 from replays.store import NewEvent
-from tests.factories import MatchFactory, SeatFactory
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
+from tests.games.sandbox.conftest import modes, unreadable_by
 from tests.tournaments.conftest import MakeMatch
 from tournaments import runner
 from tournaments.models import Match
-from tournaments.players import builtin_player
+from tournaments.players import bot_dir, builtin_player
 from tournaments.runner import RunResult
 from tournaments.selectors import match_to_play
 
@@ -266,3 +275,35 @@ def test_each_sandboxed_seat_resumes_with_its_own_strikes_and_time_bank() -> Non
     runner.resume_seats(players, stats)
     assert players[0].controller.got == (1, 2.5)
     assert players[2].controller.got == (2, None)
+
+
+def test_a_versions_files_on_disk_are_the_platform_users_alone(settings: Any) -> None:
+    # MEDIA_ROOT as a deployment has it: a folder any local account may pass through.
+    media = Path(tempfile.mkdtemp(prefix="backroom-media-"))
+    media.chmod(0o755)
+    settings.MEDIA_ROOT = media
+    try:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as archive:
+            archive.writestr("bot.py", "from lib.helper import PICK\n")
+            archive.writestr("lib/helper.py", "PICK = 0\n")
+        version = BotVersionFactory(filename="private.zip", upload=buf.getvalue())
+        folder = bot_dir(version)
+        assert modes(media / "bots")[media / "bots"] == 0o700
+        unpacked = modes(folder)
+        assert unpacked == {
+            folder: 0o700,
+            folder / "bot.py": 0o600,
+            folder / "lib": 0o700,
+            folder / "lib" / "helper.py": 0o600,
+        }, {p: oct(m) for p, m in unpacked.items()}
+        if os.geteuid() == 0:
+            assert unreadable_by("nobody", folder / "lib" / "helper.py")
+        # What the storage itself writes under MEDIA_ROOT is kept the same way.
+        default_storage.save("uploads/x.txt", ContentFile(b"x"))
+        assert modes(media / "uploads") == {
+            media / "uploads": 0o700,
+            media / "uploads/x.txt": 0o600,
+        }
+    finally:
+        shutil.rmtree(media)

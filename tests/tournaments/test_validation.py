@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
+
 import pytest
 
 from games.engine.platform_events import MATCH_FINISHED
@@ -105,6 +108,38 @@ def test_any_failure_of_validation_itself_rejects_with_a_message(
     assert version.status == "rejected" and version.validated_at is not None
     assert version.validation_error.startswith("validation failed: OSError")
     assert "File name too long" in version.validation_error
+
+
+def test_a_syntax_error_in_a_file_with_a_control_character_in_its_name_is_quoted_escaped() -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as archive:
+        archive.writestr("bot.py", GOOD)
+        archive.writestr("lib/\x1b[2Jx.py", b"def broken(:\n")
+    version = BotVersionFactory(
+        bot__game="brexit",
+        filename="bot.zip",
+        upload=buf.getvalue(),
+        status=BotVersion.Status.PENDING,
+    )
+    assert validate(version.id) == "rejected"
+    version.refresh_from_db()
+    assert version.validation_error.startswith("syntax error in lib/\\x1b[2Jx.py, line 1: ")
+
+
+def test_a_failure_whose_message_postgres_refuses_still_rejects_with_it_escaped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Saved as it was, the NUL failed the save (and the surrogate its encoding): the version
+    # stayed pending, and the reaper sent its validation again and again.
+    version = pending(GOOD)
+
+    def broken(match_id: object) -> None:
+        raise RuntimeError("bot said \x00 and \ud800")
+
+    monkeypatch.setattr(runner, "run_match", broken)
+    assert tasks.validate_bot_version(version.id) == "rejected"
+    version.refresh_from_db()
+    assert version.validation_error == "validation failed: RuntimeError: bot said \\x00 and \\ud800"
 
 
 def test_each_version_gets_its_own_smoke_seed_recorded_on_its_match() -> None:

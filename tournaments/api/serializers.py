@@ -10,7 +10,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine.registry import GAMES
-from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES, unprintable
+from games.engine.storable import unstorable
+from games.sandbox.upload import MAX_NAME_BYTES, MAX_PY_BYTES, MAX_ZIP_BYTES, unprintable
 from tournaments import selectors, visibility
 from tournaments.models import BUILTIN_BOTS, GAME_CHOICES, Bot, BotLog, BotVersion, Match, Seat
 from tournaments.services import MAX_SEED
@@ -83,6 +84,16 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             )
         return name
 
+    def validate_description(self, description: str) -> str:
+        # Several lines (a browser sends CRLF) and tabs are text; any other control character
+        # would be kept as it is and then move a terminal's cursor or hide text when printed.
+        found = unstorable(description.replace("\r\n", "\n"))
+        if found:
+            raise serializers.ValidationError(
+                f"the description has a control character ({found}); line breaks and tabs are fine"
+            )
+        return description
+
 
 def _viewer(serializer: serializers.Serializer[Any]) -> Any:
     request = serializer.context.get("request")
@@ -146,7 +157,9 @@ class VersionUploadSerializer(serializers.Serializer[Any]):
         required=False, help_text="bot.py, or a .zip with bot.py at its root."
     )
     filename = serializers.CharField(
-        required=False, max_length=255, help_text="With 'source': the file name (default bot.py)."
+        required=False,
+        help_text=f"With 'source': the file name (default bot.py), at most {MAX_NAME_BYTES}"
+        " characters.",
     )
     source = serializers.CharField(  # type: ignore[assignment]  # the API's field name
         required=False,
@@ -189,7 +202,9 @@ class VersionUploadSerializer(serializers.Serializer[Any]):
                     }
                 )
             data = upload.read(MAX_UPLOAD_BYTES + 1)
-            filename = attrs.get("filename") or upload.name or ""
+            # As sent: Django's own name for the file is cut to 255 characters.
+            sent = self.context.get("sent_names", {}).get("file")
+            filename = attrs.get("filename") or sent or upload.name or ""
         return {"filename": filename, "data": data}
 
 

@@ -29,6 +29,7 @@ from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
 from tournaments import humans, selectors, services
 from tournaments.api import body_limits
 from tournaments.api import serializers as s
+from tournaments.api.file_names import record_sent_names
 from tournaments.api.permissions import Authenticated, ReadOrAuthenticated
 from tournaments.api.throttles import (
     ChallengeThrottle,
@@ -200,7 +201,8 @@ class BotVersionListView(ChargedOnSuccess, generics.ListCreateAPIView["BotVersio
         bot = get_object_or_404(selectors.bots_owned_by(request.user), pk=kwargs["bot_id"])
         if not bot.is_active:
             raise Http404("this bot is deactivated")
-        data = s.VersionUploadSerializer(data=request.data)
+        sent = record_sent_names(request)
+        data = s.VersionUploadSerializer(data=request.data, context={"sent_names": sent})
         data.is_valid(raise_exception=True)
         version, created = services.upload_version(bot=bot, **data.validated_data)
         body = s.BotVersionSerializer(version, context=self.get_serializer_context()).data

@@ -148,6 +148,7 @@ MATCH_MAX_STEPS = env.int("MATCH_MAX_STEPS", default=None)
 MATCH_MAX_SECONDS = env.float("MATCH_MAX_SECONDS", default=1800.0)
 BOT_MOVE_SECONDS = env.float("BOT_MOVE_SECONDS", default=1.0)  # per decision, wall clock
 BOT_BANK_SECONDS = env.float("BOT_BANK_SECONDS", default=10.0)  # per match, spent by overruns
+BOT_START_SECONDS = env.float("BOT_START_SECONDS", default=5.0)  # import + start(), per process
 
 # The site's Content-Security-Policy (django-csp): scripts and styles only from our own files, no
 # inline ones (the viewer positions its timeline marks from data attributes, in viewer.js), images
@@ -185,6 +186,10 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(BASE_DIR / "var" / "media"))
+# Whatever the storage writes under MEDIA_ROOT (bots' sources are unpacked there too, by
+# tournaments.players.bot_dir) is the platform's user's alone: no other local account reads it.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.AutoSchema",

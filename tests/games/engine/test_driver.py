@@ -7,6 +7,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
 import pytest
 
 from games.brexit.rules import BrexitRules
@@ -258,3 +259,30 @@ def test_a_verdict_without_a_bank_leaves_none_to_resume_from() -> None:
     sink = RecordingSink()
     play("brexit", sink, [Scripted("brexit", seed=s, script={}) for s in range(3)])
     assert sink.events and all(s.bank_ms is None for s in resumed_stats(sink.events, seed=3))
+
+
+class Unprintable(Scripted):
+    """An external seat whose every text holds what Postgres (NUL) and orjson (a lone surrogate)
+    refuse: a player the sandbox did not clean, or a refusal quoting the action."""
+
+    def move(self, rules: Rules[Any], state: Any, seat: Seat, rng: random.Random) -> Move:
+        move = super().move(rules, state, seat, rng)
+        return move._replace(detail="why \x00\ud800", stderr="log \x00\ud800")
+
+    def close(self, outcome: Outcome | None) -> str:
+        return "end \x00\ud800"
+
+
+def test_every_text_of_a_player_reaches_the_events_and_logs_storable() -> None:
+    rules = FailingAfterFolding(IllegalAction("refused \x00 here"))
+    sink = RecordingSink()
+    players = [
+        Unprintable("brexit", seed=s, script={3: {"boom": True}} if s == 1 else {})
+        for s in range(3)
+    ]
+    MatchDriver(rules, seats=3, seed=5, options={}, players=players, sink=sink).run()
+    assert sink.events[-1]["type"] == "match_finished"
+    details = {e["payload"]["detail"] for e in sink.events if e["type"] == "bot_verdict"}
+    assert details == {"why \\x00\\ud800", "refused \\x00 here"}
+    assert {text for _seat, _step, text in sink.logs} == {"log \\x00\\ud800", "end \\x00\\ud800"}
+    orjson.dumps([sink.events, sink.logs])  # a lone surrogate would raise

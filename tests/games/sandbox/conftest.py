@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,8 +51,11 @@ def bot_dir(tmp_path: Path, name: str) -> Path:
     return folder
 
 
-def play(controller: SeatController, game: FakeGame) -> list[Decision]:
-    """Drive one seat through the fake game: every decision yields a playable action."""
+def play(controller: SeatController, game: FakeGame, *, end: bool = True) -> list[Decision]:
+    """Drive one seat through the fake game: every decision yields a playable action.
+
+    ``end``: tell the bot the match is over (else the caller does, to read what it logs).
+    """
     decisions = []
     for turn in range(game.turns):
         got = controller.decide(
@@ -59,8 +64,25 @@ def play(controller: SeatController, game: FakeGame) -> list[Decision]:
         game.check({"pick": got.action["pick"]})  # whatever happened, the game can go on
         game.played.append(got.action)
         decisions.append(got)
-    controller.end({"scores": [1.0], "ranks": [1]})
+    if end:
+        controller.end({"scores": [1.0], "ranks": [1]})
     return decisions
+
+
+def modes(root: Path) -> dict[Path, int]:
+    """Every path under ``root``, ``root`` included, with its permission bits."""
+    found = {root: stat.S_IMODE(root.stat().st_mode)}
+    for path in root.rglob("*"):
+        found[path] = stat.S_IMODE(path.lstat().st_mode)
+    return found
+
+
+def unreadable_by(user: str, path: Path) -> bool:
+    """Whether the local account ``user`` is refused reading ``path`` (the caller is root)."""
+    done = subprocess.run(
+        ["/usr/bin/head", "-c", "1", str(path)], user=user, capture_output=True, check=False
+    )
+    return done.returncode != 0 and b"Permission denied" in done.stderr
 
 
 @pytest.fixture(scope="session")

@@ -10,8 +10,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
 import pytest
 
+from games.engine.storable import storable
 from games.sandbox import SeatController, Verdict, isolation
 from games.sandbox.limits import Limits
 
@@ -195,6 +197,36 @@ def test_crash_at_import_restarts_then_disqualifies(seat: Seat) -> None:
     assert controller.restarts == 2
 
 
+def test_control_characters_on_stderr_are_logged_escaped(seat: Seat) -> None:
+    decisions = play(seat("nul_stderr"), FakeGame(turns=2))
+    assert verdicts(decisions) == [Verdict.OK, Verdict.OK]
+    log = decisions[0].stderr
+    assert log.startswith("starting\\x00\n")  # what start() printed comes with the first move
+    assert "NUL\\x00 ESC\\x1b[2J BEL\\x07 CR\\x0d\n" in log
+    assert "raw \\x00 and \ufffd bytes\n" in log  # bytes that are not UTF-8: U+FFFD
+    assert all(storable(d.stderr) == d.stderr for d in decisions)
+
+
+def test_control_characters_printed_in_end_are_logged_escaped(seat: Seat) -> None:
+    controller = seat("nul_end")
+    assert verdicts(play(controller, FakeGame(turns=1), end=False)) == [Verdict.OK]
+    assert controller.end({"scores": [0.0], "ranks": [2]}) == "game over\\x00\n"
+
+
+def test_an_exception_message_with_nul_is_escaped_in_the_verdict(seat: Seat) -> None:
+    [decision] = play(seat("nul_exception"), FakeGame(turns=1))
+    assert decision.verdict is Verdict.CRASH
+    assert "RuntimeError: a NUL \\x00 in my message" in decision.detail
+    assert storable(decision.detail) == decision.detail
+
+
+def test_an_exception_message_with_a_lone_surrogate_is_escaped_in_the_verdict(seat: Seat) -> None:
+    [decision] = play(seat("surrogate"), FakeGame(turns=1))
+    assert decision.verdict is Verdict.CRASH
+    assert "RuntimeError: a lone \\ud800 surrogate" in decision.detail
+    orjson.dumps(decision.detail)  # refuses a lone surrogate
+
+
 def host_shared_memory() -> int:
     """The host's shared memory in bytes: every tmpfs page, memfd and SysV segment counts."""
     for line in Path("/proc/meminfo").read_text().splitlines():
@@ -205,10 +237,14 @@ def host_shared_memory() -> int:
 
 def test_every_writable_place_is_capped(seat: Seat) -> None:
     # The bot walks the whole filesystem at its start, then tries to store 192 MiB in each place
-    # it found (a long deadline for a loaded host); only the private /tmp may take anything, up to
-    # its cap.
+    # it found; only the private /tmp may take anything, up to its cap. Both get long deadlines:
+    # the walk reads every folder of the host's /usr (16,000 here), 0.5 s from a warm disk cache
+    # but over the 5 s of a real start from a cold one (a freshly booted host), and the fill is
+    # slow on a loaded one. Neither deadline is what this test checks.
     target, cap = 192 << 20, 4 << 20
-    limits = Limits(**{**FAST.for_bot(), "tmpfs_bytes": cap, "move_seconds": 30.0})
+    limits = Limits(
+        **{**FAST.for_bot(), "tmpfs_bytes": cap, "move_seconds": 30.0, "start_seconds": 120.0}
+    )
     controller = seat("fill_writable", {"target": target}, limits)
     before = host_shared_memory()
     decision = controller.decide({}, FakeGame().legal(), default={"pick": 0})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,9 @@ from games.sandbox.isolation import SandboxUnavailable
 from games.sandbox.limits import Limits
 from games.sandbox.readiness import isolation_status, require_isolation
 from games.sandbox.seat import SeatController
+from games.sandbox.verdicts import Verdict
+
+from .conftest import modes, unreadable_by
 
 
 def test_unknown_mode_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -100,3 +104,33 @@ def test_bench_takes_medians_and_divides_sandboxed_by_bare(
     assert result["start_ratio"] == 2.727  # 30 / 11
     assert result["sandboxed_round_trip_us"] == 175.0 and result["bare_round_trip_us"] == 85.0
     assert result["round_trip_ratio"] == 2.059  # 175 / 85
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root only: other accounts must try to read")
+def test_a_running_bot_reads_its_code_and_no_other_local_account_can(
+    tmp_path: Path, sandbox_ready: None
+) -> None:
+    bot = tmp_path / "bot"
+    (bot / "lib").mkdir(parents=True)
+    (bot / "bot.py").write_text(
+        "from lib.helper import PICK\n\ndef act(observation, legal):\n    return {'pick': PICK}\n"
+    )
+    (bot / "lib" / "helper.py").write_text(f"PICK = 1  # {tmp_path.name}\n")
+    with SeatController(bot, game="fake", seat=0, seats=2) as controller:
+        legal = {"kind": "pick", "actions": [{"pick": 1}], "space": None}
+        decision = controller.decide({}, legal, default={"pick": 0})
+        # It runs as a pool uid and still reads its code, a module in a folder included...
+        assert (decision.verdict, decision.action) == (Verdict.OK, {"pick": 1}), decision.detail
+        source = (bot / "lib" / "helper.py").read_bytes()
+        [copy] = [
+            path
+            for path in isolation.staging_root().glob("*/bot/lib/helper.py")
+            if path.read_bytes() == source
+        ]
+        staged = copy.parents[2]
+        # ...which nobody else can: neither an account of the host nor another pool uid.
+        assert {p: oct(m) for p, m in modes(staged).items() if m & 0o007} == {}
+        runner = copy.stat().st_gid
+        others = [u.pw_name for u in isolation.pool_users() if u.pw_gid != runner]
+        for user in ["nobody", *others]:
+            assert unreadable_by(user, copy), user

@@ -14,6 +14,8 @@ import pytest
 
 from games.sandbox import isolation
 
+from .conftest import modes
+
 REPO = Path(__file__).resolve().parents[3]
 STAGE_AND_WAIT = """
 import sys, time
@@ -80,3 +82,30 @@ def test_a_copy_being_made_is_not_taken_for_a_stale_one(tmp_path: Path) -> None:
     finally:
         if fresh.exists():
             fresh.rmdir()
+
+
+def test_a_staged_copy_is_its_owners_alone_until_admitted_for_one_group(tmp_path: Path) -> None:
+    bot = tmp_path / "bot"
+    (bot / "lib").mkdir(parents=True)
+    (bot / "bot.py").write_text("from lib.helper import PICK\n")
+    (bot / "lib" / "helper.py").write_text("PICK = 1\n")
+    for path in (bot, bot / "lib", bot / "bot.py", bot / "lib" / "helper.py"):
+        path.chmod(0o755 if path.is_dir() else 0o644)  # as an upload unpacked before was
+    root = isolation.stage(bot)
+    try:
+        assert {p: m for p, m in modes(root).items() if m & 0o077} == {}
+        gid = pool_gid() if os.geteuid() == 0 else os.getgid()
+        isolation.admit(root, gid)
+        admitted = modes(root)
+        assert admitted.pop(root / isolation.OWNER_LOCK) == 0o600
+        for path, mode in admitted.items():
+            assert mode == (0o750 if path.is_dir() else 0o640), (path, oct(mode))
+            assert path.stat().st_gid == gid
+    finally:
+        isolation.unstage(root)
+
+
+def pool_gid() -> int:
+    users = isolation.pool_users()
+    assert users, "no bot uid pool; run deploy/sandbox/setup.sh"
+    return users[0].pw_gid

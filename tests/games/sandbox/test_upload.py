@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from games.engine.storable import storable
 from games.sandbox.upload import (
     MAX_PY_BYTES,
     MAX_UNPACKED_BYTES,
@@ -77,6 +78,12 @@ def test_zip_keeps_its_tree() -> None:
         ("b.zip", make_zip({"bot.py": BOT, "a/" * 600 + "b": b""}), "longer than 1024 bytes"),
         ("b.zip", make_zip({"bot.py": BOT, ".": b""}), "is not a file name"),
         ("b.zip", make_zip({"bot.py": BOT, "a/./b.py": b""}), "is not a file name"),
+        # A name chosen by the author is quoted escaped (games.engine.storable): printable, storable.
+        (
+            "b.zip",
+            make_zip({"bot.py": BOT, "l\x1b[2J\x85": b"", "l\x1b[2J\x85/a.py": b""}),
+            "l\\x1b[2J\\x85 is both a file and a folder in the zip (l\\x1b[2J\\x85/a.py)",
+        ),
     ],
 )
 def test_rejections_say_why(filename: str, data: bytes, message: str) -> None:
@@ -106,6 +113,9 @@ def test_compile_check_names_file_and_line() -> None:
     compile_check({"bot.py": BOT, "notes.txt": b"not python ("})
     with pytest.raises(UploadError, match=r"syntax error in lib/x.py, line 2: "):
         compile_check({"bot.py": BOT, "lib/x.py": b"ok = 1\ndef broken(:\n"})
+    with pytest.raises(UploadError) as err:
+        compile_check({"bot.py": BOT, "lib/\x07x.py": b"def broken(:\n"})
+    assert str(err.value).startswith("syntax error in lib/\\x07x.py, line 1: ")
 
 
 @settings(max_examples=50, deadline=None)
@@ -124,7 +134,8 @@ def test_compile_check_names_file_and_line() -> None:
 def test_unpack_only_raises_upload_error(entries: dict[str, bytes]) -> None:
     try:
         files = unpack("x.zip", make_zip(entries))
-    except UploadError:
+    except UploadError as exc:
+        assert storable(str(exc)) == str(exc)  # quoted names are escaped
         return
     assert "bot.py" in files
     assert all(not p.startswith("/") and ".." not in p.split("/") for p in files)
