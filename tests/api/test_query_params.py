@@ -51,7 +51,7 @@ def test_every_route_refuses_an_unreadable_query_parameter(
         c.force_login(world["users"][role])
     urls = _every_get_url(world)
     assert len(urls) > 40  # the API, the pages and the admin's
-    wrong = []
+    wrong: list[tuple[str, object, str]] = []
     for url in urls:
         r = c.get(f"{url}?{query}")
         body = r.content.decode()

@@ -46,7 +46,7 @@ def test_time_used_is_the_bots_owners_and_staffs_once_over(
     for seat, ms in TIMES.items():
         Seat.objects.filter(match=m, number=seat).update(time_used_ms=ms)
     c = _client(world["users"][role])
-    wrong = []
+    wrong: list[tuple[object, ...]] = []
     for template, carries in DOORS:
         url = template.format(**world["fill"])
         r = c.get(url)

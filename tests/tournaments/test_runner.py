@@ -288,7 +288,7 @@ def test_a_versions_files_on_disk_are_the_platform_users_alone(settings: Any) ->
             archive.writestr("bot.py", "from lib.helper import PICK\n")
             archive.writestr("lib/helper.py", "PICK = 0\n")
         version = BotVersionFactory(filename="private.zip", upload=buf.getvalue())
-        folder = bot_dir(version)
+        folder = bot_dir(version)  # type: ignore[arg-type]
         assert modes(media / "bots")[media / "bots"] == 0o700
         unpacked = modes(folder)
         assert unpacked == {

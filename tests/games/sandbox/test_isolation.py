@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from games.engine.types import Legal
 from games.sandbox import bench, isolation, readiness
 from games.sandbox.isolation import SandboxUnavailable
 from games.sandbox.limits import Limits
@@ -117,7 +118,7 @@ def test_a_running_bot_reads_its_code_and_no_other_local_account_can(
     )
     (bot / "lib" / "helper.py").write_text(f"PICK = 1  # {tmp_path.name}\n")
     with SeatController(bot, game="fake", seat=0, seats=2) as controller:
-        legal = {"kind": "pick", "actions": [{"pick": 1}], "space": None}
+        legal: Legal = {"kind": "pick", "actions": [{"pick": 1}], "space": None}
         decision = controller.decide({}, legal, default={"pick": 0})
         # It runs as a pool uid and still reads its code, a module in a folder included...
         assert (decision.verdict, decision.action) == (Verdict.OK, {"pick": 1}), decision.detail
