@@ -44,16 +44,21 @@ def report_sandbox(**kwargs: object) -> None:
 @worker_ready.connect
 @worker_process_init.connect
 def clean_staged_copies(**kwargs: object) -> None:
-    """Remove bots' staged copies left by a worker that was killed (SIGKILL runs no cleanup).
+    """Remove bots' staged copies and CPU cgroups left by a worker that was killed (SIGKILL
+    runs no cleanup).
 
     At the worker's start, and in each pool process it starts, which is also how a pool process
     killed mid-match is replaced; the copies of live siblings are locked, so they stay.
     """
+    from games.sandbox.cpu import clean_stale_cages
     from games.sandbox.isolation import clean_stale_staging
 
     removed = clean_stale_staging()
     if removed:
         log.info("sandbox: removed %d staged copies of dead workers", len(removed))
+    cages = clean_stale_cages()  # and their bots' CPU cgroups (games/sandbox/cpu.py)
+    if cages:
+        log.info("sandbox: removed %d CPU cgroups of dead workers", len(cages))
 
 
 OUTAGE_RETRY_MAX_SECONDS = 30
