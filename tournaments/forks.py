@@ -98,6 +98,7 @@ def fork_match(
         )
         for ev in events[:step]
     ]
+    priority = services.priority_of(kept)
     with transaction.atomic():
         fork = Match.objects.create(
             game=original.game,
@@ -107,10 +108,11 @@ def fork_match(
             created_by=user,
             forked_from=original,
             forked_at=step,
+            priority=priority,
         )
         services._create_seats(fork, kept, versions, user=user)
         store.append(fork.id, copied, 0)
         fork_id = str(fork.pk)
-        transaction.on_commit(lambda: dispatch.play_match(fork_id))
+        transaction.on_commit(lambda: dispatch.play_match(fork_id, priority))
     fork.refresh_from_db()
     return fork

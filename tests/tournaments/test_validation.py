@@ -95,7 +95,7 @@ def test_any_failure_of_validation_itself_rejects_with_a_message(
 ) -> None:
     version = pending(GOOD)
 
-    def broken(match_id: object) -> None:
+    def broken(match_id: object, *args: object, **kwargs: object) -> None:
         raise OSError(36, "File name too long")
 
     monkeypatch.setattr(runner, "run_match", broken)
