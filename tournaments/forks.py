@@ -16,7 +16,7 @@ from django.db import transaction
 from games.engine.platform_events import PLATFORM_EVENTS
 from replays import store
 from replays.store import NewEvent, StoredEvent
-from tournaments import dispatch, services
+from tournaments import allowance, dispatch, services
 from tournaments.models import Match, Seat
 from tournaments.services import Invalid
 from tournaments.visibility import is_over, seats_of, shows_bot
@@ -100,6 +100,7 @@ def fork_match(
     ]
     priority = services.priority_of(kept)
     with transaction.atomic():
+        allowance.check_matches(user)
         fork = Match.objects.create(
             game=original.game,
             options=original.options,

@@ -26,7 +26,7 @@ from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, unpack
-from tournaments import dispatch, humans, selectors
+from tournaments import allowance, dispatch, humans, selectors
 from tournaments.models import AccountOrigin, Bot, BotVersion, Ladder, Match, Season, Seat
 
 MAX_SEED = 2**63 - 1
@@ -157,6 +157,7 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> tuple[BotVersion,
             and newest.status != BotVersion.Status.REJECTED
         ):
             return newest, False
+        allowance.check_uploads(bot.owner)
         version = _add_version(bot=bot, filename=filename, data=data)
         # Queued with it, the smoke match is waiting work the workers see (and take before
         # challenges and ladders) whichever of their messages arrives first.
@@ -311,6 +312,8 @@ def create_challenge(
         )
     priority = priority_of(seats)
     with transaction.atomic():
+        if queue:
+            allowance.check_matches(user)
         match = Match.objects.create(
             game=game,
             options=played_options,

@@ -210,7 +210,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "challenges": "30/hour",
         "uploads": "60/hour",
-        "signups": "20/hour",
+        # Per address; more accounts buy no more of the workers anyway (allowance.py).
+        "signups": "5/hour",
         "logins": "30/hour",
     },
     # How many proxies in front of the app append to X-Forwarded-For. 0: none, so the header
