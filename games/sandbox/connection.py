@@ -248,13 +248,16 @@ class BotConnection:
         sel.register(err_fd, selectors.EVENT_READ)
         sel.register(in_fd, selectors.EVENT_WRITE)
         writing, out_open = True, True
-        next_check = began  # CPU used since the previous reply counts from the start
+        # Not on the bench's bare baseline; else read when the reply comes, and every poll
+        # interval while the bot thinks (a fast reply costs one read).
+        watch = want_reply and self.mode != "bare"
+        next_check = began + CPU_POLL_SECONDS
 
         def done(
             reply: JSON | None, fault: Verdict | None, detail: str, spent: float = 0.0
         ) -> Exchange:
             sel.close()
-            if want_reply and fault is None:
+            if watch and fault is None:
                 spent = self._spent()
                 self._cpu_mark += spent
                 if spent > timeout:  # its threads used more than the time it had
@@ -275,13 +278,13 @@ class BotConnection:
                 if left <= 0:
                     self._kill()
                     return done(None, Verdict.TIMEOUT, f"no reply within {timeout:.2f} s")
-                if want_reply and now >= next_check:
+                if watch and now >= next_check:
                     spent = self._spent()
                     if spent > timeout:
                         self._kill()
                         return done(None, Verdict.TIMEOUT, self._cpu_detail(spent, timeout), spent)
                     next_check = now + CPU_POLL_SECONDS
-                wait = min(left, next_check - now) if want_reply else left
+                wait = min(left, next_check - now) if watch else left
                 for key, _ in sel.select(wait):
                     fd = key.fd
                     if fd == in_fd:
