@@ -61,7 +61,7 @@ class BenchWorker(Child):
         return [float(s) for s in TOOK.findall(self.text())]
 
 
-def _worker_env(queues: dict[str, str]) -> dict[str, str]:
+def worker_env(queues: dict[str, str]) -> dict[str, str]:
     """This process's settings and database, and this run's queues (base and test settings)."""
     return {
         **os.environ,
@@ -146,7 +146,7 @@ def bench_scale(
     # and deleted after: ratings have workers of their own (docs/scaling.md), and a rating done
     # by A while B plays would count against the one-process side only.
     shared = [queues["celery"], queues["validation"], queues["people"]]
-    env = _worker_env(queues)
+    env = worker_env(queues)
     workers = [
         BenchWorker(f"scale-{tag}-a", [queues["one"], queues["two"], *shared], env),
         # B takes nothing but matches sent to `two`: while `one` is timed, A works alone.
