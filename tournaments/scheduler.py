@@ -38,6 +38,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
@@ -54,22 +55,38 @@ ACCOUNT = """CASE
     WHEN m.ladder_id IS NOT NULL THEN 'ladder:' || m.ladder_id
     WHEN m.season_id IS NOT NULL THEN 'season:' || m.season_id
     ELSE '' END"""
-ORIGIN = f"COALESCE('a:' || host(o.address), {ACCOUNT})"
 CLAIMABLE = "(m.status = 'queued' OR (m.status = 'running' AND m.lease_expires_at < now()))"
+# The same test on a row about to be locked, written so that no index serves it: the rows are
+# then found by primary key (a plan over the status index misjudged on fresh tables cost 200 ms).
+STILL_CLAIMABLE = """CASE m.status WHEN 'queued' THEN true
+    WHEN 'running' THEN m.lease_expires_at < now() ELSE false END"""
+TOP = 64
+"""Matches tried in order at most: more than workers claim at once, so one of them is free."""
 
 _PICK = f"""
-WITH candidates AS (
+WITH claimable AS MATERIALIZED (
     -- Every claimable match (not only each account's oldest: while another worker locks that
-    -- one to claim it, the account's next must still be found).
-    SELECT m.id, m.priority, m.created_at, {ACCOUNT} AS account, {ORIGIN} AS origin
+    -- one to claim it, the account's next must still be found), with whose it is.
+    SELECT m.id, m.priority || '|' || {ACCOUNT} AS turn, {ACCOUNT} AS account,
+        m.priority, m.created_at, m.created_by_id
     FROM tournaments_match m
-    LEFT JOIN tournaments_accountorigin o ON o.user_id = m.created_by_id
     WHERE {CLAIMABLE} AND m.priority <= %(upto)s
       AND (%(sandbox)s OR NOT EXISTS (
           SELECT 1 FROM tournaments_seat s WHERE s.match_id = m.id AND s.bot_version_id IS NOT NULL
       ))
+), accounts AS MATERIALIZED (
+    -- One row per class and account waiting: the order is decided among these, not the rows.
+    SELECT a.turn, a.priority, a.account, a.oldest,
+        COALESCE('a:' || host(o.address), a.account) AS origin
+    FROM (
+        SELECT turn, min(priority) AS priority, min(account) AS account,
+            min(created_at) AS oldest, min(created_by_id) AS user_id
+        FROM claimable GROUP BY turn
+    ) a
+    LEFT JOIN tournaments_accountorigin o ON o.user_id = a.user_id
 ), running AS (
-    SELECT {ACCOUNT} AS account, {ORIGIN} AS origin, count(*) AS n
+    SELECT {ACCOUNT} AS account, COALESCE('a:' || host(o.address), {ACCOUNT}) AS origin,
+        count(*) AS n
     FROM tournaments_match m
     LEFT JOIN tournaments_accountorigin o ON o.user_id = m.created_by_id
     WHERE m.status = 'running' AND m.lease_expires_at >= now()
@@ -77,27 +94,39 @@ WITH candidates AS (
 ), used AS (
     SELECT key, sum(seconds) AS seconds FROM tournaments_workertime
     WHERE minute > now() - interval '1 hour'
-      AND key IN (SELECT account FROM candidates UNION SELECT origin FROM candidates)
+      AND key IN (SELECT account FROM accounts UNION SELECT origin FROM accounts)
     GROUP BY key
-), ranked AS (
-    SELECT c.id, c.priority, c.created_at, c.account, c.origin,
-        (c.account LIKE 'u:%%' AND coalesce(ua.seconds, 0) >= %(budget)s)
-            OR (c.origin LIKE 'a:%%' AND coalesce(uo.seconds, 0) >= %(origin_budget)s) AS spent,
-        (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.origin = c.origin) AS origin_running,
-        (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.account = c.account) AS account_running,
-        coalesce(uo.seconds, 0) AS origin_seconds,
-        coalesce(ua.seconds, 0) AS account_seconds
-    FROM candidates c
-    LEFT JOIN used ua ON ua.key = c.account
-    LEFT JOIN used uo ON uo.key = c.origin
+), turns AS MATERIALIZED (
+    SELECT array_agg(turn ORDER BY n) AS turns FROM (
+        SELECT a.turn, row_number() OVER (ORDER BY
+            a.priority,
+            (a.account LIKE 'u:%%' AND coalesce(ua.seconds, 0) >= %(budget)s)
+                OR (a.origin LIKE 'a:%%' AND coalesce(uo.seconds, 0) >= %(origin_budget)s),
+            (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.origin = a.origin),
+            (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.account = a.account),
+            coalesce(uo.seconds, 0),
+            coalesce(ua.seconds, 0),
+            a.oldest
+        ) AS n
+        FROM accounts a
+        LEFT JOIN used ua ON ua.key = a.account
+        LEFT JOIN used uo ON uo.key = a.origin
+    ) ranked
+), top AS MATERIALIZED (
+    -- The first matches in that order: each account's, oldest first.
+    SELECT array_agg(id ORDER BY place, created_at) AS ids FROM (
+        SELECT c.id, c.created_at, array_position(t.turns, c.turn) AS place
+        FROM claimable c, turns t
+        ORDER BY place, c.created_at
+        LIMIT {TOP}
+    ) first
 ), picked AS (
-    SELECT m.id, r.account, r.origin
-    FROM ranked r JOIN tournaments_match m ON m.id = r.id
-    WHERE {CLAIMABLE}  -- checked again on the row as it is when locked
-    ORDER BY r.priority, r.spent, r.origin_running, r.account_running, r.origin_seconds,
-        r.account_seconds, r.created_at
+    SELECT m.id FROM tournaments_match m
+    WHERE m.id = ANY((SELECT ids FROM top)::uuid[])
+      AND {STILL_CLAIMABLE}  -- checked again on the row as it is when locked
+    ORDER BY array_position((SELECT ids FROM top), m.id)
     LIMIT 1
-    FOR UPDATE OF m SKIP LOCKED
+    FOR UPDATE SKIP LOCKED
 )
 UPDATE tournaments_match m SET
     status = 'running',
@@ -106,7 +135,9 @@ UPDATE tournaments_match m SET
     attempts = m.attempts + 1,
     started_at = coalesce(m.started_at, now())
 FROM picked WHERE m.id = picked.id
-RETURNING m.id, m.priority, m.validation_of_id, picked.account, picked.origin
+RETURNING m.id, m.priority, m.validation_of_id, {ACCOUNT},
+    (SELECT 'a:' || host(o.address) FROM tournaments_accountorigin o
+     WHERE o.user_id = m.created_by_id)
 """  # noqa: S608 (the fragments are constants of this module; values are parameters)
 
 
@@ -154,13 +185,16 @@ def pick(*, upto: int, owner: str, sandbox: bool) -> Picked | None:
         "budget": budget_seconds(),
         "origin_budget": budget_seconds() * origin_factor(),
     }
-    with transaction.atomic(), connection.cursor() as cur:
-        cur.execute(_PICK, params)
-        row = cur.fetchone()
+    with transaction.atomic():
+        connection.ensure_connection()
+        # Prepared on the server: planning this statement cost as much as running it.
+        with psycopg.Cursor(connection.connection) as cur:
+            cur.execute(_PICK, params, prepare=True)
+            row = cur.fetchone()
     if row is None:
         return None
-    match_id, priority, validation_of, account, origin = row
-    return Picked(match_id, priority, validation_of, account, origin)
+    match_id, priority, validation_of, account, address = row
+    return Picked(match_id, priority, validation_of, account, address or account)
 
 
 def _pass_on(hint: uuid.UUID, picked: Picked | None) -> bool:
