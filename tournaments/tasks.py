@@ -95,6 +95,16 @@ def retried_after_outage(task: Task[Any, Any]) -> Iterator[None]:
         raise
 
 
+WAKE_UP: dict[str, Any] = {
+    "bind": True,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "max_retries": None,
+}
+"""How a message that wakes a worker for a match is handled: acknowledged once the match is
+over, redelivered if its worker dies, retried after any number of database outages."""
+
+
 def _serve(task: Task[Any, Any], upto: int, hint: str) -> str:
     """Play the next match up to class ``upto`` (its message named ``hint``)."""
     from tournaments import runner, scheduler
@@ -109,13 +119,7 @@ def _serve(task: Task[Any, Any], upto: int, hint: str) -> str:
     return served.result
 
 
-@shared_task(
-    bind=True,
-    name="tournaments.play_match",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    max_retries=None,
-)
+@shared_task(name="tournaments.play_match", **WAKE_UP)
 def play_match(self: Task[Any, Any], match_id: str) -> str:
     """Any class of match: people's first, then validations, then the rest."""
     from tournaments.models import Match
@@ -123,13 +127,7 @@ def play_match(self: Task[Any, Any], match_id: str) -> str:
     return _serve(self, Match.Priority.PLAY, match_id)
 
 
-@shared_task(
-    bind=True,
-    name="tournaments.play_person_match",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    max_retries=None,
-)
+@shared_task(name="tournaments.play_person_match", **WAKE_UP)
 def play_person_match(self: Task[Any, Any], match_id: str) -> str:
     """People's matches only (the ``people`` queue: a worker kept for them never plays others)."""
     from tournaments.models import Match
@@ -137,13 +135,7 @@ def play_person_match(self: Task[Any, Any], match_id: str) -> str:
     return _serve(self, Match.Priority.PERSON, match_id)
 
 
-@shared_task(
-    bind=True,
-    name="tournaments.validate_bot_version",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    max_retries=None,
-)
+@shared_task(name="tournaments.validate_bot_version", **WAKE_UP)
 def validate_bot_version(self: Task[Any, Any], version_id: int) -> str:
     """Queue the version's smoke match, then play the next person's match or validation."""
     from tournaments import validation

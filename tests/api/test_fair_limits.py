@@ -47,13 +47,19 @@ def upload(api: APIClient, bot_id: int, n: int) -> Any:
     return api.post(f"/api/bots/{bot_id}/versions/", body, format="json")
 
 
+def owner_of_a_finished_match(
+    client_for: Callable[[Any], APIClient],
+) -> tuple[Any, APIClient, Match]:
+    """A user whose bot played a finished match (which they may fork), and their client."""
+    owner = UserFactory()
+    return owner, client_for(owner), play("brexit", 3, owner, seed=5)
+
+
 def test_challenges_and_forks_stop_at_the_cap_of_matches_queued_or_running(
     client_for: Callable[[Any], APIClient], enqueued: Enqueued, settings: Any
 ) -> None:
     settings.FAIR_MAX_ACTIVE_MATCHES = 2
-    owner = UserFactory()
-    finished = play("brexit", 3, owner, seed=5)
-    api = client_for(owner)
+    _, api, finished = owner_of_a_finished_match(client_for)
     assert challenge(api).status_code == 201
     assert fork(api, finished).status_code == 201
     before = Match.objects.count()
@@ -61,9 +67,9 @@ def test_challenges_and_forks_stop_at_the_cap_of_matches_queued_or_running(
     refused(fork(api, finished), "queued or running")
     assert Match.objects.count() == before  # the refusals made nothing
     # Once one is over, there is room again.
-    Match.objects.filter(created_by=owner, status=Match.Status.QUEUED).exclude(
-        forked_from=finished
-    ).update(status=Match.Status.FINISHED)
+    Match.objects.filter(status=Match.Status.QUEUED, forked_from=None).update(
+        status=Match.Status.FINISHED
+    )
     assert challenge(api).status_code == 201
     # Another account is not held back by this one's queue.
     assert challenge(client_for(UserFactory())).status_code == 201
@@ -97,9 +103,7 @@ def test_an_hour_of_worker_time_used_up_refuses_new_work_until_it_frees(
     client_for: Callable[[Any], APIClient], enqueued: Enqueued, settings: Any
 ) -> None:
     settings.FAIR_WORKER_SECONDS_PER_HOUR = 600.0
-    owner = UserFactory()
-    finished = play("brexit", 3, owner, seed=5)
-    api = client_for(owner)
+    owner, api, finished = owner_of_a_finished_match(client_for)
     bot = api.post("/api/bots/", {"game": "brexit", "name": "b"}, format="json").json()
     worker_time.charge([f"u:{owner.pk}"], 601.0)
     for r in (challenge(api), fork(api, finished), upload(api, bot["id"], 1)):
