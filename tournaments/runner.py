@@ -364,7 +364,7 @@ class DatabaseSink:
             appender.commit()
         except ConcurrencyError as exc:
             raise LeaseLost(str(exc)) from exc
-        if self.renew:  # the final flush's trigger has ended the match: then nothing matches
+        if self.renew and flush.outcome is None:  # the last flush's trigger ended the lease
             Match.objects.filter(
                 id=self.match.id, status=Match.Status.RUNNING, lease_owner=self.owner
             ).update(lease_expires_at=Now() + timedelta(seconds=lease_seconds()))

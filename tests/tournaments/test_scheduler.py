@@ -11,8 +11,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from games.engine.driver import Flush, SeatStats
+from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
-from tournaments import scheduler, tasks, worker_time
+from tournaments import runner, scheduler, tasks, worker_time
 from tournaments.models import AccountOrigin, Ladder, Match, WorkerTime
 
 pytestmark = pytest.mark.django_db
@@ -215,3 +217,20 @@ def test_two_workers_at_once_never_take_the_same_match() -> None:
     for thread in threads:
         thread.join(30)
     assert sorted(map(str, taken)) == sorted(map(str, matches))
+
+
+def test_a_claimed_builtin_match_renews_its_lease_at_each_flush_but_the_last() -> None:
+    """A built-in match streams its events (no heartbeat transaction): a long one must still not
+    look dead to the reaper while it plays."""
+    match = queued(UserFactory())
+    picked = scheduler.pick(upto=PLAY, owner="w", sandbox=True)
+    assert picked is not None and picked.id == match.id
+    soon = timezone.now() + timedelta(seconds=2)
+    Match.objects.filter(id=match.id).update(lease_expires_at=soon)
+    sink = runner.DatabaseSink(match, "w", list(match.seats.all()), leased=False, renew=True)
+    event = {"type": "x", "actor": None, "payload": {}, "visible_to": None, "redacted": None}
+    stats = [SeatStats() for _ in range(3)]
+    sink(Flush(events=[event], expected_version=0, logs=[], stats=stats, outcome=None))
+    match.refresh_from_db()
+    assert match.lease_expires_at > soon + timedelta(seconds=30)  # a whole lease from now
+    assert store.current_version(match.id) == 1
