@@ -185,7 +185,13 @@ def claim(match_id: uuid.UUID, owner: str) -> bool:
     return Match.objects.filter(_claimable(), id=match_id).update(**_claim_fields(owner)) == 1
 
 
-def run_match(match_id: uuid.UUID, owner: str | None = None, *, claimed: bool = False) -> RunResult:
+def run_match(
+    match_id: uuid.UUID,
+    owner: str | None = None,
+    *,
+    claimed: bool = False,
+    attempts: int | None = None,
+) -> RunResult:
     """Play the match to its end if this worker can claim it. Never raises on bot faults.
 
     A match with a sandboxed bot is claimed before it starts: its bots' time is
@@ -195,8 +201,9 @@ def run_match(match_id: uuid.UUID, owner: str | None = None, *, claimed: bool = 
     (a redelivered message) from writing it twice; that worker merely discards work.
 
     ``claimed``: the scheduler (tournaments/scheduler.py) has claimed it for ``owner``
-    already, whatever its seats; a built-in match is then still written by streaming COPY,
-    and its lease renewed at each flush (``DatabaseSink.renew``).
+    already, whatever its seats, and ``attempts`` is the count its claim left; a built-in
+    match is then still written by streaming COPY, and its lease renewed at each flush
+    (``DatabaseSink.renew``).
     """
     assert owner is not None or not claimed, "a claimed match is played by its claimer"
     owner = owner or worker_name()
@@ -225,7 +232,8 @@ def run_match(match_id: uuid.UUID, owner: str | None = None, *, claimed: bool = 
         status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()
         return RunResult.BUSY if status == Match.Status.RUNNING else RunResult.ALREADY_FINISHED
     if leased:
-        attempts = Match.objects.filter(id=match_id).values_list("attempts", flat=True).get()
+        if attempts is None or not claimed:
+            attempts = Match.objects.filter(id=match_id).values_list("attempts", flat=True).get()
         if attempts > MAX_ATTEMPTS:
             log.warning("match %s aborted: started %d times", match_id, attempts)
             _abort(match, owner, attempts_reason(attempts - 1))

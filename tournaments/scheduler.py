@@ -40,7 +40,7 @@ from typing import Any
 
 import psycopg
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
 from games.sandbox.readiness import isolation_status
@@ -135,7 +135,7 @@ UPDATE tournaments_match m SET
     attempts = m.attempts + 1,
     started_at = coalesce(m.started_at, now())
 FROM picked WHERE m.id = picked.id
-RETURNING m.id, m.priority, m.validation_of_id, {ACCOUNT},
+RETURNING m.id, m.priority, m.validation_of_id, m.attempts, {ACCOUNT},
     (SELECT 'a:' || host(o.address) FROM tournaments_accountorigin o
      WHERE o.user_id = m.created_by_id)
 """  # noqa: S608 (the fragments are constants of this module; values are parameters)
@@ -148,6 +148,8 @@ class Picked:
     id: uuid.UUID
     priority: int
     validation_of: int | None
+    attempts: int
+    """Workers that have started it, this one included."""
     account: str
     origin: str
 
@@ -185,16 +187,16 @@ def pick(*, upto: int, owner: str, sandbox: bool) -> Picked | None:
         "budget": budget_seconds(),
         "origin_budget": budget_seconds() * origin_factor(),
     }
-    with transaction.atomic():
-        connection.ensure_connection()
-        # Prepared on the server: planning this statement cost as much as running it.
-        with psycopg.Cursor(connection.connection) as cur:
-            cur.execute(_PICK, params, prepare=True)
-            row = cur.fetchone()
+    connection.ensure_connection()
+    # One statement, so one transaction of its own: the row is locked, claimed and committed
+    # at once. Prepared on the server: planning it cost as much as running it.
+    with psycopg.Cursor(connection.connection) as cur:
+        cur.execute(_PICK, params, prepare=True)
+        row = cur.fetchone()
     if row is None:
         return None
-    match_id, priority, validation_of, account, address = row
-    return Picked(match_id, priority, validation_of, account, address or account)
+    match_id, priority, validation_of, attempts, account, address = row
+    return Picked(match_id, priority, validation_of, attempts, account, address or account)
 
 
 def _pass_on(hint: uuid.UUID, picked: Picked | None) -> bool:
@@ -229,7 +231,8 @@ def serve(*, upto: int, hint: uuid.UUID | None = None, owner: str | None = None)
         if picked.validation_of is not None:
             result = validation.validate(picked.validation_of, owner=owner, smoke=picked.id)
         else:
-            result = runner.run_match(picked.id, owner, claimed=True).value
+            played = runner.run_match(picked.id, owner, claimed=True, attempts=picked.attempts)
+            result = played.value
     finally:
         _charge(picked, time.monotonic() - began)
     return Served(picked.id, result)
