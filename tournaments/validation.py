@@ -77,6 +77,9 @@ def prepare(version_id: int) -> uuid.UUID | None:
         return None
     error = compile_error(version)
     if error:
+        # Its smoke match, queued at the upload, is never played (nor taken by a worker).
+        smoke = Match.objects.filter(validation_of=version)
+        services.cancel_queued_matches(matches=smoke, reason=f"not played: {error}")
         _decide(version, error)
         return None
     return services.smoke_match_for(version).pk
