@@ -88,7 +88,8 @@ def test_each_test_run_has_queues_of_its_own() -> None:
     assert first != second
     assert queues(TEST_QUEUE_PREFIX="run-7") == (
         "run-7-celery run-7-matches "
-        "['run-7-celery', 'run-7-matches', 'run-7-ratings', 'run-7-validation'] run-7-matches"
+        "['run-7-celery', 'run-7-matches', 'run-7-people', 'run-7-ratings', 'run-7-validation']"
+        " run-7-matches"
     )
 
 
@@ -98,7 +99,8 @@ def test_matches_validation_and_ratings_each_have_a_queue_of_their_own() -> None
         "from config.celery import app; r = app.amqp.router; "
         "print(*[r.route({}, name)['queue'].name for name in ("
         "'tournaments.play_match', 'tournaments.validate_bot_version', "
-        "'tournaments.update_ratings', 'tournaments.run_seasons', 'tournaments.reap_matches')])"
+        "'tournaments.update_ratings', 'tournaments.run_seasons', 'tournaments.reap_matches', "
+        "'tournaments.play_person_match')])"
     )
     result = run_manage("shell", "-c", code, DJANGO_SETTINGS_MODULE="config.settings.local")
     assert result.stdout.splitlines()[-1].split() == [
@@ -107,6 +109,7 @@ def test_matches_validation_and_ratings_each_have_a_queue_of_their_own() -> None
         "ratings",
         "ratings",
         "celery",
+        "people",
     ], result.stderr
     moved = run_manage(
         "shell",
@@ -117,5 +120,8 @@ def test_matches_validation_and_ratings_each_have_a_queue_of_their_own() -> None
         VALIDATION_QUEUE="v2",
         RATINGS_QUEUE="r2",
         CELERY_DEFAULT_QUEUE="c2",
+        PEOPLE_QUEUE="p2",
     )
-    assert moved.stdout.splitlines()[-1].split() == ["m2", "v2", "r2", "r2", "c2"], moved.stderr
+    assert moved.stdout.splitlines()[-1].split() == ["m2", "v2", "r2", "r2", "c2", "p2"], (
+        moved.stderr
+    )

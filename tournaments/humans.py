@@ -223,7 +223,7 @@ def _refuse_late(match_id: Any) -> None:
     if deadline is None:
         return
     if late.update(status=Match.Status.QUEUED):
-        transaction.on_commit(lambda: dispatch.play_match(str(match_id)))
+        transaction.on_commit(lambda: dispatch.play_match(str(match_id), Match.Priority.PERSON))
     raise Conflict(
         f"the deadline for this decision passed at {deadline.isoformat()}: the default action"
         " is played for your seat"
@@ -270,7 +270,7 @@ def _after_action(match: Match, seat: int, state: Any, version: int) -> None:
         status=Match.Status.QUEUED, waiting_for=[], waiting_step=None, deadline=None, **fields
     )
     match_id = str(match.pk)
-    transaction.on_commit(lambda: dispatch.play_match(match_id))
+    transaction.on_commit(lambda: dispatch.play_match(match_id, Match.Priority.PERSON))
 
 
 # --- the clock (beat) -------------------------------------------------------------------------

@@ -281,6 +281,13 @@ class Match(models.Model):
         FINISHED = "finished"
         ABORTED = "aborted"
 
+    class Priority(models.IntegerChoices):
+        """Which work a free worker takes first (tournaments/scheduler.py): lower first."""
+
+        PERSON = 0, "a person's seat"
+        VALIDATION = 1, "an upload's smoke match"
+        PLAY = 2, "challenges, forks, ladders and seasons"
+
     # Time-ordered ids keep the events' (stream, version) index growing at its end.
     id = models.UUIDField(primary_key=True, default=uuid7, help_text="Also the event stream id.")
     game = models.CharField(max_length=20, choices=game_choices)
@@ -299,6 +306,14 @@ class Match(models.Model):
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     rated = models.BooleanField(default=False, help_text="Challenges are unrated.")
+    # Set when the match is made and never changed; the database default for bulk loaders.
+    priority = models.PositiveSmallIntegerField(
+        choices=Priority.choices,
+        default=Priority.PLAY,
+        db_default=Priority.PLAY,
+        help_text="Workers take people's matches first, then validations, then the rest, fairly"
+        " between accounts (docs/reliability.md, Fair competition).",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -374,6 +389,43 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} match {self.id} ({self.status})"
+
+
+class AccountOrigin(models.Model):
+    """The address an account was signed up from: an address's accounts share their fair share
+    of the workers, their caps and their budget (tournaments/allowance.py)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="origin"
+    )
+    address = models.GenericIPAddressField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} from {self.address}"
+
+
+class WorkerTime(models.Model):
+    """Worker seconds spent on one account's (or address's, ladder's, season's) work in one
+    minute: the fair choice and the hourly budget read the last hour of these.
+
+    Written once per match played (an upsert per key: tournaments/worker_time.py); the reaper
+    deletes rows older than the window.
+    """
+
+    key = models.CharField(
+        max_length=80, help_text='"u:<user id>", "a:<address>", "ladder:<id>"...'
+    )
+    minute = models.DateTimeField()
+    seconds = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["key", "minute"], name="worker_time_per_key_minute")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} {self.minute:%H:%M}: {self.seconds:.1f} s"
 
 
 class Seat(models.Model):

@@ -185,7 +185,13 @@ def claim(match_id: uuid.UUID, owner: str) -> bool:
     return Match.objects.filter(_claimable(), id=match_id).update(**_claim_fields(owner)) == 1
 
 
-def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
+def run_match(
+    match_id: uuid.UUID,
+    owner: str | None = None,
+    *,
+    claimed: bool = False,
+    attempts: int | None = None,
+) -> RunResult:
     """Play the match to its end if this worker can claim it. Never raises on bot faults.
 
     A match with a sandboxed bot is claimed before it starts: its bots' time is
@@ -193,7 +199,13 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
     only takes no lease: it is cheap and deterministic, its events are its only
     writes, and the expected version of each append is what keeps a second worker
     (a redelivered message) from writing it twice; that worker merely discards work.
+
+    ``claimed``: the scheduler (tournaments/scheduler.py) has claimed it for ``owner``
+    already, whatever its seats, and ``attempts`` is the count its claim left; a built-in
+    match is then still written by streaming COPY, and its lease renewed at each flush
+    (``DatabaseSink.renew``).
     """
+    assert owner is not None or not claimed, "a claimed match is played by its claimer"
     owner = owner or worker_name()
     # Bot versions (and their uploads) are loaded only for sandboxed seats, by player_for.
     found = match_to_play(match_id)
@@ -211,19 +223,24 @@ def run_match(match_id: uuid.UUID, owner: str | None = None) -> RunResult:
             log.error(
                 "match %s left queued: this worker cannot run uploaded bots: %s", match_id, why
             )
+            if claimed:
+                release(match_id, owner)
             return RunResult.REFUSED
-    leased = sandboxed or human or match.status == Match.Status.RUNNING
-    if leased and not claim(match_id, owner):
+    heartbeat = sandboxed or human or (match.status == Match.Status.RUNNING and not claimed)
+    leased = heartbeat or claimed
+    if leased and not claimed and not claim(match_id, owner):
         status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()
         return RunResult.BUSY if status == Match.Status.RUNNING else RunResult.ALREADY_FINISHED
     if leased:
-        attempts = Match.objects.filter(id=match_id).values_list("attempts", flat=True).get()
+        if attempts is None or not claimed:
+            attempts = Match.objects.filter(id=match_id).values_list("attempts", flat=True).get()
         if attempts > MAX_ATTEMPTS:
             log.warning("match %s aborted: started %d times", match_id, attempts)
             _abort(match, owner, attempts_reason(attempts - 1))
             return RunResult.ABORTED
     try:
-        _play(match, seats, DatabaseSink(match, owner, seats, leased=leased))
+        sink = DatabaseSink(match, owner, seats, leased=heartbeat, renew=claimed and not heartbeat)
+        _play(match, seats, sink)
     except Suspended as waiting:
         humans.suspend(match, owner, waiting.seats, waiting.step)
         return RunResult.WAITING
@@ -257,7 +274,7 @@ def resume_seats(players: Sequence[SeatPlayer], stats: Sequence[SeatStats]) -> N
 
 def _play(match: Match, seats: list[Seat], sink: DatabaseSink) -> None:
     # A match never started has no events: skip the read (the append would catch a stray one).
-    fresh = match.status == Match.Status.QUEUED and match.last_version == 0
+    fresh = match.last_version == 0
     stored = [] if fresh else [ev.as_engine_event() for ev in store.read(match.id)]
     expired = humans.take_expired(match)  # people whose decision's deadline has passed
     players: list[SeatPlayer] = [
@@ -288,9 +305,20 @@ class DatabaseSink:
     most rows by then, while the engine was busy with the next ones.
     """
 
-    def __init__(self, match: Match, owner: str, seats: list[Seat], *, leased: bool = True) -> None:
+    def __init__(
+        self,
+        match: Match,
+        owner: str,
+        seats: list[Seat],
+        *,
+        leased: bool = True,
+        renew: bool = False,
+    ) -> None:
+        """``leased``: each flush is one transaction with the lease's heartbeat. Otherwise the
+        events stream into a COPY, and ``renew`` (a built-in match the scheduler claimed)
+        extends the lease after each flush, so that a long match is not reaped while it plays."""
         self.match, self.owner, self.seats = match, owner, seats
-        self.leased = leased
+        self.leased, self.renew = leased, renew
         self.engine_version = get(match.game).rules.engine_version
         self._appender: store.Appender | None = None
 
@@ -344,6 +372,10 @@ class DatabaseSink:
             appender.commit()
         except ConcurrencyError as exc:
             raise LeaseLost(str(exc)) from exc
+        if self.renew and flush.outcome is None:  # the last flush's trigger ended the lease
+            Match.objects.filter(
+                id=self.match.id, status=Match.Status.RUNNING, lease_owner=self.owner
+            ).update(lease_expires_at=Now() + timedelta(seconds=lease_seconds()))
 
     def abort(self) -> None:
         """Drop what was staged and not flushed; a resumed match plays those steps again."""
@@ -399,6 +431,23 @@ def step_verdicts(events: Sequence[EngineEvent]) -> dict[tuple[int, int], str]:
         for ev in events
         if ev["type"] == BOT_VERDICT
     }
+
+
+def release(match_id: uuid.UUID, owner: str) -> bool:
+    """Put back a match ``owner`` claimed and will not play (queued again, one attempt less)."""
+    return bool(
+        Match.objects.filter(id=match_id, status=Match.Status.RUNNING, lease_owner=owner).update(
+            status=Match.Status.QUEUED,
+            lease_owner="",
+            lease_expires_at=None,
+            attempts=F("attempts") - 1,
+        )
+    )
+
+
+def abort(match: Match, owner: str, reason: str) -> None:
+    """End a match ``owner`` holds (or a queued one) without playing it, with ``reason``."""
+    _abort(match, owner, reason)
 
 
 def _abort(match: Match, owner: str, reason: str) -> None:

@@ -61,7 +61,7 @@ class BenchWorker(Child):
         return [float(s) for s in TOOK.findall(self.text())]
 
 
-def _worker_env(queues: dict[str, str]) -> dict[str, str]:
+def worker_env(queues: dict[str, str]) -> dict[str, str]:
     """This process's settings and database, and this run's queues (base and test settings)."""
     return {
         **os.environ,
@@ -71,10 +71,12 @@ def _worker_env(queues: dict[str, str]) -> dict[str, str]:
         "CELERY_DEFAULT_QUEUE": queues["celery"],
         "MATCH_QUEUE": queues["matches"],
         "VALIDATION_QUEUE": queues["validation"],
+        "PEOPLE_QUEUE": queues["people"],
         "RATINGS_QUEUE": queues["ratings"],
         "TEST_CELERY_QUEUE": queues["celery"],
         "TEST_MATCH_QUEUE": queues["matches"],
         "TEST_VALIDATION_QUEUE": queues["validation"],
+        "TEST_PEOPLE_QUEUE": queues["people"],
         "TEST_RATINGS_QUEUE": queues["ratings"],
     }
 
@@ -138,13 +140,13 @@ def bench_scale(
     tag = uuid.uuid4().hex[:8]
     # `one` and `two` are declared plainly, as a queue named only by the sender is; the others
     # are the workers' own (their settings may give them arguments, as the test settings do).
-    names = ("one", "two", "celery", "matches", "validation", "ratings")
+    names = ("one", "two", "celery", "matches", "validation", "people", "ratings")
     queues = {q: f"bench-scale-{tag}-{q}" for q in names}
     # The ratings task each finished match sends waits on its own queue, consumed by nobody here
     # and deleted after: ratings have workers of their own (docs/scaling.md), and a rating done
     # by A while B plays would count against the one-process side only.
-    shared = [queues["celery"], queues["validation"]]
-    env = _worker_env(queues)
+    shared = [queues["celery"], queues["validation"], queues["people"]]
+    env = worker_env(queues)
     workers = [
         BenchWorker(f"scale-{tag}-a", [queues["one"], queues["two"], *shared], env),
         # B takes nothing but matches sent to `two`: while `one` is timed, A works alone.

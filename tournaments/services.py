@@ -27,8 +27,8 @@ from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, unpack
-from tournaments import dispatch, humans, selectors
-from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
+from tournaments import allowance, dispatch, humans, selectors
+from tournaments.models import AccountOrigin, Bot, BotVersion, Ladder, Match, Season, Seat
 
 MAX_SEED = 2**63 - 1
 
@@ -41,8 +41,11 @@ class Invalid(Exception):
         super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in self.errors.items()))
 
 
-def create_account(*, username: str, password: str, email: str = "") -> tuple[Any, str]:
-    """A new user and their API token key."""
+def create_account(
+    *, username: str, password: str, email: str = "", address: str | None = None
+) -> tuple[Any, str]:
+    """A new user and their API token key; ``address``, the client's, is kept: the accounts of
+    one address share their caps, budget and turn at the workers (tournaments/allowance.py)."""
     user_model = get_user_model()
     if user_model.objects.filter(username__iexact=username).exists():
         raise Invalid({"username": "this username is taken"})
@@ -55,6 +58,8 @@ def create_account(*, username: str, password: str, email: str = "") -> tuple[An
         with transaction.atomic():
             user = user_model.objects.create_user(username=username, email=email, password=password)
             token = Token.objects.create(user=user)
+            if address:
+                AccountOrigin.objects.create(user=user, address=address)
     except IntegrityError:  # a concurrent sign-up took the name between the check and the insert
         raise Invalid({"username": "this username is taken"}) from None
     return user, token.key
@@ -153,10 +158,51 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> tuple[BotVersion,
             and newest.status != BotVersion.Status.REJECTED
         ):
             return newest, False
+        allowance.check_uploads(bot.owner)
         version = _add_version(bot=bot, filename=filename, data=data)
+        # Queued with it, the smoke match is waiting work the workers see (and take before
+        # challenges and ladders) whichever of their messages arrives first.
+        smoke_match_for(version)
         version_id = version.pk
         transaction.on_commit(lambda: dispatch.validate_bot_version(version_id))
     return version, True
+
+
+def smoke_match_for(version: BotVersion) -> Match:
+    """The version's unfinished smoke match (an interrupted validation resumes it), or a new one.
+
+    The uploaded version takes seat 0, built-in random bots the others. Each smoke match
+    draws its own seed (one fixed seed let a bot pass by surviving a single deal); the match
+    row keeps it, and its match_finished event reveals it, so the run replays exactly. It is
+    played by tournaments.validation, which decides the version from it.
+    """
+    unfinished = (Match.Status.QUEUED, Match.Status.RUNNING)
+    with transaction.atomic():
+        # Two deliveries of one validation at once make one smoke match, not two.
+        BotVersion.objects.select_for_update().filter(pk=version.pk).first()
+        match = (
+            Match.objects.filter(validation_of=version, status__in=unfinished)
+            .order_by("-created_at")
+            .first()
+        )
+        if match is not None:
+            return match
+        info = GAMES[version.bot.game]
+        seats = max(info.min_seats, min(3, info.max_seats))
+        match = Match.objects.create(
+            game=info.name,
+            options={},
+            seed=secrets.randbits(63),
+            rated=False,
+            created_by=version.bot.owner,
+            validation_of=version,
+            priority=Match.Priority.VALIDATION,
+        )
+        Seat.objects.bulk_create(
+            [Seat(match=match, number=0, bot_version=version)]
+            + [Seat(match=match, number=n, builtin="random") for n in range(1, seats)]
+        )
+    return match
 
 
 def _add_version(
@@ -231,7 +277,9 @@ def create_challenge(
     caller plays it, through the API or the match's page; tournaments/humans.py), in table
     order. ``human_move_seconds`` is a person's time for each decision. With
     ``queue=False`` the caller plays it itself (``manage.py play --persist`` runs it with the
-    workers' runner, tournaments.runner.run_match, in its own process).
+    workers' runner, tournaments.runner.run_match, in its own process), and the account's
+    allowance (caps, hourly budget: tournaments/allowance.py) is not asked: it asks nothing of
+    the workers. Queued, a match with a person's seat goes before other work.
     """
     if game not in GAMES:
         raise Invalid({"game": f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}"})
@@ -263,7 +311,10 @@ def create_challenge(
                 f" {humans.MIN_MOVE_SECONDS} and {humans.MAX_MOVE_SECONDS} seconds"
             }
         )
+    priority = priority_of(seats)
     with transaction.atomic():
+        if queue:
+            allowance.check_matches(user)
         match = Match.objects.create(
             game=game,
             options=played_options,
@@ -272,12 +323,20 @@ def create_challenge(
             created_by=user,
             human_move_seconds=move_seconds,
             human_acted_at=timezone.now(),
+            priority=priority,
         )
         _create_seats(match, seats, versions, user=user)
         match_id = str(match.pk)
         if queue:
-            transaction.on_commit(lambda: dispatch.play_match(match_id))
+            transaction.on_commit(lambda: dispatch.play_match(match_id, priority))
     return match
+
+
+def priority_of(seats: Sequence[Mapping[str, Any]]) -> int:
+    """A match's class at the workers: a person's seat makes it go first."""
+    if any(seat.get("human") for seat in seats):
+        return Match.Priority.PERSON
+    return Match.Priority.PLAY
 
 
 def _create_seats(

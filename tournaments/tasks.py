@@ -1,9 +1,11 @@
-"""Celery tasks: thin wrappers that call the runner and the services.
+"""Celery tasks: thin wrappers that call the scheduler, the runner and the services.
 
-``play_match`` is acknowledged late and rejected on worker loss, so a match
-whose worker dies is redelivered; the runner's lease makes a redelivered or
-duplicated message harmless (a match is never played twice). A database outage
-is retried with a growing delay, never turned into a result (docs/reliability.md).
+``play_match``, ``play_person_match`` and ``validate_bot_version`` each wake a worker, which
+plays the match that comes first by class and by account (tournaments/scheduler.py), not
+necessarily the one the message names. They are acknowledged late and rejected on worker
+loss, so a message whose worker dies is redelivered; the runner's lease makes a redelivered
+or duplicated message harmless (a match is never played twice). A database outage is retried
+with a growing delay, never turned into a result (docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -44,16 +46,21 @@ def report_sandbox(**kwargs: object) -> None:
 @worker_ready.connect
 @worker_process_init.connect
 def clean_staged_copies(**kwargs: object) -> None:
-    """Remove bots' staged copies left by a worker that was killed (SIGKILL runs no cleanup).
+    """Remove bots' staged copies and CPU cgroups left by a worker that was killed (SIGKILL
+    runs no cleanup).
 
     At the worker's start, and in each pool process it starts, which is also how a pool process
     killed mid-match is replaced; the copies of live siblings are locked, so they stay.
     """
+    from games.sandbox.cpu import clean_stale_cages
     from games.sandbox.isolation import clean_stale_staging
 
     removed = clean_stale_staging()
     if removed:
         log.info("sandbox: removed %d staged copies of dead workers", len(removed))
+    cages = clean_stale_cages()  # and their bots' CPU cgroups (games/sandbox/cpu.py)
+    if cages:
+        log.info("sandbox: removed %d CPU cgroups of dead workers", len(cages))
 
 
 OUTAGE_RETRY_MAX_SECONDS = 30
@@ -88,51 +95,73 @@ def retried_after_outage(task: Task[Any, Any]) -> Iterator[None]:
         raise
 
 
-@shared_task(
-    bind=True,
-    name="tournaments.play_match",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    max_retries=None,
-)
-def play_match(self: Task[Any, Any], match_id: str) -> str:
-    from tournaments import runner
+WAKE_UP: dict[str, Any] = {
+    "bind": True,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "max_retries": None,
+}
+"""How a message that wakes a worker for a match is handled: acknowledged once the match is
+over, redelivered if its worker dies, retried after any number of database outages."""
 
-    with retried_after_outage(self):
-        result = runner.run_match(uuid.UUID(match_id))
-    if result is runner.RunResult.BUSY:
+
+def _serve(task: Task[Any, Any], upto: int, hint: str) -> str:
+    """Play the next match up to class ``upto`` (its message named ``hint``)."""
+    from tournaments import runner, scheduler
+
+    with retried_after_outage(task):
+        served = scheduler.serve(upto=upto, hint=uuid.UUID(hint))
+    if served.hint_busy:
         # Held by a worker that may have died: look again once its lease can have expired.
-        raise self.retry(countdown=runner.lease_seconds() + 1)
-    if result is runner.RunResult.FINISHED:
+        raise task.retry(countdown=runner.lease_seconds() + 1)
+    if served.result == runner.RunResult.FINISHED.value:
         update_ratings.delay()  # ratings follow results within moments, not at the next beat
-    return str(result.value)
+    return served.result
 
 
-@shared_task(
-    bind=True,
-    name="tournaments.validate_bot_version",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    max_retries=None,
-)
+@shared_task(name="tournaments.play_match", **WAKE_UP)
+def play_match(self: Task[Any, Any], match_id: str) -> str:
+    """Any class of match: people's first, then validations, then the rest."""
+    from tournaments.models import Match
+
+    return _serve(self, Match.Priority.PLAY, match_id)
+
+
+@shared_task(name="tournaments.play_person_match", **WAKE_UP)
+def play_person_match(self: Task[Any, Any], match_id: str) -> str:
+    """People's matches only (the ``people`` queue: a worker kept for them never plays others)."""
+    from tournaments.models import Match
+
+    return _serve(self, Match.Priority.PERSON, match_id)
+
+
+@shared_task(name="tournaments.validate_bot_version", **WAKE_UP)
 def validate_bot_version(self: Task[Any, Any], version_id: int) -> str:
+    """Queue the version's smoke match, then play the next person's match or validation."""
     from tournaments import validation
+    from tournaments.models import BotVersion, Match
 
     with retried_after_outage(self):  # the version stays pending until it is validated
-        status: str = validation.validate(version_id)
+        smoke = validation.prepare(version_id)
+    if smoke is not None:
+        _serve(self, Match.Priority.VALIDATION, str(smoke))
+    with retried_after_outage(self):
+        status: str = BotVersion.objects.values_list("status", flat=True).get(id=version_id)
     return status
 
 
 def enqueue_match(match_id: str) -> None:
     """Put a match on the workers' queue: ``MATCH_QUEUE``, where the task routes send
-    ``play_match`` too, read when sending (so a test can give its run a queue of its own)."""
+    ``play_match`` too, read when sending (so a test can give its run a queue of its own).
+    Every worker that reads it takes people's matches and validations first."""
     play_match.apply_async((match_id,), queue=settings.MATCH_QUEUE)
 
 
 @shared_task(name="tournaments.reap_matches")
 def reap_matches() -> int:
-    from tournaments import humans, runner
+    from tournaments import humans, runner, worker_time
 
+    worker_time.forget_old()
     # People's seats too: play the default past a decision's deadline, end abandoned matches.
     return runner.reap_expired_leases(
         send=enqueue_match,

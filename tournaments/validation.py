@@ -3,24 +3,29 @@
 The smoke match is played and stored like any other match (by tournaments.runner),
 unrated and private to the bot's owner and staff, so the error's "step N" can be
 read in its events and logs.
+
+The upload queues its smoke match at once (``services.smoke_match_for``, class
+``VALIDATION``), so the workers see it as work waiting, ahead of challenges and ladders
+(tournaments/scheduler.py). The validation task's ``prepare`` compiles the upload (a version
+that does not compile is rejected without playing) and finds the smoke match; whichever worker
+the scheduler gives that match to plays it and decides the version (``validate`` with
+``smoke``). ``validate`` alone does the whole thing in the calling process.
 """
 
 from __future__ import annotations
 
 import logging
-import secrets
+import uuid
 
-from django.db import transaction
 from django.utils import timezone
 
 from games.engine.platform_events import BOT_VERDICT
-from games.engine.registry import get
 from games.engine.storable import storable
 from games.sandbox.readiness import isolation_status
 from games.sandbox.upload import UploadError, compile_check, unpack
 from replays import store
-from tournaments import runner
-from tournaments.models import BotVersion, Match, Seat
+from tournaments import runner, services
+from tournaments.models import BotVersion, Match
 
 log = logging.getLogger(__name__)
 
@@ -29,47 +34,29 @@ class SmokeMatchBusy(Exception):
     """Another worker is playing this version's smoke match (a redelivered validation)."""
 
 
-def smoke_match_for(version: BotVersion) -> Match:
-    """The version's unfinished smoke match (an interrupted validation resumes it), or a new one.
-
-    The uploaded version takes seat 0, built-in random bots the others. Each smoke match
-    draws its own seed (one fixed seed let a bot pass by surviving a single deal); the match
-    row keeps it, and its match_finished event reveals it, so the run replays exactly.
-    """
-    unfinished = (Match.Status.QUEUED, Match.Status.RUNNING)
-    match = (
-        Match.objects.filter(validation_of=version, status__in=unfinished)
-        .order_by("-created_at")
-        .first()
-    )
-    if match is not None:
-        return match
-    info = get(version.bot.game)
-    seats = max(info.min_seats, min(3, info.max_seats))
-    with transaction.atomic():
-        match = Match.objects.create(
-            game=info.name,
-            options={},
-            seed=secrets.randbits(63),
-            rated=False,
-            created_by=version.bot.owner,
-            validation_of=version,
-        )
-        Seat.objects.bulk_create(
-            [Seat(match=match, number=0, bot_version=version)]
-            + [Seat(match=match, number=n, builtin="random") for n in range(1, seats)]
-        )
-    return match
-
-
-def smoke_error(version: BotVersion) -> str:
-    """Why the version is not fit to play, or '' if it is."""
+def compile_error(version: BotVersion) -> str:
+    """Why the upload does not compile (the file and line), or ''. Nothing of it runs."""
     try:
         compile_check(unpack(version.filename, bytes(version.upload)))
     except UploadError as exc:
         return str(exc)
-    match = smoke_match_for(version)
-    result = runner.run_match(match.pk)
+    return ""
+
+
+def smoke_error(
+    version: BotVersion, *, smoke: uuid.UUID | None = None, owner: str | None = None
+) -> str:
+    """Why the version is not fit to play, or '' if it is.
+
+    ``smoke``: its smoke match, which ``owner`` has claimed already (the scheduler's pick).
+    """
+    error = compile_error(version)
+    if error:
+        if smoke is not None and owner is not None:
+            runner.abort(Match.objects.get(pk=smoke), owner, f"not played: {error}")
+        return error
+    match = services.smoke_match_for(version) if smoke is None else Match.objects.get(pk=smoke)
+    result = runner.run_match(match.pk, owner, claimed=smoke is not None)
     if result in (runner.RunResult.BUSY, runner.RunResult.LEASE_LOST, runner.RunResult.REFUSED):
         raise SmokeMatchBusy(f"smoke match {match.pk}: {result.value}")
     match.refresh_from_db(fields=["status", "error"])
@@ -82,19 +69,49 @@ def smoke_error(version: BotVersion) -> str:
     return ""
 
 
-def validate(version_id: int) -> str:
-    """Set the version's status to ready or rejected (with the exact error); returns it."""
+def prepare(version_id: int) -> uuid.UUID | None:
+    """The smoke match a worker should play for the pending version (queued, made if need be),
+    or None: the version is decided already, or rejected now because it does not compile, or
+    this worker cannot sandbox bots (it stays pending for one that can)."""
     version = BotVersion.objects.select_related("bot").get(id=version_id)
-    if version.status != BotVersion.Status.PENDING:
-        return version.status
+    if version.status != BotVersion.Status.PENDING or not _can_sandbox(version_id):
+        return None
+    error = compile_error(version)
+    if error:
+        # Its smoke match, queued at the upload, is never played (nor taken by a worker).
+        smoke = Match.objects.filter(validation_of=version)
+        services.cancel_queued_matches(matches=smoke, reason=f"not played: {error}")
+        _decide(version, error)
+        return None
+    return services.smoke_match_for(version).pk
+
+
+def _can_sandbox(version_id: int) -> bool:
     isolated, why = isolation_status()
     if not isolated:  # a host problem, not the author's: leave it pending for a worker that can
         log.error(
             "bot version %s left pending: this worker cannot run uploaded bots: %s", version_id, why
         )
+    return isolated
+
+
+def validate(version_id: int, *, smoke: uuid.UUID | None = None, owner: str | None = None) -> str:
+    """Set the version's status to ready or rejected (with the exact error); returns it.
+
+    ``smoke`` and ``owner``: the version's smoke match, claimed by ``owner`` already (the
+    scheduler's pick); without them the smoke match is found or made, and claimed, here.
+    """
+    version = BotVersion.objects.select_related("bot").get(id=version_id)
+    if version.status != BotVersion.Status.PENDING:
+        if smoke is not None and owner is not None:  # a late duplicate: it decides nothing
+            runner.abort(Match.objects.get(pk=smoke), owner, f"not played: {version} is decided")
+        return version.status
+    if not _can_sandbox(version_id):
+        if smoke is not None and owner is not None:
+            runner.release(smoke, owner)
         return version.status
     try:
-        error = smoke_error(version)
+        error = smoke_error(version, smoke=smoke, owner=owner)
     except SmokeMatchBusy as exc:  # a duplicate of this task is playing it and will decide
         log.warning("bot version %s left pending: %s", version_id, exc)
         return version.status
@@ -103,11 +120,15 @@ def validate(version_id: int) -> str:
         # match can seat it. Rejected with the reason, the owner can upload it again.
         log.exception("bot version %s: validation failed", version_id)
         error = f"validation failed: {type(exc).__name__}: {exc}"
+    return _decide(version, error)
+
+
+def _decide(version: BotVersion, error: str) -> str:
     version.status = BotVersion.Status.REJECTED if error else BotVersion.Status.READY
     # An exception's message may quote a bot's text: a NUL in it would fail the save, and the
     # version would stay pending for ever.
     version.validation_error = storable(error)
     version.validated_at = timezone.now()
     version.save(update_fields=["status", "validation_error", "validated_at"])
-    log.info("bot version %s: %s %s", version_id, version.status, error)
+    log.info("bot version %s: %s %s", version.pk, version.status, error)
     return version.status

@@ -5,6 +5,12 @@ as an :class:`Exchange` with a fault verdict. Every text of the bot's in an Exch
 stderr, the message of its error) is storable (games.engine.storable) from here on. The process is killed (its whole
 process group; bubblewrap's pid namespace takes everything inside with it) on
 timeout, on an oversized reply and on close.
+
+Time is charged as the larger of the wall-clock time of an exchange and the CPU the bot's
+whole process tree (every thread) used since its previous reply: a bot whose threads compute
+between its decisions pays for it at its next one, and one whose CPU outruns its time is
+stopped with a ``timeout`` verdict. Each bot runs capped at ``Limits.cpu_cores`` where the host
+allows it (cpu.py).
 """
 
 from __future__ import annotations
@@ -22,12 +28,14 @@ from typing import Any
 
 from games.engine.storable import storable
 from games.engine.types import JSON
-from games.sandbox import isolation
+from games.sandbox import cpu, isolation
 from games.sandbox.limits import Limits
 from games.sandbox.protocol import encode
 from games.sandbox.verdicts import Verdict
 
 _CHUNK = 65536
+CPU_POLL_SECONDS = 0.05
+"""How often the CPU of a bot being waited for is read (one file with a cgroup, else /proc)."""
 
 
 @dataclass
@@ -57,6 +65,9 @@ class BotConnection:
         self._err_dropped = 0
         self._err_total = 0
         self._exit_detail = ""
+        self._cage: cpu.Cage | None = None
+        self._cpu_mark = 0.0
+        """The tree's CPU at the end of the previous exchange: what it uses after is charged."""
 
     # --- lifecycle -------------------------------------------------------
 
@@ -77,6 +88,10 @@ class BotConnection:
             argv = isolation.unsafe_command(self._staged, self.limits)
         else:  # "bare": only the benchmark's baseline uses it
             argv = isolation.bare_command(self._staged)
+        where = cpu.plan()
+        if where.capped and self.mode != "bare":
+            self._cage = cpu.Cage(where, self.limits.cpu_cores)
+            kwargs["preexec_fn"] = self._cage.enter
         self.proc = subprocess.Popen(  # noqa: S603 (argv built by isolation.py, never a shell)
             argv,
             stdin=subprocess.PIPE,
@@ -88,6 +103,8 @@ class BotConnection:
             process_group=0,
             **kwargs,
         )
+        if self._cage is not None:
+            self._cage.started()
         for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             assert pipe is not None
             os.set_blocking(pipe.fileno(), False)
@@ -100,8 +117,8 @@ class BotConnection:
         except isolation.SandboxUnavailable:
             self.close()  # e.g. every pool uid busy: the host's problem, not the bot's
             raise
-        except OSError as exc:  # the platform's fault, but reported as this start's failure
-            self.close()
+        except (OSError, subprocess.SubprocessError) as exc:  # the platform's fault, reported
+            self.close()  # as this start's failure (SubprocessError: a cage could not be entered)
             return Exchange(None, Verdict.CRASH, f"could not start the bot: {exc}", "", 0.0)
         got = self._exchange(start_msg, None, self.limits.start_seconds, began)
         if got.fault is None and (got.reply or {}).get("type") != "ready":
@@ -154,6 +171,9 @@ class BotConnection:
         if self._staged is not None:
             isolation.unstage(self._staged)
             self._staged = None
+        if self._cage is not None:
+            self._cage.close()
+            self._cage = None
 
     def _kill(self) -> None:
         proc = self.proc
@@ -162,8 +182,28 @@ class BotConnection:
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
+        if self._cage is not None:
+            self._cage.kill()  # all it holds, whatever left the process group
         with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL cannot be refused
             proc.wait(5)
+
+    def caged(self) -> bool:
+        """Whether the bot's process is inside its CPU cage (readiness's smoke run asks)."""
+        if self.proc is None or self._cage is None:
+            return False
+        pids = self._cage.pids()
+        return self.proc.pid in pids
+
+    def cpu_seconds(self) -> float:
+        """CPU used so far by the bot's whole process tree, every thread."""
+        if self.proc is None:
+            return 0.0
+        if self._cage is not None:
+            with contextlib.suppress(OSError, ValueError):
+                used = self._cage.cpu_seconds()
+                if used is not None:
+                    return used
+        return cpu.tree_cpu_seconds(self.proc.pid)
 
     # --- exchanges -------------------------------------------------------
 
@@ -211,24 +251,44 @@ class BotConnection:
         sel.register(err_fd, selectors.EVENT_READ)
         sel.register(in_fd, selectors.EVENT_WRITE)
         writing, out_open = True, True
+        # Not on the bench's bare baseline; else read when the reply comes, and every poll
+        # interval while the bot thinks (a fast reply costs one read).
+        watch = want_reply and self.mode != "bare"
+        next_check = began + CPU_POLL_SECONDS
 
-        def done(reply: JSON | None, fault: Verdict | None, detail: str) -> Exchange:
+        def done(
+            reply: JSON | None, fault: Verdict | None, detail: str, spent: float = 0.0
+        ) -> Exchange:
             sel.close()
+            if watch and fault is None:
+                spent = self._spent()
+                self._cpu_mark += spent
+                if spent > timeout:  # its threads used more than the time it had
+                    self._kill()
+                    reply, fault, detail = None, Verdict.TIMEOUT, self._cpu_detail(spent, timeout)
             self._drain_stderr()
             # A message without a reply (``end``) has no log of its own: what the bot printed
             # meanwhile (its end()) stays buffered for finish(), which returns it.
             stderr = self._take_stderr() if want_reply else ""
-            return Exchange(reply, fault, detail, stderr, time.monotonic() - began)
+            return Exchange(reply, fault, detail, stderr, max(time.monotonic() - began, spent))
 
         try:
             while True:
                 if not want_reply and not writing:
                     return done(None, None, "")
-                left = deadline - time.monotonic()
+                now = time.monotonic()
+                left = deadline - now
                 if left <= 0:
                     self._kill()
                     return done(None, Verdict.TIMEOUT, f"no reply within {timeout:.2f} s")
-                for key, _ in sel.select(left):
+                if watch and now >= next_check:
+                    spent = self._spent()
+                    if spent > timeout:
+                        self._kill()
+                        return done(None, Verdict.TIMEOUT, self._cpu_detail(spent, timeout), spent)
+                    next_check = now + CPU_POLL_SECONDS
+                wait = min(left, next_check - now) if watch else left
+                for key, _ in sel.select(wait):
                     fd = key.fd
                     if fd == in_fd:
                         try:
@@ -260,6 +320,17 @@ class BotConnection:
         except OSError as exc:  # a pipe gone wrong is the bot's process dying
             self._kill()
             return done(None, Verdict.CRASH, f"pipe error: {exc}")
+
+    def _spent(self) -> float:
+        """CPU the bot used since the end of its previous exchange (0 once it is gone)."""
+        return max(0.0, self.cpu_seconds() - self._cpu_mark)
+
+    @staticmethod
+    def _cpu_detail(spent: float, timeout: float) -> str:
+        return (
+            f"used {spent:.2f} s of CPU (all its threads, since its previous reply), more than"
+            f" the {timeout:.2f} s it had"
+        )
 
     def _take_line(self, msg_id: Any) -> tuple[JSON | None, Verdict | None, str] | None:
         """The reply if a complete line with the right id has arrived; a fault if bad."""

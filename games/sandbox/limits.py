@@ -21,6 +21,8 @@ class Limits:
     """Address space (RLIMIT_AS) of the bot process."""
     cpu_seconds: int = 600
     """CPU time (RLIMIT_CPU) of one bot process, for the whole match."""
+    cpu_cores: float = 1.0
+    """The CPU rate of the bot's whole process tree, every thread (a cgroup's quota: cpu.py)."""
     processes: int = 64
     """RLIMIT_NPROC of the bot uid (threads count too; fork is denied anyway)."""
     file_bytes: int = 16 * 1024 * 1024

@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from games.sandbox import cpu
 from games.sandbox.connection import BotConnection
 from games.sandbox.isolation import (
     BWRAP,
@@ -82,6 +83,7 @@ def _smoke_run() -> tuple[bool, str]:
             if started.fault is not None:
                 return False, _explain(f"{started.detail} {started.stderr}")
             got = conn.ask({"type": "act", "id": 1, "observation": {}, "legal": {}}, 5.0)
+            caged = conn.caged()
         finally:
             conn.close()
     reply = got.reply or {}
@@ -93,7 +95,18 @@ def _smoke_run() -> tuple[bool, str]:
     if os.geteuid() == 0 and action["uid"] == 0:
         return False, "bot ran as root inside the sandbox"
     who = f"uid pool of {len(pool_users())}" if os.geteuid() == 0 else f"uid {os.getuid()}"
-    return True, f"bubblewrap sandbox ready ({who}, seccomp on, user namespaces work)"
+    where = cpu.plan()
+    if where.capped and not caged:
+        return False, f"the bot was not in its CPU cgroup ({where.reason})"
+    return (
+        True,
+        f"bubblewrap sandbox ready ({who}, seccomp on, user namespaces work); {cpu_status()}",
+    )
+
+
+def cpu_status() -> str:
+    """How a bot's CPU is capped and counted here (cpu.py), for the worker's start line."""
+    return f"bot CPU: {cpu.plan().reason}"
 
 
 def _explain(output: str) -> str:

@@ -33,6 +33,8 @@ def enqueued(monkeypatch: pytest.MonkeyPatch) -> Enqueued:
     """Tasks sent to the broker are recorded instead (the workers are not what is under test)."""
     record = Enqueued()
     monkeypatch.setattr(tasks.play_match, "delay", record.play_match.append)
+    # A match with a person's seat wakes a worker on the people's queue: a match to play too.
+    monkeypatch.setattr(tasks.play_person_match, "delay", record.play_match.append)
     monkeypatch.setattr(tasks.validate_bot_version, "delay", record.validate_bot_version.append)
     return record
 

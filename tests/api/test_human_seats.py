@@ -335,7 +335,7 @@ def test_two_simultaneous_answers_to_one_decision_one_wins_one_conflicts(
     from tests.factories import UserFactory
     from tournaments import dispatch, services
 
-    monkeypatch.setattr(dispatch, "play_match", lambda match_id: None)  # no worker here
+    monkeypatch.setattr(dispatch, "play_match", lambda *match: None)  # no worker here
     person = UserFactory()
     match = services.create_challenge(
         user=person,

@@ -40,6 +40,10 @@ ELSEWHERE_TESTED = {
         "tests/tournaments/test_bench_command.py",
         "test_the_database_benches_run_in_a_throwaway_database",
     ),
+    ".venv/bin/python manage.py bench fairness": (
+        "tests/tournaments/test_fairness_bench.py",
+        "test_bench_fairness_counts_the_flood_matches_that_started_before_the_other_challenge",
+    ),
     ".venv/bin/python manage.py bench ratings": (
         "tests/tournaments/test_rating_bench.py",
         "test_bench_ratings_prints_rebuild_and_consumer_figures",

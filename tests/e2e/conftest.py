@@ -65,6 +65,7 @@ def _env(lease_seconds: int) -> dict[str, str]:
         "CELERY_DEFAULT_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
         "MATCH_QUEUE": settings.MATCH_QUEUE,
         "VALIDATION_QUEUE": settings.VALIDATION_QUEUE,
+        "PEOPLE_QUEUE": settings.PEOPLE_QUEUE,
         "RATINGS_QUEUE": settings.RATINGS_QUEUE,
         "MEDIA_ROOT": os.environ.get("MEDIA_ROOT", str(ROOT / "var" / "test-media")),
     }

@@ -37,6 +37,7 @@ def worker_and_beat(
         "TEST_CELERY_QUEUE": f"t9-celery-{suffix}",
         "TEST_MATCH_QUEUE": f"t9-matches-{suffix}",
         "TEST_VALIDATION_QUEUE": f"t9-validation-{suffix}",
+        "TEST_PEOPLE_QUEUE": f"t9-people-{suffix}",
         "TEST_RATINGS_QUEUE": f"t9-ratings-{suffix}",
     }
     # This process sends to the same queues as the processes it starts.
@@ -47,6 +48,7 @@ def worker_and_beat(
         task_routes(
             matches=queues["TEST_MATCH_QUEUE"],
             validation=queues["TEST_VALIDATION_QUEUE"],
+            people=queues["TEST_PEOPLE_QUEUE"],
             ratings=queues["TEST_RATINGS_QUEUE"],
         ),
     )

@@ -35,7 +35,7 @@ def test_bench_scale_prints_matches_per_minute_for_one_and_two_processes() -> No
     assert Match.objects.filter(status=Match.Status.FINISHED).count() == 4 + 4 + 4
     assert not Match.objects.exclude(status=Match.Status.FINISHED).exists()
     # The run's queues (the ratings one too, never consumed) are gone from the broker.
-    assert len(figures["queues"]) == 6
+    assert len(figures["queues"]) == 7
     with app.connection_for_write() as conn:
         for name in figures["queues"]:
             with conn.channel() as channel, pytest.raises(NotFound):

@@ -98,7 +98,7 @@ def test_any_failure_of_validation_itself_rejects_with_a_message(
 ) -> None:
     version = pending(GOOD)
 
-    def broken(match_id: object) -> None:
+    def broken(match_id: object, *args: object, **kwargs: object) -> None:
         raise OSError(36, "File name too long")
 
     monkeypatch.setattr(runner, "run_match", broken)
@@ -152,3 +152,24 @@ def test_each_version_gets_its_own_smoke_seed_recorded_on_its_match() -> None:
         # The seed the match was played with is the one its row keeps, so it replays.
         [finished] = [e for e in store.read(smoke.pk) if e.type == MATCH_FINISHED]
         assert finished.payload["seed"] == smoke.seed
+
+
+def test_an_upload_that_does_not_compile_is_rejected_and_its_queued_smoke_match_never_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.factories import BotFactory
+    from tournaments import dispatch, services
+
+    monkeypatch.setattr(dispatch, "validate_bot_version", lambda version_id: True)
+    bot = BotFactory()
+    version, _ = services.upload_version(
+        bot=bot,  # type: ignore[arg-type]
+        filename="bot.py",
+        data=b"def act(observation, legal):\n    return {\n",
+    )
+    smoke = Match.objects.get(validation_of=version)  # queued with the upload
+    assert smoke.status == Match.Status.QUEUED
+    assert tasks.validate_bot_version(version.id) == "rejected"
+    smoke.refresh_from_db()
+    assert smoke.status == Match.Status.ABORTED and "line 2" in smoke.error
+    assert smoke.started_at is None  # no worker took it

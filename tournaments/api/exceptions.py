@@ -1,5 +1,6 @@
 """The API's errors: services' refusals become 400s with a message per field (like DRF's own
-validation), and a URL no route matches is a JSON 404 like any other of the API's.
+validation), an account over its share of the workers a 429 with the reason and Retry-After
+(tournaments/allowance.py), and a URL no route matches is a JSON 404 like any other of the API's.
 
 Django's own refusals of a request body (too many fields or files) would otherwise reach
 Django's handler and answer with an HTML page: the API answers JSON. Bodies too large never get
@@ -19,6 +20,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from tournaments.allowance import OverLimit
 from tournaments.services import Invalid
 
 
@@ -31,6 +33,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         limit = settings.DATA_UPLOAD_MAX_NUMBER_FILES
         detail = f"too many files in the request: at most {limit} are accepted"
         return Response({"detail": detail}, status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, OverLimit):
+        headers = {"Retry-After": str(exc.retry_after)}
+        return Response({"detail": exc.message}, status=429, headers=headers)
     if isinstance(exc, Invalid):
         exc = ValidationError(exc.errors)
     return drf_exception_handler(exc, context)

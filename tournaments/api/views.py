@@ -63,7 +63,9 @@ class AccountCreateView(ChargedOnSuccess, APIView):
     def post(self, request: Request) -> Response:
         data = s.AccountCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user, token = services.create_account(**data.validated_data)
+        # The address the sign-up limit counts by: its accounts share one turn at the workers.
+        address = SignupThrottle().get_ident(request)
+        user, token = services.create_account(**data.validated_data, address=address)
         body = s.AccountWithTokenSerializer(user).data
         return Response({**body, "token": token}, status=status.HTTP_201_CREATED)
 

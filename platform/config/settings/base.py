@@ -123,12 +123,13 @@ CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_DEFAULT_QUEUE", default="celery")
 MATCH_QUEUE = env.str("MATCH_QUEUE", default="matches")
 VALIDATION_QUEUE = env.str("VALIDATION_QUEUE", default="validation")
+PEOPLE_QUEUE = env.str("PEOPLE_QUEUE", default="people")
 RATINGS_QUEUE = env.str("RATINGS_QUEUE", default="ratings")
 CELERY_TASK_QUEUES = task_queues(
-    [CELERY_TASK_DEFAULT_QUEUE, MATCH_QUEUE, VALIDATION_QUEUE, RATINGS_QUEUE]
+    [CELERY_TASK_DEFAULT_QUEUE, PEOPLE_QUEUE, MATCH_QUEUE, VALIDATION_QUEUE, RATINGS_QUEUE]
 )
 CELERY_TASK_ROUTES = task_routes(
-    matches=MATCH_QUEUE, validation=VALIDATION_QUEUE, ratings=RATINGS_QUEUE
+    matches=MATCH_QUEUE, validation=VALIDATION_QUEUE, people=PEOPLE_QUEUE, ratings=RATINGS_QUEUE
 )
 CELERY_BEAT_SCHEDULE = {
     # Re-queue matches whose worker died (its lease stopped being renewed).
@@ -139,6 +140,13 @@ CELERY_BEAT_SCHEDULE = {
     "run-seasons": {"task": "tournaments.run_seasons", "schedule": 30.0},
 }
 MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", default=60)
+# Fair competition (tournaments/scheduler.py, allowance.py; docs/reliability.md): what one
+# account may have queued or running, being validated, and use of the workers in an hour; the
+# accounts signed up from one address together get FAIR_ADDRESS_FACTOR times as much.
+FAIR_MAX_ACTIVE_MATCHES = env.int("FAIR_MAX_ACTIVE_MATCHES", default=10)
+FAIR_MAX_PENDING_VERSIONS = env.int("FAIR_MAX_PENDING_VERSIONS", default=3)
+FAIR_WORKER_SECONDS_PER_HOUR = env.float("FAIR_WORKER_SECONDS_PER_HOUR", default=1800.0)
+FAIR_ADDRESS_FACTOR = env.int("FAIR_ADDRESS_FACTOR", default=2)
 # A match queued (a version pending) this long is sent again by the reaper: its message was
 # lost, or never sent because the broker was down when it was created (docs/reliability.md).
 MATCH_RESEND_AFTER_SECONDS = env.float("MATCH_RESEND_AFTER_SECONDS", default=600.0)
@@ -218,7 +226,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "challenges": "30/hour",
         "uploads": "60/hour",
-        "signups": "20/hour",
+        # Per address; more accounts buy no more of the workers anyway (allowance.py).
+        "signups": "5/hour",
         "logins": "30/hour",
     },
     # How many proxies in front of the app append to X-Forwarded-For. 0: none, so the header

@@ -16,13 +16,14 @@ TEST_QUEUE_PREFIX = env.str("TEST_QUEUE_PREFIX", default=f"test-{uuid.uuid4().he
 CELERY_TASK_DEFAULT_QUEUE = env.str("TEST_CELERY_QUEUE", default=f"{TEST_QUEUE_PREFIX}-celery")
 MATCH_QUEUE = env.str("TEST_MATCH_QUEUE", default=f"{TEST_QUEUE_PREFIX}-matches")
 VALIDATION_QUEUE = env.str("TEST_VALIDATION_QUEUE", default=f"{TEST_QUEUE_PREFIX}-validation")
+PEOPLE_QUEUE = env.str("TEST_PEOPLE_QUEUE", default=f"{TEST_QUEUE_PREFIX}-people")
 RATINGS_QUEUE = env.str("TEST_RATINGS_QUEUE", default=f"{TEST_QUEUE_PREFIX}-ratings")
 CELERY_TASK_QUEUES = task_queues(
-    [CELERY_TASK_DEFAULT_QUEUE, MATCH_QUEUE, VALIDATION_QUEUE, RATINGS_QUEUE],
+    [CELERY_TASK_DEFAULT_QUEUE, PEOPLE_QUEUE, MATCH_QUEUE, VALIDATION_QUEUE, RATINGS_QUEUE],
     queue_arguments={"x-expires": 6 * 3600 * 1000},
 )
 CELERY_TASK_ROUTES = task_routes(
-    matches=MATCH_QUEUE, validation=VALIDATION_QUEUE, ratings=RATINGS_QUEUE
+    matches=MATCH_QUEUE, validation=VALIDATION_QUEUE, people=PEOPLE_QUEUE, ratings=RATINGS_QUEUE
 )
 DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
 BOT_MOVE_SECONDS = 0.5  # hostile bots that sleep or spin cost the suite less

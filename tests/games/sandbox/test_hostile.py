@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import socket
 import subprocess
@@ -265,3 +266,75 @@ def test_every_hostile_bot_is_thrown_at_the_sandbox() -> None:
     # docs/reliability.md counts hostile/*.py as the bots this suite throws: none may sit unused.
     thrown = set(re.findall(r'seat\(\s*"(\w+)"', Path(__file__).read_text()))
     assert {p.stem for p in HOSTILE.glob("*.py")} == thrown
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of ``pid`` and its descendants, every thread, read from /proc by the test
+    itself (not through the code under test)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            stat = Path(f"/proc/{current}/stat").read_text()
+            total += sum(int(f) for f in stat[stat.rindex(")") + 2 :].split()[11:13])
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_quota(pid: int) -> float | None:
+    """The cores the cgroup of ``pid`` may use (cgroup v2 cpu.max or v1 cpu.cfs_quota_us), or
+    None if it is not capped: read from the host's mounts by the test itself."""
+    mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
+    v2 = [Path(m[1]) for m in mounts if m[2] == "cgroup2"]
+    v1 = [Path(m[1]) for m in mounts if m[2] == "cgroup" and "cpu" in m[3].split(",")]
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for root in v2 if controllers == "" else v1 if "cpu" in controllers.split(",") else []:
+            folder = root / path.lstrip("/")
+            if (folder / "cpu.max").exists() and not (folder / "cpu.max").read_text().startswith(
+                "max"
+            ):
+                quota, period = (folder / "cpu.max").read_text().split()
+                return int(quota) / int(period)
+            if (folder / "cpu.cfs_quota_us").exists():
+                cfs_quota = int((folder / "cpu.cfs_quota_us").read_text())
+                if cfs_quota > 0:
+                    return cfs_quota / int((folder / "cpu.cfs_period_us").read_text())
+    return None
+
+
+def test_a_bots_threads_get_one_core_at_most(seat: Seat) -> None:
+    limits = Limits(**{**FAST.for_bot(), "move_seconds": 30.0})
+    controller = seat("hashing_threads", None, limits)
+    assert controller.decide({}, FakeGame().legal(), default={"pick": 0}).verdict is Verdict.OK
+    assert controller._conn is not None and controller._conn.proc is not None
+    pid = controller._conn.proc.pid
+    assert cpu_quota(pid) == 1.0  # the sandbox's outer process and all it starts share one core
+    before, began = tree_cpu(pid), time.monotonic()
+    time.sleep(3.0)  # the window measured: the 8 threads spin all along
+    used = (tree_cpu(pid) - before) / (time.monotonic() - began)
+    controller.end(None)
+    # More than one core's worth would show the cap missing; any at all, that the threads ran
+    # (on a busy host the group gets one process's share of the cores, which may be far less).
+    assert 0 < used <= 1.15, f"{used:.2f} cores"
+
+
+def test_cpu_between_decisions_is_charged_against_the_time_limits(seat: Seat) -> None:
+    controller = seat("hashing_threads")
+    first = controller.decide({}, FakeGame().legal(), default={"pick": 0})
+    assert first.verdict is Verdict.OK
+    assert controller._conn is not None and controller._conn.proc is not None
+    pid = controller._conn.proc.pid
+    allowed = FAST.move_seconds + FAST.bank_seconds
+    start, deadline = tree_cpu(pid), time.monotonic() + 60
+    while tree_cpu(pid) - start < allowed + 0.3:  # its threads work on between decisions
+        assert time.monotonic() < deadline, "the threads never used the CPU"
+        time.sleep(0.05)
+    second = controller.decide({}, FakeGame().legal(), default={"pick": 0})
+    assert second.verdict is Verdict.TIMEOUT, second
+    assert "CPU" in second.detail and "all its threads" in second.detail
+    assert second.elapsed > allowed and second.action == {"pick": 0}
+    assert controller.time_bank == 0.0

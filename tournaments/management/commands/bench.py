@@ -87,6 +87,15 @@ def _load(options: dict[str, Any]) -> dict[str, Any]:
         )
 
 
+def _fairness(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.fairness_bench import bench_fairness
+
+    with _database(options):
+        return bench_fairness(
+            workers=options["workers"], flood=options["flood"], bot_sleep=options["bot_sleep"]
+        )
+
+
 def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
     """A throwaway database unless --in-place (the test suite's database is throwaway already)."""
     from replays.bench import bench_database
@@ -104,6 +113,7 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "convergence": _convergence,
     "scale": _scale,
     "load": _load,
+    "fairness": _fairness,
 }
 
 
@@ -159,9 +169,24 @@ class Command(BaseCommand):
             " as a ladder match of uploaded bots does; random: 10 ms, which measures Postgres)",
         )
         parser.add_argument(
+            "--workers", type=int, default=2, help="fairness: worker processes (solo pool each)"
+        )
+        parser.add_argument(
+            "--flood",
+            type=int,
+            default=30,
+            help="fairness: challenges one account sends (the cap accepts some, refuses the rest)",
+        )
+        parser.add_argument(
+            "--bot-sleep",
+            type=float,
+            default=0.2,
+            help="fairness: seconds the flood's sandboxed bot sleeps each decision",
+        )
+        parser.add_argument(
             "--in-place",
             action="store_true",
-            help="eventstore/match/scale: write into the configured database instead of a throwaway"
+            help="eventstore/match/scale/fairness: write into the configured database instead of a throwaway"
             " <name>_bench one (what it writes there stays: events are append-only)",
         )
 

@@ -1,0 +1,164 @@
+"""An account's share of the workers, at every door that asks for work: challenges, forks and
+uploads answer 429 with the reason and Retry-After once an account (or all the accounts of its
+sign-up address) has as many matches queued or running, or uploads being validated, as it may,
+or has used its hour of worker time (tournaments/allowance.py, docs/api.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.api.conftest import Enqueued
+from tests.factories import UserFactory
+from tests.viewer.conftest import play
+from tournaments import worker_time
+from tournaments.models import AccountOrigin, BotVersion, Match
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "a-long-pass-phrase-9"
+THREE_RANDOM = {"game": "brexit", "seats": [{"builtin": "random"}] * 3}
+SOURCE = "def act(observation, legal):\n    return legal['actions'][0]\n"
+
+
+def refused(r: Any, *words: str) -> str:
+    assert r.status_code == 429, r.content
+    assert int(r["Retry-After"]) > 0
+    detail = str(r.json()["detail"])
+    for word in words:
+        assert word in detail, detail
+    return detail
+
+
+def challenge(api: APIClient) -> Any:
+    return api.post("/api/matches/", THREE_RANDOM, format="json")
+
+
+def fork(api: APIClient, finished: Match) -> Any:
+    url = f"/api/matches/{finished.pk}/fork/"
+    return api.post(url, {"step": finished.last_version // 2}, format="json")
+
+
+def upload(api: APIClient, bot_id: int, n: int) -> Any:
+    body = {"source": f"{SOURCE}# {n}\n", "filename": "bot.py"}
+    return api.post(f"/api/bots/{bot_id}/versions/", body, format="json")
+
+
+def owner_of_a_finished_match(
+    client_for: Callable[[Any], APIClient],
+) -> tuple[Any, APIClient, Match]:
+    """A user whose bot played a finished match (which they may fork), and their client."""
+    owner = UserFactory()
+    return owner, client_for(owner), play("brexit", 3, owner, seed=5)
+
+
+def test_challenges_and_forks_stop_at_the_cap_of_matches_queued_or_running(
+    client_for: Callable[[Any], APIClient], enqueued: Enqueued, settings: Any
+) -> None:
+    settings.FAIR_MAX_ACTIVE_MATCHES = 2
+    _, api, finished = owner_of_a_finished_match(client_for)
+    assert challenge(api).status_code == 201
+    assert fork(api, finished).status_code == 201
+    before = Match.objects.count()
+    refused(challenge(api), "2 of your matches are queued or running", "wait for one to finish")
+    refused(fork(api, finished), "queued or running")
+    assert Match.objects.count() == before  # the refusals made nothing
+    # Once one is over, there is room again.
+    Match.objects.filter(status=Match.Status.QUEUED, forked_from=None).update(
+        status=Match.Status.FINISHED
+    )
+    assert challenge(api).status_code == 201
+    # Another account is not held back by this one's queue.
+    assert challenge(client_for(UserFactory())).status_code == 201
+
+
+def test_a_persons_match_waiting_for_them_does_not_count_as_running(
+    api: APIClient, user: Any, enqueued: Enqueued, settings: Any
+) -> None:
+    settings.FAIR_MAX_ACTIVE_MATCHES = 1
+    assert challenge(api).status_code == 201
+    Match.objects.filter(created_by=user).update(status=Match.Status.WAITING)
+    assert challenge(api).status_code == 201
+
+
+def test_uploads_stop_at_the_cap_of_versions_being_validated(
+    api: APIClient, user: Any, enqueued: Enqueued, settings: Any
+) -> None:
+    settings.FAIR_MAX_PENDING_VERSIONS = 2
+    bot = api.post("/api/bots/", {"game": "brexit", "name": "b"}, format="json").json()
+    assert upload(api, bot["id"], 1).status_code == 201
+    assert upload(api, bot["id"], 2).status_code == 201
+    refused(upload(api, bot["id"], 3), "2 of your uploads are still being validated")
+    assert BotVersion.objects.filter(bot_id=bot["id"]).count() == 2
+    # The same file again is the version already stored, not a new one: never refused.
+    assert upload(api, bot["id"], 2).status_code == 200
+    BotVersion.objects.filter(bot_id=bot["id"]).update(status=BotVersion.Status.READY)
+    assert upload(api, bot["id"], 3).status_code == 201
+
+
+def test_an_hour_of_worker_time_used_up_refuses_new_work_until_it_frees(
+    client_for: Callable[[Any], APIClient], enqueued: Enqueued, settings: Any
+) -> None:
+    settings.FAIR_WORKER_SECONDS_PER_HOUR = 600.0
+    owner, api, finished = owner_of_a_finished_match(client_for)
+    bot = api.post("/api/bots/", {"game": "brexit", "name": "b"}, format="json").json()
+    worker_time.charge([f"u:{owner.pk}"], 601.0)
+    for r in (challenge(api), fork(api, finished), upload(api, bot["id"], 1)):
+        detail = refused(r, "used 601 s of the workers' time in the last hour", "600 s")
+        assert "validations of uploads count" in detail
+        assert 60 <= int(r["Retry-After"]) <= 3660  # when its oldest minute leaves the hour
+    assert challenge(client_for(UserFactory())).status_code == 201
+
+
+def sign_up(name: str, address: str) -> APIClient:
+    c = APIClient()
+    r = c.post(
+        "/api/accounts/",
+        {"username": name, "password": PASSWORD},
+        format="json",
+        REMOTE_ADDR=address,
+    )
+    assert r.status_code == 201, r.content
+    c.credentials(HTTP_AUTHORIZATION=f"Token {r.json()['token']}")
+    return c
+
+
+def test_a_sign_up_keeps_its_address_and_accounts_of_one_address_share_the_caps(
+    enqueued: Enqueued, settings: Any
+) -> None:
+    settings.FAIR_MAX_ACTIVE_MATCHES = 1
+    settings.FAIR_ADDRESS_FACTOR = 2
+    first, second, third = (sign_up(f"same{n}", "198.51.100.7") for n in range(3))
+    elsewhere = sign_up("elsewhere", "203.0.113.9")
+    assert set(AccountOrigin.objects.values_list("address", flat=True)) == {
+        "198.51.100.7",
+        "203.0.113.9",
+    }
+    assert challenge(first).status_code == 201
+    assert challenge(second).status_code == 201
+    refused(challenge(third), "accounts signed up from your address", "(2)")
+    assert challenge(elsewhere).status_code == 201
+
+
+def test_accounts_of_one_address_share_the_hourly_budget(enqueued: Enqueued, settings: Any) -> None:
+    settings.FAIR_WORKER_SECONDS_PER_HOUR = 100.0
+    settings.FAIR_ADDRESS_FACTOR = 2
+    fresh = sign_up("fresh", "198.51.100.8")
+    worker_time.charge(["a:198.51.100.8"], 250.0)
+    refused(challenge(fresh), "the accounts signed up from your address used 250 s")
+
+
+def test_signing_up_is_limited_to_five_accounts_an_hour_per_address() -> None:
+    for n in range(5):
+        sign_up(f"user{n}", "192.0.2.5")
+    r = APIClient().post(
+        "/api/accounts/",
+        {"username": "sixth", "password": PASSWORD},
+        format="json",
+        REMOTE_ADDR="192.0.2.5",
+    )
+    assert r.status_code == 429
+    sign_up("another-address", "192.0.2.6")

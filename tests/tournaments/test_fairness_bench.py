@@ -1,0 +1,64 @@
+"""manage.py bench fairness at its smallest: two real workers, one account's flood, another's
+challenge; the figures it prints are recounted here from the match rows it leaves."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+from amqp.exceptions import NotFound
+from django.core.management import call_command
+
+from tournaments.models import Match
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
+
+
+@pytest.mark.timeout(600)
+def test_bench_fairness_counts_the_flood_matches_that_started_before_the_other_challenge(
+    settings: Any,
+) -> None:
+    from config.celery import app
+
+    settings.FAIR_MAX_ACTIVE_MATCHES = 5  # the flood of 6 meets the cap once
+    out = io.StringIO()
+    call_command(
+        "bench", "fairness", "--in-place", "--workers", "2", "--flood", "6",
+        "--bot-sleep", "0.05",
+        stdout=out,
+    )  # fmt: skip
+    figures = json.loads(out.getvalue())
+    assert figures["bench"] == "fairness" and figures["workers"] == 2
+    assert (figures["flood_requested"], figures["flood_accepted"], figures["flood_refused"]) == (
+        6,
+        5,
+        1,
+    )
+    flood = Match.objects.filter(id__in=figures["flood_matches"])
+    assert flood.count() == 5
+    assert len({m.created_by_id for m in flood}) == 1  # one account's
+    victim = Match.objects.get(id=figures["victim_match"])
+    assert victim.created_by_id not in {m.created_by_id for m in flood}
+    assert victim.started_at is not None
+    # What it computed, computed again from the rows.
+    overtaken = flood.filter(started_at__gt=victim.created_at, started_at__lt=victim.started_at)
+    assert figures["overtaken_by"] == overtaken.count()
+    running = [
+        m
+        for m in flood
+        if m.started_at is not None
+        and m.started_at <= victim.created_at
+        and (m.finished_at is None or m.finished_at > victim.created_at)
+    ]
+    assert figures["running_when_created"] == len(running) == 2  # both workers were busy
+    waited = (victim.started_at - victim.created_at).total_seconds()
+    assert figures["waited_seconds"] == pytest.approx(waited, abs=0.01)
+    assert figures["overtaken_by"] <= figures["workers"]  # the target
+    # The flood's matches still queued when the other one started were cancelled.
+    assert not flood.filter(status=Match.Status.QUEUED).exists()
+    with app.connection_for_write() as conn:
+        for name in figures["queues"]:
+            with conn.channel() as channel, pytest.raises(NotFound):
+                channel.queue_declare(name, passive=True)

@@ -1,0 +1,238 @@
+"""The next match a worker takes (tournaments/scheduler.py), chosen over the real database."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from games.engine.driver import Flush, SeatStats
+from games.engine.types import Event
+from replays import store
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tournaments import runner, scheduler, tasks, worker_time
+from tournaments.models import AccountOrigin, Ladder, Match, WorkerTime
+
+pytestmark = pytest.mark.django_db
+
+PLAY, VALIDATION, PERSON = Match.Priority.PLAY, Match.Priority.VALIDATION, Match.Priority.PERSON
+
+
+def queued(by: Any = None, *, priority: int = PLAY, **fields: Any) -> Match:
+    """A queued match of built-in bots made by ``by`` (a user), of class ``priority``."""
+    match = MatchFactory(created_by=by, priority=priority, **fields)
+    for number in range(3):
+        SeatFactory(match=match, number=number, bot_version=None, builtin="random")
+    return match
+
+
+def running(by: Any = None, **fields: Any) -> Match:
+    """A match a live worker is playing for ``by``."""
+    expires = timezone.now() + timedelta(minutes=5)
+    return queued(by, status=Match.Status.RUNNING, lease_expires_at=expires, **fields)
+
+
+def pick(upto: int = PLAY, sandbox: bool = True) -> uuid.UUID | None:
+    picked = scheduler.pick(upto=upto, owner="test-worker", sandbox=sandbox)
+    return None if picked is None else picked.id
+
+
+def test_the_account_with_nothing_running_goes_before_the_one_that_floods() -> None:
+    flooder, other = UserFactory(), UserFactory()
+    running(flooder)
+    running(flooder)
+    flood = [queued(flooder) for _ in range(5)]
+    mine = queued(other)  # the newest of all
+    assert pick() == mine.id
+    # Then the flood, oldest first, now that the other account has one running too.
+    assert pick() == flood[0].id
+
+
+def test_with_as_much_running_the_account_with_least_recent_worker_time_goes_first() -> None:
+    busy, quiet = UserFactory(), UserFactory()
+    older = queued(busy)
+    newer = queued(quiet)
+    worker_time.charge([f"u:{busy.pk}"], 300.0)
+    worker_time.charge([f"u:{quiet.pk}"], 20.0)
+    assert pick() == newer.id
+    assert pick() == older.id
+
+
+def test_worker_time_older_than_an_hour_no_longer_counts() -> None:
+    busy, quiet = UserFactory(), UserFactory()
+    older = queued(busy)
+    queued(quiet)
+    long_ago = timezone.now() - timedelta(hours=2)
+    WorkerTime.objects.create(key=f"u:{busy.pk}", minute=long_ago, seconds=3000.0)
+    worker_time.charge([f"u:{quiet.pk}"], 20.0)
+    assert pick() == older.id
+
+
+def test_a_persons_match_then_a_validation_then_the_rest() -> None:
+    user = UserFactory()
+    ladder = Ladder.objects.create(name="l", game="brexit", seats=3)
+    challenge = queued(user)
+    rated = queued(None, ladder=ladder, rated=True)
+    smoke = queued(user, priority=VALIDATION)
+    person = queued(user, priority=PERSON)  # the newest, and its account has most queued
+    assert [pick(), pick()] == [person.id, smoke.id]
+    assert {pick(), pick()} == {challenge.id, rated.id}
+    assert pick() is None
+
+
+def test_a_message_never_takes_a_match_of_a_later_class() -> None:
+    user = UserFactory()
+    challenge = queued(user)
+    smoke = queued(user, priority=VALIDATION)
+    assert pick(upto=PERSON) is None  # a worker kept for people's matches waits for one
+    assert pick(upto=VALIDATION) == smoke.id
+    assert pick(upto=VALIDATION) is None
+    assert pick(upto=PLAY) == challenge.id
+
+
+def test_ladders_and_seasons_take_turns_with_the_accounts() -> None:
+    ladder = Ladder.objects.create(name="l", game="brexit", seats=3)
+    user = UserFactory()
+    running(None, ladder=ladder, rated=True)
+    round_ = [queued(None, ladder=ladder, rated=True) for _ in range(3)]
+    challenge = queued(user)
+    assert pick() == challenge.id  # the ladder has a match running, the account none
+    assert pick() == round_[0].id
+
+
+def test_accounts_signed_up_from_one_address_share_one_turn() -> None:
+    first, second, elsewhere = UserFactory(), UserFactory(), UserFactory()
+    AccountOrigin.objects.create(user=first, address="198.51.100.7")
+    AccountOrigin.objects.create(user=second, address="198.51.100.7")
+    AccountOrigin.objects.create(user=elsewhere, address="203.0.113.9")
+    running(first)
+    fresh_account = queued(second)  # an account of its own, but its address has one running
+    other = queued(elsewhere)
+    assert pick() == other.id
+    assert pick() == fresh_account.id
+
+
+def test_an_account_over_its_hourly_budget_waits_behind_the_others(settings: Any) -> None:
+    settings.FAIR_WORKER_SECONDS_PER_HOUR = 100.0
+    spent, within = UserFactory(), UserFactory()
+    worker_time.charge([f"u:{spent.pk}"], 150.0)
+    worker_time.charge([f"u:{within.pk}"], 90.0)
+    running(within)  # more running, and more recent time than nobody: still first
+    late = queued(spent)
+    waiting = queued(within)
+    assert pick() == waiting.id
+    assert pick() == late.id  # played all the same, once nobody within budget waits
+
+
+def test_a_match_whose_worker_died_is_taken_again() -> None:
+    user = UserFactory()
+    dead = queued(
+        user,
+        status=Match.Status.RUNNING,
+        lease_owner="dead-worker",
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+        attempts=1,
+    )
+    picked = scheduler.pick(upto=PLAY, owner="test-worker", sandbox=True)
+    assert picked is not None and picked.id == dead.id
+    dead.refresh_from_db()
+    assert (dead.status, dead.lease_owner, dead.attempts) == ("running", "test-worker", 2)
+    assert dead.lease_expires_at is not None and dead.lease_expires_at > timezone.now()
+
+
+def test_a_worker_that_cannot_sandbox_bots_leaves_their_matches() -> None:
+    user = UserFactory()
+    sandboxed = MatchFactory(created_by=user)
+    SeatFactory(match=sandboxed, number=0, bot_version=BotVersionFactory())
+    builtin = queued(user)
+    assert pick(sandbox=False) == builtin.id
+    assert pick(sandbox=False) is None
+    assert pick(sandbox=True) == sandboxed.id
+
+
+def test_what_it_picks_says_whose_work_it_is() -> None:
+    user = UserFactory()
+    AccountOrigin.objects.create(user=user, address="2001:db8::1")
+    match = queued(user)
+    picked = scheduler.pick(upto=PLAY, owner="w", sandbox=True)
+    assert picked is not None and picked.id == match.id
+    assert picked.keys == (f"u:{user.pk}", "a:2001:db8::1")
+
+
+def test_serving_plays_the_match_and_charges_its_account(monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[str] = []
+    monkeypatch.setattr(tasks.update_ratings, "delay", lambda: sent.append("ratings"))
+    user = UserFactory()
+    match = queued(user)
+    served = scheduler.serve(upto=PLAY, hint=match.id)
+    assert (served.match_id, served.result) == (match.id, "finished")
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.attempts == 1
+    assert worker_time.used([f"u:{user.pk}"])[f"u:{user.pk}"] > 0
+
+
+def test_a_wake_up_that_plays_another_match_passes_its_message_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sent: list[tuple[str, str]] = []
+    monkeypatch.setattr(tasks.play_match, "delay", lambda m: sent.append(("play", m)))
+    monkeypatch.setattr(tasks.play_person_match, "delay", lambda m: sent.append(("person", m)))
+    flooder, other = UserFactory(), UserFactory()
+    running(flooder)
+    hint = queued(flooder)  # the message was sent for the flood's next match...
+    fair = queued(other)
+    served = scheduler.serve(upto=PLAY, hint=hint.id)
+    assert served.match_id == fair.id  # ...the worker played the other account's...
+    assert sent == [("play", str(hint.id))]  # ...and the flood's match keeps a message.
+
+
+def test_a_message_for_a_match_held_by_a_live_worker_waits_for_its_lease() -> None:
+    held = running(UserFactory())
+    served = scheduler.serve(upto=PLAY, hint=held.id)
+    assert served.hint_busy and served.match_id is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_at_once_never_take_the_same_match() -> None:
+    users = [UserFactory() for _ in range(4)]
+    matches = {queued(user).id for user in users for _ in range(2)}
+    taken: list[uuid.UUID | None] = []
+    start = threading.Barrier(4)
+
+    def worker() -> None:
+        try:
+            start.wait()
+            for _ in range(2):
+                taken.append(pick())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(map(str, taken)) == sorted(map(str, matches))
+
+
+def test_a_claimed_builtin_match_renews_its_lease_at_each_flush_but_the_last() -> None:
+    """A built-in match streams its events (no heartbeat transaction): a long one must still not
+    look dead to the reaper while it plays."""
+    match = queued(UserFactory())
+    picked = scheduler.pick(upto=PLAY, owner="w", sandbox=True)
+    assert picked is not None and picked.id == match.id
+    soon = timezone.now() + timedelta(seconds=2)
+    Match.objects.filter(id=match.id).update(lease_expires_at=soon)
+    sink = runner.DatabaseSink(match, "w", list(match.seats.all()), leased=False, renew=True)
+    event: Event = {"type": "x", "actor": None, "payload": {}, "visible_to": None, "redacted": None}
+    stats = [SeatStats() for _ in range(3)]
+    sink(Flush(events=[event], expected_version=0, logs=[], stats=stats, outcome=None))
+    match.refresh_from_db()
+    assert match.lease_expires_at is not None
+    assert match.lease_expires_at > soon + timedelta(seconds=30)  # a whole lease from now
+    assert store.current_version(match.id) == 1
