@@ -133,7 +133,7 @@ def test_a_failure_whose_message_postgres_refuses_still_rejects_with_it_escaped(
     # stayed pending, and the reaper sent its validation again and again.
     version = pending(GOOD)
 
-    def broken(match_id: object) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("bot said \x00 and \ud800")
 
     monkeypatch.setattr(runner, "run_match", broken)
