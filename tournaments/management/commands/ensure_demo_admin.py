@@ -14,7 +14,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-DEMO_PASSWORD = "backroom-admin"
+DEMO_PASSWORD = "backroom-admin"  # noqa: S105 (the well-known demo password make up prints, by design)
 ADMIN_URL = "http://127.0.0.1:8000/admin/"
 
 
