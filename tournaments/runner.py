@@ -34,7 +34,6 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
-import django.db
 import psycopg
 from django.conf import settings
 from django.db import connection, transaction
@@ -58,6 +57,7 @@ from replays import store
 from replays.store import ConcurrencyError, NewEvent
 from tournaments import humans
 from tournaments.models import BotLog, BotVersion, Match, Seat
+from tournaments.outages import is_database_outage
 from tournaments.players import human_player, match_limits, player_for
 from tournaments.selectors import match_to_play
 
@@ -79,35 +79,6 @@ class RunResult(enum.Enum):
 
 class LeaseLost(Exception):
     """Another worker took the match over; this one must stop without writing."""
-
-
-DATABASE_OUTAGE: tuple[type[Exception], ...] = (
-    psycopg.OperationalError,
-    psycopg.InterfaceError,
-    django.db.OperationalError,
-    django.db.InterfaceError,
-)
-"""Errors of the database server or the connection to it, not of the match: the server is
-restarting, the connection was cut, it did not answer. Whatever was not committed is lost,
-and a later try resumes from what was."""
-
-
-def is_database_outage(exc: BaseException) -> bool:
-    """True if ``exc``, or an exception it was raised from or during, is a database outage.
-
-    A failed flush is often followed by a failed clean-up (the rollback, the end of the
-    COPY), so the outage may be the context of the exception that reaches the runner.
-    """
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, DATABASE_OUTAGE):
-            return True
-        seen.add(id(current))
-        # ``raise ... from None`` says the error replaced the one it was raised during.
-        context = None if current.__suppress_context__ else current.__context__
-        current = current.__cause__ or context
-    return False
 
 
 MAX_ATTEMPTS = 3

@@ -78,12 +78,12 @@ def retry_after_outage(task: Task[Any, Any], exc: Exception) -> Retry:
 @contextmanager
 def retried_after_outage(task: Task[Any, Any]) -> Iterator[None]:
     """Turn a database outage inside the block into a retry of ``task``; other errors pass."""
-    from tournaments import runner
+    from tournaments.outages import is_database_outage
 
     try:
         yield
     except Exception as exc:
-        if runner.is_database_outage(exc):
+        if is_database_outage(exc):
             raise retry_after_outage(task, exc) from exc
         raise
 

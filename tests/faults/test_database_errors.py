@@ -10,7 +10,7 @@ import pytest
 
 from replays import store
 from tests.factories import MatchFactory, SeatFactory
-from tournaments import runner
+from tournaments import outages, runner
 from tournaments.models import Match
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db]
@@ -73,11 +73,11 @@ def test_an_outage_hidden_behind_a_failed_clean_up_is_seen() -> None:
         except psycopg.OperationalError:
             raise RuntimeError("COPY could not be ended") from None
     except RuntimeError as exc:
-        assert not runner.is_database_outage(exc)  # replaced on purpose: not an outage
+        assert not outages.is_database_outage(exc)  # replaced on purpose: not an outage
     try:
         try:
             raise psycopg.OperationalError("connection lost")
         except psycopg.OperationalError:
             raise RuntimeError("rollback failed")  # noqa: B904 - what a clean-up really does
     except RuntimeError as exc:
-        assert runner.is_database_outage(exc)
+        assert outages.is_database_outage(exc)
