@@ -59,8 +59,9 @@ def clean_staged_copies(**kwargs: object) -> None:
 OUTAGE_RETRY_MAX_SECONDS = 30
 
 
-def retry_after_outage(task: Task[Any, Any], exc: Exception) -> Retry:
-    """Send the task again after a database outage, sooner at first, then every 30 s at most.
+def retry_after_outage(task: Task[Any, Any], exc: Exception, **changed: Any) -> Retry:
+    """Send the task again after a database outage, sooner at first, then every 30 s at most,
+    with its keyword arguments ``changed``.
 
     The broken connection is dropped first: the retry (in this process) opens a new one.
     """
@@ -72,7 +73,8 @@ def retry_after_outage(task: Task[Any, Any], exc: Exception) -> Retry:
         log.debug("closing the broken connection failed", exc_info=True)
     countdown = min(2 ** min(task.request.retries, 5), OUTAGE_RETRY_MAX_SECONDS)
     log.warning("%s: database unavailable, trying again in %d s: %s", task.name, countdown, exc)
-    return task.retry(countdown=countdown, exc=exc)
+    kwargs = {**(task.request.kwargs or {}), **changed}
+    return task.retry(countdown=countdown, exc=exc, kwargs=kwargs)
 
 
 @contextmanager
@@ -95,11 +97,19 @@ def retried_after_outage(task: Task[Any, Any]) -> Iterator[None]:
     reject_on_worker_lost=True,
     max_retries=None,
 )
-def play_match(self: Task[Any, Any], match_id: str) -> str:
+def play_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None) -> str:
+    """``refund_of``: the attempt at this match that a database outage ended (runner.claim)."""
     from tournaments import runner
+    from tournaments.outages import is_database_outage
 
-    with retried_after_outage(self):
-        result = runner.run_match(uuid.UUID(match_id))
+    try:
+        result = runner.run_match(uuid.UUID(match_id), refund_of=refund_of)
+    except Exception as exc:
+        if not is_database_outage(exc):
+            raise
+        # The attempt the outage ended, if it had claimed the match, else the one still owed.
+        ended = exc.owner if isinstance(exc, runner.AttemptInterrupted) else refund_of
+        raise retry_after_outage(self, exc, refund_of=ended) from exc
     if result is runner.RunResult.BUSY:
         # Held by a worker that may have died: look again once its lease can have expired.
         raise self.retry(countdown=runner.lease_seconds() + 1)
