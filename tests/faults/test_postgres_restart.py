@@ -85,7 +85,10 @@ from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
 source = Path("tests/faults/bots/slow_bot.py").read_bytes()
 match = MatchFactory(game="brexit", seed=6)
 for number in range(3):
-    version = BotVersionFactory(bot__game="brexit", upload=source)
+    # Named apart from the bots an earlier test of the module made in this database (the
+    # factories' sequences start again in each process).
+    name = f"slow-{number}-{match.id.hex[:8]}"
+    version = BotVersionFactory(bot__game="brexit", bot__name=name, upload=source)
     SeatFactory(match=match, number=number, bot_version=version)
 print(json.dumps([str(match.id)]))
 """
