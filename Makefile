@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export DJANGO_SETTINGS_MODULE ?= config.settings.local
 
-.PHONY: up test lint deploy-check install services sandbox browser database migrate admin check-deploy audit clean
+.PHONY: up test lint deploy-check install services sandbox browser isolation-tools database migrate admin check-deploy audit clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ sandbox:
 
 browser:
 	@deploy/browser.sh
+
+# As root: apparmor_parser, runc and strace, which check the worker container's profiles.
+isolation-tools:
+	@deploy/isolation-tools.sh
 
 database: services
 	@$(PYTHON) deploy/create_database.py
@@ -59,7 +63,7 @@ deploy-check: install
 # reports coverage without the floor.
 COVERAGE_FLOOR := 89
 
-test: install services sandbox browser lint
+test: install services sandbox browser isolation-tools lint
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest --cov --cov-report=term \
 		$(if $(PYTEST_ARGS),,--cov-fail-under=$(COVERAGE_FLOOR)) $(PYTEST_ARGS)
 

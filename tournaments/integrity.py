@@ -8,6 +8,11 @@ rules compute against the ``match_finished`` event and the match row, each
 seat's rank and score, the match's status and ``last_version``, and the ratings
 against a rebuild that writes nothing. It reads only, so it can run against a
 live database or a restored backup (docs/reliability.md).
+
+On a live database, matches finish while it reads: a match row read before its last events
+were appended, and those events read after, would disagree although nothing is wrong. So
+everything is read in one read-only REPEATABLE READ transaction: one snapshot of the whole
+database, taken at its first read.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.db import connection, transaction
 
 from games.engine.match import replay
 from games.engine.platform_events import MATCH_ABORTED, MATCH_FINISHED, game_events
@@ -103,7 +110,17 @@ def _matches(chunk: int = 500) -> Iterator[tuple[Match, list[Seat]]]:
 
 
 def verify() -> Report:
-    """Every match against its events, then the ratings against a rebuild that writes nothing."""
+    """Every match against its events, then the ratings against a rebuild that writes nothing,
+    all as of one snapshot."""
+    if connection.in_atomic_block:
+        raise RuntimeError("verify reads in a snapshot of its own: call it outside a transaction")
+    with transaction.atomic():
+        with connection.cursor() as cur:  # the first statement, so the snapshot is the next read's
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        return _verify()
+
+
+def _verify() -> Report:
     report = Report()
     for match, seats in _matches():
         count, problems = check_match(match, seats)

@@ -5,7 +5,9 @@ fire together cannot both seat the same bots. A round also belongs to a time
 slot (the ladder rounds' interval, LadderRound): two beats started by mistake
 each send every round's task, and only the first of a slot plays it, so the
 ladder plays at the pace staff set even when the first round's matches are
-already over when the second task arrives. Membership is read afresh each
+already over when the second task arrives. A slot whose task was lost (beat
+could not send it: the broker was down) is played late, by the next round
+task, before the current slot. Membership is read afresh each
 round: a deactivated or rejected version is gone from the next round, and its
 queued matches are cancelled in the same sweep.
 """
@@ -44,6 +46,9 @@ DEFAULT_ROUND_SECONDS = 180
 """The slot length when no enabled interval task runs the rounds (the migration's default)."""
 CRONTAB_ROUND_SECONDS = 60
 """A crontab schedule fires at most once a minute."""
+MISSED_SLOTS_PLAYED = 3
+"""How many of a ladder's newest missed slots a round task plays late, oldest first: a long
+broker outage does not turn into a burst of rounds (members still playing sit later ones out)."""
 
 
 def round_seconds() -> int:
@@ -267,10 +272,30 @@ def play_round(
     return created
 
 
+def missed_slots(ladder: Ladder, current: datetime, seconds: int) -> list[datetime]:
+    """The slots between the ladder's newest round and ``current`` that it did not play (their
+    task never arrived: beat sent it while the broker was down), at most MISSED_SLOTS_PLAYED
+    of the newest. None before a ladder's first round."""
+    newest = ladder.rounds.filter(slot__lt=current).aggregate(Max("slot"))["slot__max"]
+    if newest is None:
+        return []
+    step = timedelta(seconds=seconds)
+    # From the newest round's slot as the current length cuts it (staff may change the length).
+    slot = max(slot_of(newest, seconds) + step, current - MISSED_SLOTS_PLAYED * step)
+    missed = []
+    while slot < current:
+        missed.append(slot)
+        slot += step
+    return missed
+
+
 def play_rounds(now: datetime | None = None) -> int:
-    """The round of the current time slot of every active ladder that has not played it yet;
-    returns how many matches were queued."""
-    slot = slot_of(now or timezone.now(), round_seconds())
-    return sum(
-        len(play_round(ladder, slot=slot)) for ladder in Ladder.objects.filter(is_active=True)
-    )
+    """The round of the current time slot of every active ladder that has not played it yet,
+    after those of the slots it missed; returns how many matches were queued."""
+    seconds = round_seconds()
+    slot = slot_of(now or timezone.now(), seconds)
+    queued = 0
+    for ladder in Ladder.objects.filter(is_active=True):
+        for due in [*missed_slots(ladder, slot, seconds), slot]:
+            queued += len(play_round(ladder, slot=due))
+    return queued

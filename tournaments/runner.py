@@ -19,7 +19,9 @@ Guarantees, and what gives each one:
 * Survives a database outage: an operational database error (the server
   restarting, a cut connection) is not the match's fault, so it is not turned
   into an abort; it propagates to the task, which tries again later, and the
-  match resumes from its stored events (docs/reliability.md).
+  match resumes from its stored events (docs/reliability.md). Nor does it use
+  up the match's attempts: the attempt it ended is given back by the claim of
+  the task's retry (AttemptInterrupted), however long the outage lasts.
 """
 
 from __future__ import annotations
@@ -34,11 +36,10 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
-import django.db
 import psycopg
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
@@ -58,6 +59,7 @@ from replays import store
 from replays.store import ConcurrencyError, NewEvent
 from tournaments import humans
 from tournaments.models import BotLog, BotVersion, Match, Seat
+from tournaments.outages import is_database_outage
 from tournaments.players import human_player, match_limits, player_for
 from tournaments.selectors import match_to_play
 
@@ -81,38 +83,23 @@ class LeaseLost(Exception):
     """Another worker took the match over; this one must stop without writing."""
 
 
-DATABASE_OUTAGE: tuple[type[Exception], ...] = (
-    psycopg.OperationalError,
-    psycopg.InterfaceError,
-    django.db.OperationalError,
-    django.db.InterfaceError,
-)
-"""Errors of the database server or the connection to it, not of the match: the server is
-restarting, the connection was cut, it did not answer. Whatever was not committed is lost,
-and a later try resumes from what was."""
+class AttemptInterrupted(Exception):
+    """A database outage ended this worker's attempt at a match it had claimed.
 
-
-def is_database_outage(exc: BaseException) -> bool:
-    """True if ``exc``, or an exception it was raised from or during, is a database outage.
-
-    A failed flush is often followed by a failed clean-up (the rollback, the end of the
-    COPY), so the outage may be the context of the exception that reaches the runner.
+    Raised from the outage (so it is one: ``is_database_outage``). The outage is not the
+    match's fault, but nothing can be written while it lasts; so the task's retry names the
+    attempt (``owner``) to the next claim, which gives it back unless another worker has
+    claimed the match since (claim's ``refund_of``).
     """
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, DATABASE_OUTAGE):
-            return True
-        seen.add(id(current))
-        # ``raise ... from None`` says the error replaced the one it was raised during.
-        context = None if current.__suppress_context__ else current.__context__
-        current = current.__cause__ or context
-    return False
+
+    def __init__(self, owner: str) -> None:
+        super().__init__(f"attempt {owner} ended by a database outage")
+        self.owner = owner
 
 
 MAX_ATTEMPTS = 3
 """Workers that may start a match: one whose workers keep dying (killed for memory, say) ends
-aborted instead of being re-queued for ever."""
+aborted instead of being re-queued for ever. An attempt a database outage ended is not one."""
 STALE_QUEUED_AFTER = timedelta(minutes=10)
 """A match queued for longer than this has probably lost its message: the reaper sends it again."""
 
@@ -170,19 +157,29 @@ def _claimable() -> Q:
     )
 
 
-def _claim_fields(owner: str) -> dict[str, Any]:
+def _claim_fields(owner: str, refund_of: str | None = None) -> dict[str, Any]:
+    # The UPDATE compares the row's lease_owner before it sets it: the attempt ``refund_of``
+    # is given back only if no other worker has claimed the match since, and only once.
+    counted: Any = Value(1)
+    if refund_of:
+        counted = Case(When(lease_owner=refund_of, then=Value(0)), default=Value(1))
     return {
         "status": Match.Status.RUNNING,
         "lease_owner": owner,
         "lease_expires_at": Now() + timedelta(seconds=lease_seconds()),
-        "attempts": F("attempts") + 1,
+        "attempts": F("attempts") + counted,
         "started_at": Coalesce("started_at", Now()),
     }
 
 
-def claim(match_id: uuid.UUID, owner: str) -> bool:
-    """Take the match if it is queued or its lease has expired (one atomic UPDATE)."""
-    return Match.objects.filter(_claimable(), id=match_id).update(**_claim_fields(owner)) == 1
+def claim(match_id: uuid.UUID, owner: str, *, refund_of: str | None = None) -> bool:
+    """Take the match if it is queued or its lease has expired (one atomic UPDATE).
+
+    Each claim counts an attempt, except the claim that follows an attempt a database outage
+    ended (``refund_of``, its owner): that one takes its place.
+    """
+    fields = _claim_fields(owner, refund_of)
+    return Match.objects.filter(_claimable(), id=match_id).update(**fields) == 1
 
 
 def run_match(
@@ -191,8 +188,12 @@ def run_match(
     *,
     claimed: bool = False,
     attempts: int | None = None,
+    refund_of: str | None = None,
 ) -> RunResult:
     """Play the match to its end if this worker can claim it. Never raises on bot faults.
+
+    A database outage propagates, as AttemptInterrupted once the match is claimed; the retry
+    passes that attempt's owner back as ``refund_of`` (see claim).
 
     A match with a sandboxed bot is claimed before it starts: its bots' time is
     expensive, so two workers must never run it at once. A match of built-in bots
@@ -228,18 +229,43 @@ def run_match(
             return RunResult.REFUSED
     heartbeat = sandboxed or human or (match.status == Match.Status.RUNNING and not claimed)
     leased = heartbeat or claimed
-    if leased and not claimed and not claim(match_id, owner):
+    if leased and not claimed and not claim(match_id, owner, refund_of=refund_of):
         status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()
         return RunResult.BUSY if status == Match.Status.RUNNING else RunResult.ALREADY_FINISHED
-    if leased:
-        if attempts is None or not claimed:
-            attempts = Match.objects.filter(id=match_id).values_list("attempts", flat=True).get()
-        if attempts > MAX_ATTEMPTS:
-            log.warning("match %s aborted: started %d times", match_id, attempts)
-            _abort(match, owner, attempts_reason(attempts - 1))
-            return RunResult.ABORTED
+    if leased and (attempts is None or not claimed):
+        attempts = Match.objects.filter(id=match_id).values_list("attempts", flat=True).get()
     try:
-        sink = DatabaseSink(match, owner, seats, leased=heartbeat, renew=claimed and not heartbeat)
+        return _run_claimed(
+            match,
+            seats,
+            owner,
+            attempts=attempts if leased else None,
+            heartbeat=heartbeat,
+            renew=claimed and not heartbeat,
+        )
+    except Exception as exc:
+        if leased and is_database_outage(exc):
+            raise AttemptInterrupted(owner) from exc
+        raise
+
+
+def _run_claimed(
+    match: Match,
+    seats: list[Seat],
+    owner: str,
+    *,
+    attempts: int | None,
+    heartbeat: bool,
+    renew: bool,
+) -> RunResult:
+    """Play a match this worker holds (``attempts`` None: it takes no lease)."""
+    match_id = match.id
+    if attempts is not None and attempts > MAX_ATTEMPTS:
+        log.warning("match %s aborted: started %d times", match_id, attempts)
+        _abort(match, owner, attempts_reason(attempts - 1))
+        return RunResult.ABORTED
+    try:
+        sink = DatabaseSink(match, owner, seats, leased=heartbeat, renew=renew)
         _play(match, seats, sink)
     except Suspended as waiting:
         humans.suspend(match, owner, waiting.seats, waiting.step)
@@ -503,8 +529,10 @@ def reap_expired_leases(
             "id", flat=True
         )
     )
+    # lease_owner stays: a worker whose attempt a database outage ended gives it back at its
+    # next claim if the match is still as it left it (claim's refund_of).
     requeued = Match.objects.filter(id__in=expired, lease_expires_at__lt=now).update(
-        status=Match.Status.QUEUED, lease_owner="", lease_expires_at=None
+        status=Match.Status.QUEUED, lease_expires_at=None
     )
     stale = list(
         Match.objects.filter(

@@ -46,6 +46,7 @@ from django.utils import timezone
 from games.sandbox.readiness import isolation_status
 from tournaments import dispatch, runner, validation, worker_time
 from tournaments.models import Match
+from tournaments.outages import is_database_outage
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +133,9 @@ UPDATE tournaments_match m SET
     status = 'running',
     lease_owner = %(owner)s,
     lease_expires_at = now() + make_interval(secs => %(lease)s),
-    attempts = m.attempts + 1,
+    -- The claim after an attempt a database outage ended (its owner, refund_of, still the
+    -- lease's: nobody claimed it since) takes that attempt's place instead of counting one.
+    attempts = m.attempts + CASE WHEN m.lease_owner = %(refund_of)s THEN 0 ELSE 1 END,
     started_at = coalesce(m.started_at, now())
 FROM picked WHERE m.id = picked.id
 RETURNING m.id, m.priority, m.validation_of_id, m.attempts, {ACCOUNT},
@@ -177,12 +180,17 @@ def origin_factor() -> float:
     return float(settings.FAIR_ADDRESS_FACTOR)
 
 
-def pick(*, upto: int, owner: str, sandbox: bool) -> Picked | None:
-    """Claim for ``owner`` the match that comes first (module docstring), or None."""
+def pick(*, upto: int, owner: str, sandbox: bool, refund_of: str | None = None) -> Picked | None:
+    """Claim for ``owner`` the match that comes first (module docstring), or None.
+
+    ``refund_of``: the worker whose attempt a database outage ended (runner.AttemptInterrupted);
+    claiming that match again counts no attempt (an outage costs a match at most one).
+    """
     params: dict[str, Any] = {
         "upto": upto,
         "sandbox": sandbox,
         "owner": owner,
+        "refund_of": refund_of or "",
         "lease": runner.lease_seconds(),
         "budget": budget_seconds(),
         "origin_budget": budget_seconds() * origin_factor(),
@@ -216,12 +224,22 @@ def _pass_on(hint: uuid.UUID, picked: Picked | None) -> bool:
     return picked is None and held
 
 
-def serve(*, upto: int, hint: uuid.UUID | None = None, owner: str | None = None) -> Served:
+def serve(
+    *,
+    upto: int,
+    hint: uuid.UUID | None = None,
+    owner: str | None = None,
+    refund_of: str | None = None,
+) -> Served:
     """Claim the next match (up to class ``upto``) and play it, or a smoke match's whole
-    validation; charge its worker time. The Celery tasks call this for every wake-up."""
+    validation; charge its worker time. The Celery tasks call this for every wake-up.
+
+    A database outage propagates; once a match is claimed, as runner.AttemptInterrupted, whose
+    owner the task's retry passes back as ``refund_of``.
+    """
     owner = owner or runner.worker_name()
     isolated, _ = isolation_status()
-    picked = pick(upto=upto, owner=owner, sandbox=isolated)
+    picked = pick(upto=upto, owner=owner, sandbox=isolated, refund_of=refund_of)
     if hint is not None and _pass_on(hint, picked):
         return Served(None, "busy", hint_busy=True)
     if picked is None:
@@ -233,6 +251,10 @@ def serve(*, upto: int, hint: uuid.UUID | None = None, owner: str | None = None)
         else:
             played = runner.run_match(picked.id, owner, claimed=True, attempts=picked.attempts)
             result = played.value
+    except Exception as exc:
+        if is_database_outage(exc) and not isinstance(exc, runner.AttemptInterrupted):
+            raise runner.AttemptInterrupted(owner) from exc  # a smoke match's, say
+        raise
     finally:
         _charge(picked, time.monotonic() - began)
     return Served(picked.id, result)

@@ -66,8 +66,9 @@ def clean_staged_copies(**kwargs: object) -> None:
 OUTAGE_RETRY_MAX_SECONDS = 30
 
 
-def retry_after_outage(task: Task[Any, Any], exc: Exception) -> Retry:
-    """Send the task again after a database outage, sooner at first, then every 30 s at most.
+def retry_after_outage(task: Task[Any, Any], exc: Exception, **changed: Any) -> Retry:
+    """Send the task again after a database outage, sooner at first, then every 30 s at most,
+    with its keyword arguments ``changed``.
 
     The broken connection is dropped first: the retry (in this process) opens a new one.
     """
@@ -79,18 +80,19 @@ def retry_after_outage(task: Task[Any, Any], exc: Exception) -> Retry:
         log.debug("closing the broken connection failed", exc_info=True)
     countdown = min(2 ** min(task.request.retries, 5), OUTAGE_RETRY_MAX_SECONDS)
     log.warning("%s: database unavailable, trying again in %d s: %s", task.name, countdown, exc)
-    return task.retry(countdown=countdown, exc=exc)
+    kwargs = {**(task.request.kwargs or {}), **changed}
+    return task.retry(countdown=countdown, exc=exc, kwargs=kwargs)
 
 
 @contextmanager
 def retried_after_outage(task: Task[Any, Any]) -> Iterator[None]:
     """Turn a database outage inside the block into a retry of ``task``; other errors pass."""
-    from tournaments import runner
+    from tournaments.outages import is_database_outage
 
     try:
         yield
     except Exception as exc:
-        if runner.is_database_outage(exc):
+        if is_database_outage(exc):
             raise retry_after_outage(task, exc) from exc
         raise
 
@@ -105,12 +107,23 @@ WAKE_UP: dict[str, Any] = {
 over, redelivered if its worker dies, retried after any number of database outages."""
 
 
-def _serve(task: Task[Any, Any], upto: int, hint: str) -> str:
-    """Play the next match up to class ``upto`` (its message named ``hint``)."""
-    from tournaments import runner, scheduler
+def _serve(task: Task[Any, Any], upto: int, hint: str, refund_of: str | None = None) -> str:
+    """Play the next match up to class ``upto`` (its message named ``hint``).
 
-    with retried_after_outage(task):
-        served = scheduler.serve(upto=upto, hint=uuid.UUID(hint))
+    ``refund_of``: the worker whose attempt at a match a database outage ended; the retry's
+    claim of that match counts no new attempt (runner.AttemptInterrupted, scheduler.pick).
+    """
+    from tournaments import runner, scheduler
+    from tournaments.outages import is_database_outage
+
+    try:
+        served = scheduler.serve(upto=upto, hint=uuid.UUID(hint), refund_of=refund_of)
+    except Exception as exc:
+        if not is_database_outage(exc):
+            raise
+        # The attempt the outage ended, if it had claimed a match, else the one still owed.
+        ended = exc.owner if isinstance(exc, runner.AttemptInterrupted) else refund_of
+        raise retry_after_outage(task, exc, refund_of=ended) from exc
     if served.hint_busy:
         # Held by a worker that may have died: look again once its lease can have expired.
         raise task.retry(countdown=runner.lease_seconds() + 1)
@@ -120,23 +133,25 @@ def _serve(task: Task[Any, Any], upto: int, hint: str) -> str:
 
 
 @shared_task(name="tournaments.play_match", **WAKE_UP)
-def play_match(self: Task[Any, Any], match_id: str) -> str:
+def play_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None) -> str:
     """Any class of match: people's first, then validations, then the rest."""
     from tournaments.models import Match
 
-    return _serve(self, Match.Priority.PLAY, match_id)
+    return _serve(self, Match.Priority.PLAY, match_id, refund_of)
 
 
 @shared_task(name="tournaments.play_person_match", **WAKE_UP)
-def play_person_match(self: Task[Any, Any], match_id: str) -> str:
+def play_person_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None) -> str:
     """People's matches only (the ``people`` queue: a worker kept for them never plays others)."""
     from tournaments.models import Match
 
-    return _serve(self, Match.Priority.PERSON, match_id)
+    return _serve(self, Match.Priority.PERSON, match_id, refund_of)
 
 
 @shared_task(name="tournaments.validate_bot_version", **WAKE_UP)
-def validate_bot_version(self: Task[Any, Any], version_id: int) -> str:
+def validate_bot_version(
+    self: Task[Any, Any], version_id: int, refund_of: str | None = None
+) -> str:
     """Queue the version's smoke match, then play the next person's match or validation."""
     from tournaments import validation
     from tournaments.models import BotVersion, Match
@@ -144,7 +159,7 @@ def validate_bot_version(self: Task[Any, Any], version_id: int) -> str:
     with retried_after_outage(self):  # the version stays pending until it is validated
         smoke = validation.prepare(version_id)
     if smoke is not None:
-        _serve(self, Match.Priority.VALIDATION, str(smoke))
+        _serve(self, Match.Priority.VALIDATION, str(smoke), refund_of)
     with retried_after_outage(self):
         status: str = BotVersion.objects.values_list("status", flat=True).get(id=version_id)
     return status

@@ -4,9 +4,14 @@
 # As root it installs what is missing and creates the uid pool; as any other user it changes
 # nothing (bots then run under bubblewrap as that user) and only reports whether that works.
 # Prints one line: what it did and the smoke-run result.
+# `setup.sh --pool-only` (as root) creates the uid pool and nothing else: deploy/Dockerfile
+# builds the pool into the image, where the smoke run cannot happen (it needs the container's
+# security options, which a build does not have). BACKROOM_SANDBOX_FIRST_UID gives the pool
+# fixed uids from there up (the image's), instead of the next free system uids.
 set -euo pipefail
 
 POOL_SIZE="${BACKROOM_SANDBOX_POOL:-16}"
+FIRST_UID="${BACKROOM_SANDBOX_FIRST_UID:-}"
 PREFIX="backroom-bot-"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -21,6 +26,28 @@ ok, reason = isolation_status()
 print(reason)
 raise SystemExit(0 if ok else 1)' 2>&1)
 }
+
+# One system user per concurrent bot; no home, no shell, no group but its own.
+create_pool() {
+    local created=0 name uid_args
+    for ((i = 0; i < POOL_SIZE; i++)); do
+        name="${PREFIX}${i}"
+        if ! getent passwd "$name" >/dev/null; then
+            uid_args=()
+            [ -n "$FIRST_UID" ] && uid_args=(--uid "$((FIRST_UID + i))")
+            useradd --system --user-group "${uid_args[@]}" --no-create-home \
+                --home-dir /nonexistent --shell /usr/sbin/nologin "$name"
+            created=$((created + 1))
+        fi
+    done
+    echo "$created"
+}
+
+if [ "${1:-}" = "--pool-only" ]; then
+    [ "$(id -u)" -eq 0 ] || { echo "sandbox setup: --pool-only needs root" >&2; exit 1; }
+    echo "sandbox setup: created $(create_pool) bot users of $POOL_SIZE"
+    exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
     # Not an error: the suite skips the sandbox tests where bots cannot be sandboxed as this user.
@@ -46,16 +73,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     did+=("installed ${missing[*]}")
 fi
 
-# One system user per concurrent bot; no home, no shell, no group but its own.
-created=0
-for ((i = 0; i < POOL_SIZE; i++)); do
-    name="${PREFIX}${i}"
-    if ! getent passwd "$name" >/dev/null; then
-        useradd --system --user-group --no-create-home --home-dir /nonexistent \
-            --shell /usr/sbin/nologin "$name"
-        created=$((created + 1))
-    fi
-done
+created="$(create_pool)"
 [ "$created" -gt 0 ] && did+=("created $created bot users")
 
 # Unprivileged user namespaces are what bwrap needs when started as a bot uid.

@@ -256,6 +256,15 @@ def clean_stale_staging() -> list[Path]:
 # --- command lines -----------------------------------------------------------
 
 
+def userns_sysctl_writable() -> bool:
+    """Whether bubblewrap can lower ``user.max_user_namespaces`` (``--disable-userns``): not
+    where /proc/sys is mounted read-only, as in a Docker container (docs/deploy.md)."""
+    try:
+        return not os.statvfs("/proc/sys").f_flag & os.ST_RDONLY
+    except OSError:
+        return False
+
+
 def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> list[str]:
     """bubblewrap around sdk/botkit.py: the bot sees /usr, /bot, /sdk, /dev (read-only) and a /tmp."""
     python = python or bot_python()
@@ -264,11 +273,14 @@ def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> li
     if not str(prefix).startswith("/usr"):
         binds += ["--ro-bind", str(prefix), str(prefix)]
     bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
+    # No nested user namespace for the bot: bubblewrap's sysctl where it can write it; the bot
+    # kit's seccomp filter (no unshare, setns, clone3 or process clone) refuses one either way.
+    no_userns = ["--disable-userns"] if userns_sysctl_writable() else []
     return [
         bwrap,
         "--unshare-all",
         "--unshare-user",
-        "--disable-userns",
+        *no_userns,
         "--die-with-parent",
         "--new-session",
         *binds,

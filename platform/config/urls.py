@@ -7,6 +7,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from tournaments.pages.login import limit_logins
 
 handler400 = "tournaments.pages.errors.bad_request"
+# A database outage is a 503 with Retry-After; any other uncaught error Django's own 500.
+handler500 = "tournaments.outages.server_error"
 
 urlpatterns = [
     # The admin's login, rate-limited like the site's (it resolves before the admin's own).

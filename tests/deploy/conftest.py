@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import start_worker  # noqa: F401 (a fixture test_isolation uses)
 from tests.tournaments.conftest import builtin_match  # noqa: F401 (a fixture test_backup uses)
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,7 @@
 """deploy/gunicorn.conf.py: two instances on one host keep a control socket each (issue #13:
 gunicorn's default is one shared path in $HOME, and a second instance took the first one's
-over), and the web container's health check tells a serving instance from a dead one."""
+over), the web container's health check tells a serving instance from a dead one, and workers
+at their request limit never restart all at once (issue 21)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -114,3 +117,74 @@ def test_the_health_check_passes_on_a_serving_production_instance_and_fails_with
     env["ALLOWED_HOSTS"] = "elsewhere.example"
     wrong = health()
     assert wrong.returncode == 1 and "answered 400" in wrong.stderr
+
+
+def serving_timeline(log: str) -> list[int]:
+    """How many workers served after each worker loaded the app or began restarting, in the
+    order the log says it happened (a restart begins with gunicorn's "Autorestarting" line)."""
+    counts, serving = [], 0
+    for line in log.splitlines():
+        if "slow app loaded in" in line:
+            serving += 1
+        elif "Autorestarting worker" in line:
+            serving -= 1
+        else:
+            continue
+        counts.append(serving)
+    return counts
+
+
+def test_workers_at_their_request_limit_never_restart_all_at_once(tmp_path: Path) -> None:
+    """Two workers with the same small limit (no jitter) and an app as slow to load as Django
+    on a busy host, under steady requests from four clients: one worker at a time restarts,
+    the other serves meanwhile."""
+    port, log = free_port(), tmp_path / "gunicorn.log"
+    env = {
+        **os.environ,
+        "WEB_PORT": str(port),
+        "WEB_CONCURRENCY": "2",
+        "GUNICORN_MAX_REQUESTS": "15",
+        "GUNICORN_MAX_REQUESTS_JITTER": "0",
+        "RUNTIME_DIRECTORY": str(tmp_path),
+    }
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [
+                str(BIN / "gunicorn"),
+                "--config",
+                "deploy/gunicorn.conf.py",
+                "tests.deploy.slow_app:app",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+            start_new_session=True,
+        )
+    try:
+        wait_for(lambda: log.read_text().count("slow app loaded") >= 2, "both workers", 60)
+        served: list[int] = []
+        done = threading.Event()
+
+        def client() -> None:
+            while not done.is_set() and len(served) < 20_000:
+                url = f"http://127.0.0.1:{port}/"
+                with urllib.request.urlopen(url, timeout=60) as response:
+                    served.append(int(response.read()))
+
+        clients = [threading.Thread(target=client) for _ in range(4)]
+        for thread in clients:
+            thread.start()
+        try:
+            wait_for(lambda: log.read_text().count("Autorestarting") >= 6, "restarts", 180)
+        finally:
+            done.set()
+            for thread in clients:
+                thread.join(60)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(30)
+    timeline = serving_timeline(log.read_text())
+    assert len(set(served)) > 2  # the replacements served too
+    # After both first loaded the app, a worker was always serving.
+    assert timeline[:2] == [1, 2] and min(timeline[2:]) >= 1, timeline

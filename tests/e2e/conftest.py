@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -85,16 +85,22 @@ def start_worker() -> Iterator[Callable[..., Worker]]:
     app.control.purge()
     workers: list[Worker] = []
 
-    def start(lease_seconds: int = 60) -> Worker:
+    def start(
+        lease_seconds: int = 60,
+        under: Sequence[str] = (),
+        pool: Sequence[str] = ("--pool", "solo"),
+    ) -> Worker:
+        """``under``: a command the worker runs under (e.g. a seccomp profile's loader);
+        ``pool``: its pool options (the compose file's worker is prefork, its default)."""
         name = f"e2e-{uuid.uuid4().hex[:6]}@%h"
         process = subprocess.Popen(
             [
+                *under,
                 str(Path(sys.executable).parent / "celery"),
                 "-A",
                 "config",
                 "worker",
-                "--pool",
-                "solo",
+                *pool,
                 "--queues",
                 all_queues(),
                 "--loglevel",

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from io import StringIO
@@ -17,12 +18,13 @@ import psycopg
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
+from django.db import connections as django_connections
 
 from tests.e2e.conftest import ROOT
 from tests.factories import MatchFactory, SeatFactory
 from tests.faults.services import need
 from tests.tournaments.test_rating_feed import settle
-from tournaments import rating_feed, runner, services
+from tournaments import integrity, rating_feed, runner, services
 from tournaments.models import Match, Rating, Seat
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
@@ -83,6 +85,39 @@ def test_verify_accepts_the_store_and_names_each_tampered_row(
     assert any(line.startswith("rating ") and "builtin:greedy" in line for line in lines)
     with pytest.raises(CommandError):
         call_command("verify", stdout=StringIO(), stderr=StringIO())
+
+
+def test_a_match_that_finishes_while_verify_reads_is_no_mismatch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """verify reads a match's row, then its events: a match finished in between (on a live
+    platform, by a worker) must not look like a row that disagrees with its stream."""
+    match = MatchFactory(game="brexit", seed=3)
+    for number, name in enumerate(["random", "greedy"]):
+        SeatFactory(match=match, number=number, bot_version=None, builtin=name)
+    real_check = integrity.check_match
+    played: list[runner.RunResult] = []
+
+    def worker() -> None:  # a thread: a connection of its own, as a worker's
+        try:
+            played.append(runner.run_match(match.id))
+        finally:
+            django_connections.close_all()
+
+    def check_once_it_has_finished(found: Match, seats: list[Seat]) -> tuple[int, list[str]]:
+        if not played:  # after verify read the match rows, before it reads the first events
+            thread = threading.Thread(target=worker)
+            thread.start()
+            thread.join(120)
+        return real_check(found, seats)
+
+    monkeypatch.setattr(integrity, "check_match", check_once_it_has_finished)
+    summary, lines = verify()
+    assert played == [runner.RunResult.FINISHED]
+    assert (summary["matches"], summary["mismatches"], lines) == (1, 0, [])
+    assert summary["events"] == 0  # the snapshot's view: the match queued, not one event yet
+    summary, lines = verify()  # a new snapshot sees it finished, and it agrees
+    assert (summary["mismatches"], lines) == (0, []) and summary["events"] > 50
 
 
 def backup_commands() -> list[str]:

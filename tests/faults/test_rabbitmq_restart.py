@@ -4,24 +4,31 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.utils import timezone
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
 from rest_framework.authtoken.models import Token
 
 from tests.factories import UserFactory
 from tests.faults.conftest import Stack, assert_intact, django_shell, platform_env, wait_until
 from tests.faults.services import OwnRabbit, free_port
-from tournaments.models import Match
+from tournaments import ladders
+from tournaments.models import Ladder, LadderRound, Match
 
 pytestmark = [pytest.mark.faults, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
+SLOT_SECONDS = 10
+"""The ladder's round interval in the broker-outage test: one slot outlasts a node's restart."""
 CHALLENGE = json.dumps({"game": "brexit", "seats": [{"builtin": "random"}] * 3}).encode()
 
 
@@ -127,3 +134,42 @@ def test_an_upload_while_the_broker_is_down_is_accepted_and_its_validation_sent_
         send=lambda match_id: None, stale_queued_after=timedelta(0), send_validation=sent.append
     )
     assert sent == [version.pk]
+
+
+def test_a_ladder_round_beat_could_not_send_is_played_when_the_broker_returns(
+    own_rabbit: OwnRabbit, stack: Stack, tmp_path: Path
+) -> None:
+    """Beat sends a ladder's round while the broker is down: the send fails and beat moves on.
+    The next round task, once the broker is back, plays that slot's round before its own."""
+    ladder = Ladder.objects.create(name="outage", game="brexit", seats=2, builtins=["random"] * 2)
+    every, _ = IntervalSchedule.objects.get_or_create(
+        every=SLOT_SECONDS, period=IntervalSchedule.SECONDS
+    )
+    PeriodicTask.objects.update_or_create(
+        name="ladder rounds", defaults={"task": ladders.ROUND_TASK, "interval": every}
+    )
+    env = platform_env(CELERY_BROKER_URL=own_rabbit.url)
+    worker = stack.worker(env)
+    beat = stack.beat(env, tmp_path / "beat")
+
+    def sends() -> int:
+        return len(re.findall(r"Sending due task .*\(tournaments\.run_ladders\)", beat.log))
+
+    def slots() -> list[LadderRound]:
+        return list(LadderRound.objects.filter(ladder=ladder).order_by("slot"))
+
+    wait_until(lambda: any(r.matches for r in slots()), 60, "a first round", worker, beat)
+    first = slots()[-1].slot
+    own_rabbit.stop()
+    before = sends()
+    wait_until(lambda: sends() > before and "Message Error" in beat.log, 60, "a lost send", beat)
+    own_rabbit.start()
+    lost = ladders.slot_of(timezone.now(), SLOT_SECONDS)  # no later: the broker is back
+    wait_until(lambda: slots()[-1].slot > lost, 90, "a round after the outage", worker, beat)
+
+    step = timedelta(seconds=SLOT_SECONDS)
+    played = [r.slot for r in slots() if r.slot >= first]
+    # Every slot from the first round on has its round: the one beat lost is not skipped.
+    assert played == [first + n * step for n in range(len(played))], played
+    assert len(played) >= 3
+    assert all(r.matches for r in slots() if r.slot <= lost)  # the bots were free: both played

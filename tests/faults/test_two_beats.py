@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import itertools
 import re
-import time
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
@@ -20,6 +20,14 @@ from tournaments.models import Ladder, LadderRound, Match
 pytestmark = pytest.mark.faults
 
 BUILTINS = ["random", "greedy"]
+
+
+def waiting_on(queue: str) -> int:
+    """Messages ready on ``queue`` (not yet taken by a worker)."""
+    from config.celery import app
+
+    with app.connection_for_read() as conn:
+        return int(conn.default_channel.queue_declare(queue=queue, passive=True).message_count)
 
 
 def two_builtins() -> Ladder:
@@ -45,6 +53,28 @@ def test_a_second_round_task_in_the_same_slot_queues_nothing(monkeypatch: Any) -
     ]
 
 
+@pytest.mark.django_db
+def test_a_slot_whose_task_was_lost_is_played_by_the_next_one(monkeypatch: Any) -> None:
+    monkeypatch.setattr(tasks.play_match, "delay", lambda match_id: None)
+    ladder = two_builtins()
+    step = timedelta(seconds=ladders.round_seconds())
+    now = timezone.now()
+    assert ladders.play_rounds(now=now) == 2
+    Match.objects.filter(ladder=ladder).update(status=Match.Status.FINISHED)
+    # The next slot's task is lost (the broker was down); the one after plays both.
+    assert ladders.play_rounds(now=now + 2 * step) == 2  # the missed slot's; its bots then busy
+    slots = list(LadderRound.objects.filter(ladder=ladder).order_by("slot"))
+    assert [r.slot - slots[0].slot for r in slots] == [timedelta(0), step, 2 * step]
+    assert [r.matches for r in slots] == [2, 2, 0]
+    assert ladders.play_rounds(now=now + 2 * step) == 0  # and once only
+    # A long outage: only the newest missed slots are played late, not a burst of them.
+    Match.objects.filter(ladder=ladder).update(status=Match.Status.FINISHED)
+    later = now + 20 * step
+    assert ladders.missed_slots(
+        ladder, ladders.slot_of(later, int(step.total_seconds())), int(step.total_seconds())
+    ) == [ladders.slot_of(later - n * step, int(step.total_seconds())) for n in (3, 2, 1)]
+
+
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
 def test_two_beats_play_each_round_once(stack: Stack, tmp_path: Any) -> None:
@@ -60,10 +90,23 @@ def test_two_beats_play_each_round_once(stack: Stack, tmp_path: Any) -> None:
     def tasks_received() -> int:
         return len(re.findall(r"Task tournaments\.run_ladders\[\S+\] received", worker.log))
 
+    def tasks_done() -> int:
+        return len(re.findall(r"Task tournaments\.run_ladders\[\S+\] succeeded", worker.log))
+
     wait_until(lambda: tasks_received() >= 6, 60, "both beats to send rounds", worker, *beats)
     for beat in beats:
         beat.stop()
-    time.sleep(1)  # the last task sent is received and run
+    # Every task the beats sent has been run: none is waiting on the queue, and the worker has
+    # finished each one it received (it takes one at a time).
+    wait_until(
+        lambda: (
+            waiting_on(settings.CELERY_TASK_DEFAULT_QUEUE) == 0 and tasks_done() == tasks_received()
+        ),
+        60,
+        "the rounds sent to be run",
+        worker,
+        *beats,
+    )
     wait_until(
         lambda: not Match.objects.filter(ladder=ladder).exclude(status="finished").exists(),
         90,

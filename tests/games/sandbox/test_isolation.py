@@ -135,3 +135,65 @@ def test_a_running_bot_reads_its_code_and_no_other_local_account_can(
         others = [u.pw_name for u in isolation.pool_users() if u.pw_gid != runner]
         for user in ["nobody", *others]:
             assert unreadable_by(user, copy), user
+
+
+# In a mount namespace of its own, /proc/sys read-only as Docker mounts it in a container, a
+# bot is sandboxed and asks the kernel for a user namespace; it prints what the bot answered.
+READ_ONLY_PROC_SYS = """
+import sys
+from games.sandbox.limits import Limits
+from games.sandbox.readiness import isolation_status
+from games.sandbox.seat import SeatController
+ok, reason = isolation_status()
+assert ok, reason
+legal = {"kind": "k", "actions": [{"errno": 0}, {"errno": 1}], "space": None}
+with SeatController(sys.argv[1], game="g", seat=0, seats=1, limits=Limits()) as seat:
+    print(seat.decide({}, legal, default={"errno": -1}).action["errno"])
+"""
+UNSHARE_BOT = """
+import ctypes
+
+def act(observation, legal):
+    libc = ctypes.CDLL(None, use_errno=True)
+    refused = libc.unshare(0x10000000) != 0  # CLONE_NEWUSER
+    return {"errno": ctypes.get_errno() if refused else 0}
+"""
+
+
+def test_bots_are_sandboxed_where_proc_sys_is_read_only(
+    sandbox_ready: None, tmp_path: Path
+) -> None:
+    """A Docker container mounts /proc/sys read-only, where bubblewrap cannot write the sysctl
+    of --disable-userns: the sandbox starts without it, and a bot still gets no user namespace
+    (EPERM, from the bot kit's seccomp filter)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare(1) to mount /proc/sys read-only in a namespace")
+    (tmp_path / "bot.py").write_text(UNSHARE_BOT)
+    script = tmp_path / "check.py"
+    script.write_text(READ_ONLY_PROC_SYS)
+    done = subprocess.run(
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys && exec "$@"',
+            "sh",
+            sys.executable,
+            str(script),
+            str(tmp_path),
+        ],
+        cwd=Path(__file__).resolve().parents[3],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["1"]  # EPERM
