@@ -190,7 +190,7 @@ def pick(*, upto: int, owner: str, sandbox: bool, refund_of: str | None = None) 
         "upto": upto,
         "sandbox": sandbox,
         "owner": owner,
-        "refund_of": refund_of or "",
+        "refund_of": refund_of,  # None compares with no owner: every claim then counts
         "lease": runner.lease_seconds(),
         "budget": budget_seconds(),
         "origin_budget": budget_seconds() * origin_factor(),
