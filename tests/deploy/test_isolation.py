@@ -143,9 +143,11 @@ def test_the_worker_runs_under_its_profiles_with_few_capabilities() -> None:
     assert option("apparmor") == APPARMOR.name
     assert re.search(rf"^profile {option('apparmor')} ", APPARMOR.read_text(), re.M)
     assert "no-new-privileges:true" in spec["security_opt"]
-    # Root in the container only to switch to the pool's uids and signal them, as on bare metal.
+    # Root in the container only to switch to the pool's uids, hand each its staged copy (the
+    # copy's group: CHOWN) and signal them, as on bare metal.
     assert spec["user"] == "0:0"
-    assert spec["cap_drop"] == ["ALL"] and spec["cap_add"] == ["SETUID", "SETGID", "KILL"]
+    assert spec["cap_drop"] == ["ALL"]
+    assert spec["cap_add"] == ["SETUID", "SETGID", "KILL", "CHOWN"]
 
 
 # --- the seccomp profile, read ----------------------------------------------
@@ -458,7 +460,7 @@ def test_the_apparmor_profile_keeps_the_host_out_of_reach() -> None:
     rules = apparmor_rules()
     text = APPARMOR.read_text()
     assert "#include" not in text and "unconfined)" not in text and "complain" not in text
-    # Capabilities named one by one (no bare `capability,`): the container's own three, and
+    # Capabilities named one by one (no bare `capability,`): the container's own four, and
     # the four the kernel grants bubblewrap in the user namespaces it creates, nowhere else.
     granted = {c for r in rules if r.startswith("capability ") for c in r.split()[1:]}
     assert "capability" not in rules
