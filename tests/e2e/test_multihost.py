@@ -148,7 +148,7 @@ def test_two_worker_hosts_share_a_batch_and_play_each_match_once(
         assert [e.version for e in events] == list(range(1, len(events) + 1))
         assert [e.type for e in events].count("match_finished") == 1
     # The work was shared, and each host's traffic came over its own link.
-    assert first and second, f"one host played everything: {len(first)} / {len(second)}"
+    assert first and second, f"one host played everything: {first} / {second}"
     for i, host in enumerate(hosts):
         for relay in relays[i * len(SERVICES) : (i + 1) * len(SERVICES)]:
             if relay.target[1] != 6379:  # Redis is reached only by requests that throttle
