@@ -43,7 +43,7 @@ class Shape:
 
 @dataclass(frozen=True)
 class Scalar(Shape):
-    """A JSON integer, string or boolean: never a look-alike (``true`` is not ``1``)."""
+    """A JSON string or boolean: never a look-alike (``true`` is not ``"true"``)."""
 
     name: str
     kind: type
@@ -61,8 +61,33 @@ class Scalar(Shape):
         return lambda value: type(value) is kind
 
 
-INT = Scalar("an integer", int)
-"""A JSON integer without a fraction: ``1.0`` and ``true`` are rejected."""
+INT_BOUND = 2**63
+"""Integers are signed 64-bit at most: every accepted action becomes an event, and the event
+store's JSON (orjson, Postgres' jsonb read by it) holds no larger integer. A bigger one, legal
+to the rules where they set no upper bound (a Bra$ilis trade's ``ask_money``), would have failed
+the match's write instead of being refused as the seat's illegal action."""
+
+
+@dataclass(frozen=True)
+class Integer(Shape):
+    """A JSON integer that fits in 64 bits: ``1.0`` and ``true`` are not integers."""
+
+    def problem(self, value: Any, where: str) -> str | None:
+        if type(value) is not int:
+            return f"{_name(where)} must be an integer, not {show(value)}"
+        if not -INT_BOUND <= value < INT_BOUND:
+            return f"{_name(where)} must fit in 64 bits (-2**63 to 2**63-1), not {show(value)}"
+        return None
+
+    def describe(self) -> str:
+        return "an integer"
+
+    def accepter(self) -> Callable[[Any], bool]:
+        return lambda value: type(value) is int and -INT_BOUND <= value < INT_BOUND
+
+
+INT = Integer()
+"""A JSON integer without a fraction and within 64 bits: ``1.0`` and ``true`` are rejected."""
 STR = Scalar("a string", str)
 BOOL = Scalar("true or false", bool)
 
@@ -129,11 +154,12 @@ class ListOf(Shape):
         if (
             type(shape) is Obj
             and not shape.optional
-            and all(type(s) is Scalar for s in shape.required.values())
+            and all(type(s) in (Scalar, Integer) for s in shape.required.values())
         ):
             # A list of flat records (Brexit's placements): one loop, no call per item.
             keys = frozenset(shape.required)
             scalars = [(k, s.kind) for k, s in shape.required.items() if type(s) is Scalar]
+            ints = [k for k, s in shape.required.items() if type(s) is Integer]
 
             def records(value: Any) -> bool:
                 if type(value) is not list:
@@ -143,6 +169,10 @@ class ListOf(Shape):
                         return False
                     for key, kind in scalars:
                         if type(record[key]) is not kind:
+                            return False
+                    for key in ints:
+                        number = record[key]
+                        if type(number) is not int or not -INT_BOUND <= number < INT_BOUND:
                             return False
                 return True
 
@@ -190,13 +220,22 @@ class Obj(Shape):
         if not self.optional:  # the common case: exactly these keys, each then present
             # A scalar field is one type test, done here rather than through its closure.
             scalars = [(k, s.kind) for k, s in self.required.items() if type(s) is Scalar]
-            others = [(k, s.accepts) for k, s in self.required.items() if type(s) is not Scalar]
+            ints = [k for k, s in self.required.items() if type(s) is Integer]
+            others = [
+                (k, s.accepts)
+                for k, s in self.required.items()
+                if type(s) is not Scalar and type(s) is not Integer
+            ]
 
             def exact(value: Any) -> bool:
                 if type(value) is not dict or value.keys() != required:
                     return False
                 for key, kind in scalars:
                     if type(value[key]) is not kind:
+                        return False
+                for key in ints:
+                    number = value[key]
+                    if type(number) is not int or not -INT_BOUND <= number < INT_BOUND:
                         return False
                 for key, fits in others:  # noqa: SIM110 (a loop: no generator per action)
                     if not fits(value[key]):

@@ -216,6 +216,15 @@ def test_the_fast_shape_check_agrees_with_the_described_one(
             "must be an integer",
         ),
         ("brexit", "effect", {"effect": "none", "extra": 1}, "must be one of"),
+        # Past 64 bits, the event store could not keep the action's event (issue 21).
+        ("brasilis", "bid", {"bid": 2**63}, '"bid" must fit in 64 bits'),
+        ("brasilis", "destination", {"give_to": -(2**63) - 1}, "must fit in 64 bits"),
+        (
+            "brexit",
+            "placement",
+            {"place": [{"card": "NEG_01", "slot": 2**70}]},
+            "must fit in 64 bits",
+        ),
     ],
 )
 def test_the_reported_malformed_actions_are_refused_with_the_reason(

@@ -201,3 +201,44 @@ def test_whatever_a_bot_says_at_any_door_its_match_finishes_and_keeps_it(
     block = said(texts, raw)
     assert logs[0] == block * 2  # start() and the first act()
     assert logs[-1] == block  # end(), after the result
+
+
+TRADE_BOMB = b"""
+OPTIONS = {}
+
+
+def start(info):
+    OPTIONS.update(info.get("options") or {})
+
+
+def act(observation, legal):
+    if legal["kind"] == "dispute" and not OPTIONS.get("asked"):
+        OPTIONS["asked"] = True
+        return {"propose": {"to": (observation.get("seat", 0) + 1) % 3, "ask_money": 10**20}}
+    if legal["actions"]:
+        return legal["actions"][0]
+    space = legal.get("space") or {}
+    return {"bid": space["bid"]["min"]} if "bid" in space else {"pass": True}
+"""
+"""Asks for more money than 64 bits hold in a Bra$ilis trade: a number the event store's JSON
+cannot keep, so accepting it would have aborted the match (issue 21's outside review)."""
+
+
+def test_a_number_the_event_store_cannot_hold_is_an_illegal_action() -> None:
+    match = MatchFactory(game="brasilis", seed=5, options={"trading": True})
+    version = BotVersionFactory(bot__game="brasilis", upload=TRADE_BOMB)
+    SeatFactory(match=match, number=0, bot_version=version)
+    SeatFactory(match=match, number=1, bot_version=None, builtin="greedy")
+    SeatFactory(match=match, number=2, bot_version=None, builtin="random")
+
+    assert runner.run_match(match.id) is runner.RunResult.FINISHED
+
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.outcome and not match.error
+    mine = [
+        e.payload
+        for e in store.read(match.id)
+        if e.type == "bot_verdict" and e.payload["seat"] == 0
+    ]
+    refused = [v for v in mine if v["verdict"] == "illegal_action"]
+    assert len(refused) == 1 and "64 bits" in refused[0]["detail"], refused
