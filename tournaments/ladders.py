@@ -251,7 +251,9 @@ def play_round(
         settings = settings_of(ladder)
         created = []
         for table in matchmaking.round_tables(free, settings, rng):
-            seed = rng.getrandbits(63)
+            # Secret until the deal is over, and a finished deal publishes its seed: from the OS,
+            # never from the table draw's generator, whose outputs a run of published seeds gives away.
+            seed = secrets.randbits(63)
             seatings = matchmaking.rotations(table, settings.duplicate)
             # The rotations deal the same cards: one deal key, so none opens before all are over.
             deal = uuid7() if len(seatings) > 1 else None

@@ -217,7 +217,9 @@ def _save_tables(
     fixtures = []
     tables_per_round = max(1, season.entrants.count() // season.seats)
     for index, table in enumerate(tables):
-        seed = rng.getrandbits(63)
+        # Secret until the deal is over, and a finished deal publishes its seed: from the OS,
+        # never from the table draw's generator, whose outputs a run of published seeds gives away.
+        seed = secrets.randbits(63)
         # The table's games deal the same cards: one deal key, so none opens before all are over.
         deal = uuid7() if per_table > 1 else None
         for game in range(per_table):

@@ -170,3 +170,16 @@ def test_a_disabled_bots_pending_games_are_void_and_can_be_rerun() -> None:
     assert void
     assert {Match.objects.get(pk=m.pk).status for m in void} == {"aborted"}
     assert seasons.rerun_void(season=season) == len(void)
+
+
+def test_a_seasons_deal_seeds_never_come_from_the_table_draw() -> None:
+    # As for ladders (tests/tournaments/test_ladders.py): the draw's generator is reproducible
+    # and predictable from its outputs; a deal's seed must be neither.
+    seeds = []
+    for name in ("autumn", "winter"):
+        season = make_season(name=name, entrants=7, rounds=2)
+        seasons.open_season(season=season)
+        seasons.start_season(season=season, rng=random.Random(3))
+        seeds.append(set(Fixture.objects.filter(season=season).values_list("seed", flat=True)))
+    assert len(seeds[0]) == len(seeds[1]) == 2 * 2
+    assert not seeds[0] & seeds[1]
