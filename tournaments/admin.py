@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from tournaments import visibility
+from tournaments.admin_base import DealsKeptAdmin
 from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
 
 
@@ -23,7 +24,7 @@ class BotVersionInline(admin.TabularInline):  # type: ignore[type-arg]
 
 
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class BotAdmin(DealsKeptAdmin):
     list_display = ["name", "game", "owner", "is_active", "is_public", "created_at"]
     list_filter = ["game", "is_active", "is_public"]
     search_fields = ["name", "owner__username"]
@@ -40,7 +41,7 @@ class BotAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(BotVersion)
-class BotVersionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class BotVersionAdmin(DealsKeptAdmin):
     list_display = ["__str__", "status", "size", "created_at", "validated_at"]
     list_filter = ["status", "bot__game"]
     exclude = ["upload"]
@@ -87,7 +88,7 @@ class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class MatchAdmin(DealsKeptAdmin):
     list_display = [
         "id",
         "game",
@@ -160,7 +161,7 @@ class MatchAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(BotLog)
-class BotLogAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class BotLogAdmin(DealsKeptAdmin):
     list_display = ["match", "seat", "version", "verdict"]
     search_fields = ["match__id"]
 

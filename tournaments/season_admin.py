@@ -13,6 +13,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from tournaments import ladders, ratings, seasons, services, visibility
+from tournaments.admin_base import DealsKeptAdmin
 from tournaments.models import Fixture, Ladder, Match, Season, SeasonEntrant
 
 
@@ -41,7 +42,7 @@ def _standings_table(rows: list[dict[str, Any]]) -> SafeString:
 
 
 @admin.register(Ladder)
-class LadderAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class LadderAdmin(DealsKeptAdmin):
     list_display = ["name", "game", "seats", "is_active", "duplicate_deals", "created_at"]
     list_filter = ["game", "seats", "is_active"]
     readonly_fields = ["table"]
@@ -150,7 +151,7 @@ def _season_action(
 
 
 @admin.register(Season)
-class SeasonAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class SeasonAdmin(DealsKeptAdmin):
     list_display = ["name", "game", "seats", "format", "state", "progress", "starts_at"]
     list_filter = ["game", "state", "format"]
     search_fields = ["name"]
