@@ -1,7 +1,9 @@
 """What one account may ask of the workers, checked at the door (challenges, forks, uploads).
 
-* **Matches queued or running**: at most ``FAIR_MAX_ACTIVE_MATCHES`` an account (its smoke
-  matches included; a person's match waiting for them is not running).
+* **Matches queued, running or waiting for a person**: at most ``FAIR_MAX_ACTIVE_MATCHES`` an
+  account (its smoke matches included). A person's match waiting for a move counts: its
+  deadline queues it again with the default played, so uncounted, one account's games with a
+  scripted "person" were never refused (issue 21's outside review).
 * **Versions being validated**: at most ``FAIR_MAX_PENDING_VERSIONS`` an account.
 * **Worker time**: at most ``FAIR_WORKER_SECONDS_PER_HOUR`` seconds of workers in the last
   hour (worker_time.py), validations included. Once it is spent, new challenges, forks and
@@ -28,7 +30,7 @@ from django.utils import timezone
 from tournaments import worker_time
 from tournaments.models import AccountOrigin, BotVersion, Match
 
-ACTIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
+ACTIVE = (Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.WAITING)
 RETRY_CAP_SECONDS = 30
 """Retry-After of a refusal for a full queue: about when one slow match may have finished."""
 
@@ -76,8 +78,9 @@ def check_matches(user: Any) -> None:
     active = Match.objects.filter(created_by_id=user.pk, status__in=ACTIVE).count()
     if active >= cap:
         raise OverLimit(
-            f"{active} of your matches are queued or running, the most one account may have at"
-            " once (smoke matches of your uploads count too); wait for one to finish",
+            f"{active} of your matches are queued, running or waiting for a move, the most one"
+            " account may have at once (smoke matches of your uploads count too); wait for one"
+            " to finish",
             RETRY_CAP_SECONDS,
         )
     same_address = _address_users(user)
@@ -85,9 +88,9 @@ def check_matches(user: Any) -> None:
         shared = Match.objects.filter(created_by_id__in=same_address, status__in=ACTIVE).count()
         if shared >= cap * _factor():
             raise OverLimit(
-                f"{shared} matches of the accounts signed up from your address are queued or"
-                f" running, the most they may have together ({cap * _factor()}); wait for one"
-                " to finish",
+                f"{shared} matches of the accounts signed up from your address are queued,"
+                f" running or waiting for a move, the most they may have together"
+                f" ({cap * _factor()}); wait for one to finish",
                 RETRY_CAP_SECONDS,
             )
     check_budget(user)

@@ -222,7 +222,7 @@ def _refuse_late(match_id: Any) -> None:
     deadline = late.values_list("deadline", flat=True).first()
     if deadline is None:
         return
-    if late.update(status=Match.Status.QUEUED):
+    if late.update(status=Match.Status.QUEUED, priority=Match.Priority.PERSON):  # they are here
         transaction.on_commit(lambda: dispatch.play_match(str(match_id), Match.Priority.PERSON))
     raise Conflict(
         f"the deadline for this decision passed at {deadline.isoformat()}: the default action"
@@ -266,8 +266,14 @@ def _after_action(match: Match, seat: int, state: Any, version: int) -> None:
             fields["deadline"] = Now() + timedelta(seconds=match.human_move_seconds)
         Match.objects.filter(pk=match.pk).update(**fields)
         return
+    # A person's move is what buys the bots' reply the head of the queue (scheduler.py).
     Match.objects.filter(pk=match.pk).update(
-        status=Match.Status.QUEUED, waiting_for=[], waiting_step=None, deadline=None, **fields
+        status=Match.Status.QUEUED,
+        priority=Match.Priority.PERSON,
+        waiting_for=[],
+        waiting_step=None,
+        deadline=None,
+        **fields,
     )
     match_id = str(match.pk)
     transaction.on_commit(lambda: dispatch.play_match(match_id, Match.Priority.PERSON))
@@ -296,8 +302,10 @@ def reap(*, send: Callable[[str], object]) -> int:
         done += _abandon(match)
     expired = list(waiting.filter(deadline__lt=now).values_list("id", flat=True))
     for match_id in expired:
+        # Nobody moved: the default is played in the same turn as everyone's work, not ahead
+        # of it (a person's class is for a person waiting on the bots' reply).
         if Match.objects.filter(id=match_id, status=Match.Status.WAITING, deadline__lt=now).update(
-            status=Match.Status.QUEUED
+            status=Match.Status.QUEUED, priority=Match.Priority.PLAY
         ):
             send(str(match_id))
             done += 1

@@ -56,6 +56,7 @@ ACCOUNT = """CASE
     WHEN m.ladder_id IS NOT NULL THEN 'ladder:' || m.ladder_id
     WHEN m.season_id IS NOT NULL THEN 'season:' || m.season_id
     ELSE '' END"""
+PERSON, PLAY = int(Match.Priority.PERSON), int(Match.Priority.PLAY)
 CLAIMABLE = "(m.status = 'queued' OR (m.status = 'running' AND m.lease_expires_at < now()))"
 # The same test on a row about to be locked, written so that no index serves it: the rows are
 # then found by primary key (a plan over the status index misjudged on fresh tables cost 200 ms).
@@ -87,7 +88,7 @@ WITH claimable AS MATERIALIZED (
     LEFT JOIN tournaments_accountorigin o ON o.user_id = a.user_id
 ), running AS (
     SELECT {ACCOUNT} AS account, COALESCE('a:' || host(o.address), {ACCOUNT}) AS origin,
-        count(*) AS n
+        count(*) AS n, count(*) FILTER (WHERE m.priority = {PERSON}) AS people
     FROM tournaments_match m
     LEFT JOIN tournaments_accountorigin o ON o.user_id = m.created_by_id
     WHERE m.status = 'running' AND m.lease_expires_at >= now()
@@ -100,9 +101,15 @@ WITH claimable AS MATERIALIZED (
 ), turns AS MATERIALIZED (
     SELECT array_agg(turn ORDER BY n) AS turns FROM (
         SELECT a.turn, row_number() OVER (ORDER BY
-            a.priority,
+            -- An account over its hour's budget waits behind everyone within theirs, whatever
+            -- the class: a person's seat gives no way around it.
             (a.account LIKE 'u:%%' AND coalesce(ua.seconds, 0) >= %(budget)s)
                 OR (a.origin LIKE 'a:%%' AND coalesce(uo.seconds, 0) >= %(origin_budget)s),
+            -- A person's match goes first only while none of its account's is being played:
+            -- one person plays one game at a time, and a script's many "people" take turns.
+            CASE WHEN a.priority = {PERSON} AND EXISTS (
+                SELECT 1 FROM running r WHERE r.account = a.account AND r.people > 0
+            ) THEN {PLAY} ELSE a.priority END,
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.origin = a.origin),
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.account = a.account),
             coalesce(uo.seconds, 0),

@@ -92,6 +92,7 @@ def test_an_action_is_stored_with_its_verdict_and_queues_the_bots(
     match = play_bots(human_match(api))
     before = match.last_version
     [decision] = asked(api, match)
+    Match.objects.filter(pk=match.pk).update(priority=Match.Priority.PLAY)  # as after a default
     with commits():
         r = api.post(
             f"/api/matches/{match.pk}/actions/",
@@ -104,6 +105,7 @@ def test_an_action_is_stored_with_its_verdict_and_queues_the_bots(
     assert events[0].payload["seat"] == 0 and len(events) > 1
     match.refresh_from_db()
     assert match.status == "queued" and enqueued.play_match[-1] == str(match.pk)
+    assert match.priority == Match.Priority.PERSON  # a person waits on the bots' reply
     version = match.last_version
     assert play_bots(match).last_version > version
 
@@ -178,6 +180,8 @@ def test_a_missed_deadline_plays_the_default_action_with_a_timeout_verdict(
     step = match.waiting_step
     assert step is not None
     assert humans.reap(send=sent.append) == 1 and sent == [str(match.pk)]
+    # Nobody moved: the default waits its turn with everyone's work, not ahead of it.
+    assert Match.objects.get(pk=match.pk).priority == Match.Priority.PLAY
     # Someone answering now is too late: the default is being played.
     r = api.post(f"/api/matches/{match.pk}/actions/", {"action": {"place": []}}, format="json")
     assert r.status_code == 409

@@ -85,6 +85,33 @@ def test_a_persons_match_then_a_validation_then_the_rest() -> None:
     assert pick() is None
 
 
+def test_a_persons_matches_go_first_one_at_a_time_per_account() -> None:
+    # One account's many person's-seat matches (its "person" a script) held every worker ahead
+    # of everyone's challenges (issue 21's outside review): an account's person's match goes
+    # first only while none of its own is being played; its others take their turn as the
+    # rest do.
+    flooder, other = UserFactory(), UserFactory()
+    running(flooder, priority=PERSON)
+    flood = [queued(flooder, priority=PERSON) for _ in range(3)]
+    challenge = queued(other)  # the newest of all
+    assert pick() == challenge.id
+    assert pick() == flood[0].id
+    # Someone else's person's match still goes first of all.
+    person = queued(other, priority=PERSON)
+    queued(flooder)
+    assert pick() == person.id
+
+
+def test_an_account_over_its_hourly_budget_loses_its_persons_head_start(settings: Any) -> None:
+    settings.FAIR_WORKER_SECONDS_PER_HOUR = 100.0
+    spent, within = UserFactory(), UserFactory()
+    worker_time.charge([f"u:{spent.pk}"], 150.0)
+    late = queued(spent, priority=PERSON)
+    waiting = queued(within)
+    assert pick() == waiting.id
+    assert pick() == late.id
+
+
 def test_a_message_never_takes_a_match_of_a_later_class() -> None:
     user = UserFactory()
     challenge = queued(user)
