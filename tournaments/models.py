@@ -270,7 +270,7 @@ class Match(models.Model):
     each seat's ``rank`` and ``score``; every append also sets ``last_version``. So a result is
     read from these rows, and exists exactly when the final event does; reload the row
     (``refresh_from_db``) after an append to see it. Only an aborted match is written from
-    Python (tournaments.runner: ``status``, ``error``), beside its ``match_aborted`` event.
+    Python (tournaments.play.runner: ``status``, ``error``), beside its ``match_aborted`` event.
     """
 
     class Status(models.TextChoices):
@@ -282,7 +282,7 @@ class Match(models.Model):
         ABORTED = "aborted"
 
     class Priority(models.IntegerChoices):
-        """Which work a free worker takes first (tournaments/scheduler.py): lower first."""
+        """Which work a free worker takes first (tournaments/play/scheduler.py): lower first."""
 
         PERSON = 0, "a person's seat"
         VALIDATION = 1, "an upload's smoke match"
@@ -298,7 +298,7 @@ class Match(models.Model):
     # A duplicate deal: the set of matches that play one seed, once per seat rotation (a ladder
     # table) or per game (a season table). Every match of a set deals the same cards, so what
     # one of them dealt (its seed, its hidden events) stays closed until all are over
-    # (tournaments.visibility.deal_over). None: the match shares its seed with no other.
+    # (tournaments.play.visibility.deal_over). None: the match shares its seed with no other.
     deal = models.UUIDField(
         null=True,
         blank=True,
@@ -337,7 +337,7 @@ class Match(models.Model):
         blank=True, help_text="Why it was aborted; shown to its seats' owners and staff only."
     )
     # A version's validation run is kept as a match its owner can read (the error cites its
-    # steps); it is private to the bot's owner and staff (tournaments.selectors).
+    # steps); it is private to the bot's owner and staff (tournaments.play.selectors).
     validation_of = models.ForeignKey(
         "BotVersion",
         null=True,
@@ -346,7 +346,7 @@ class Match(models.Model):
         related_name="smoke_matches",
         help_text="Set on the smoke match that validated this version.",
     )
-    # People's seats (tournaments/humans.py): whose decision the match waits for, since which
+    # People's seats (tournaments/play/humans.py): whose decision the match waits for, since which
     # step, and until when; past the deadline the reaper has the default action played.
     # Database defaults too: bulk loaders that COPY match rows (benchmarks) name no new column.
     waiting_for = models.JSONField(
@@ -393,7 +393,7 @@ class Match(models.Model):
 
 class AccountOrigin(models.Model):
     """The address an account was signed up from: an address's accounts share their fair share
-    of the workers, their caps and their budget (tournaments/allowance.py)."""
+    of the workers, their caps and their budget (tournaments/play/allowance.py)."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="origin"
@@ -409,7 +409,7 @@ class WorkerTime(models.Model):
     """Worker seconds spent on one account's (or address's, ladder's, season's) work in one
     minute: the fair choice and the hourly budget read the last hour of these.
 
-    Written once per match played (an upsert per key: tournaments/worker_time.py); the reaper
+    Written once per match played (an upsert per key: tournaments/play/worker_time.py); the reaper
     deletes rows older than the window.
     """
 
@@ -507,7 +507,7 @@ class BotLog(models.Model):
 class Rating(models.Model):
     """A player's live rating in one pool (a ladder, a season, or a game's other rated matches).
 
-    A read model of the event store, written only by ``tournaments.rating_feed``.
+    A read model of the event store, written only by ``tournaments.rating.rating_feed``.
     """
 
     pool = models.CharField(max_length=40)

@@ -290,7 +290,7 @@ def test_a_seat_is_written_as_drfs_own_field_by_field_path_would(user: Any, othe
     from rest_framework.test import APIRequestFactory
 
     from tests.factories import BotFactory
-    from tournaments.api.serializers import MatchSeatSerializer
+    from tournaments.site.api.serializers import MatchSeatSerializer
 
     match = MatchFactory(status=Match.Status.FINISHED)
     for made in [

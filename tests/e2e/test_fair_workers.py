@@ -1,4 +1,4 @@
-"""Fair competition with real workers and the real broker (tournaments/scheduler.py).
+"""Fair competition with real workers and the real broker (tournaments/play/scheduler.py).
 
 One account floods the queue with slow challenges; another user's single challenge starts
 at the next free worker, not behind the flood. A person's match and an upload's validation

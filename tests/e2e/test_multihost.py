@@ -78,7 +78,7 @@ def start_worker(host: netns.Host, name: str) -> Worker:
 
 def played(worker: Worker) -> int:
     """How many matches this worker played to the end. A message only wakes a worker, which
-    plays the next match the scheduler gives it (tournaments/scheduler.py), so a task id names
+    plays the next match the scheduler gives it (tournaments/play/scheduler.py), so a task id names
     no match: the task's result says whether it finished one."""
     return len(
         re.findall(

@@ -22,7 +22,7 @@ from rest_framework.authtoken.models import Token
 from tests.factories import UserFactory
 from tests.faults.conftest import Stack, assert_intact, django_shell, platform_env, wait_until
 from tests.faults.services import OwnRabbit, free_port
-from tournaments import ladders
+from tournaments.competition import ladders
 from tournaments.models import Ladder, LadderRound, Match
 
 pytestmark = [pytest.mark.faults, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -113,8 +113,9 @@ def test_an_upload_while_the_broker_is_down_is_accepted_and_its_validation_sent_
     from rest_framework.test import APIClient
 
     from tests.factories import BotFactory
-    from tournaments import runner, tasks
+    from tournaments import tasks
     from tournaments.models import BotVersion
+    from tournaments.play import runner
 
     def broker_down(*args: object) -> None:
         raise OperationalError("[Errno 111] Connection refused")

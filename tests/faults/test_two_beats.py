@@ -14,7 +14,8 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from tests.faults.conftest import Stack, assert_intact, platform_env, wait_until
-from tournaments import ladders, tasks
+from tournaments import tasks
+from tournaments.competition import ladders
 from tournaments.models import Ladder, LadderRound, Match
 
 pytestmark = pytest.mark.faults

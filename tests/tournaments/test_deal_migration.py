@@ -11,8 +11,9 @@ import pytest
 from django.db import connection
 
 from tests.factories import MatchFactory
-from tournaments import migrations, visibility
+from tournaments import migrations
 from tournaments.models import Fixture, Ladder, Match, Season
+from tournaments.play import visibility
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,10 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.factories import BotFactory, BotVersionFactory, RatingFactory, UserFactory
-from tournaments import ladders, matchmaking, ratings, services
+from tournaments.competition import ladders, matchmaking
 from tournaments.models import BotVersion, Ladder, Match
+from tournaments.play import services
+from tournaments.rating import ratings
 
 pytestmark = pytest.mark.django_db
 

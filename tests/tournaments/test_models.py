@@ -44,7 +44,7 @@ def test_built_in_bot_names_are_the_engine_s(monkeypatch: pytest.MonkeyPatch) ->
     """The platform reads which built-in bots a game offers from the game, through the registry."""
     from games.engine.registry import get
     from tests.factories import UserFactory
-    from tournaments import services
+    from tournaments.play import services
 
     monkeypatch.setitem(get("brexit").builtin_bots, "extra", "")
     user = UserFactory()

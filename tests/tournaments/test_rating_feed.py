@@ -15,8 +15,8 @@ from replays import feed, store
 from replays.models import Event, FeedCheckpoint
 from replays.store import NewEvent
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
-from tournaments import rating_feed, ratings
 from tournaments.models import Ladder, Match, Rating, RatingHistory
+from tournaments.rating import rating_feed, ratings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 FENCE_WAIT = 180.0

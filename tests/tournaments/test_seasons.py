@@ -11,8 +11,9 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import BotVersionFactory
-from tournaments import seasons, services
+from tournaments.competition import seasons
 from tournaments.models import Fixture, Match, Season, SeasonEntrant
+from tournaments.play import services
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from replays.store import NewEvent
 from tests import own_cache
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tournaments.models import Match, Seat
-from tournaments.runner import RunResult, run_match
+from tournaments.play.runner import RunResult, run_match
 
 PlayMatch = Callable[..., Match]
 

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from tests.factories import BotFactory, BotVersionFactory, MatchFactory, SeatFactory, UserFactory
-from tournaments import seasons
+from tournaments.competition import seasons
 from tournaments.models import Ladder, Match, Rating, Season, SeasonEntrant
 
 pytestmark = pytest.mark.django_db

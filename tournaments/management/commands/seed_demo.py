@@ -18,8 +18,9 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from games.engine.builtin import builtin_names
-from tournaments import ladders, runner, seasons
+from tournaments.competition import ladders, seasons
 from tournaments.models import Ladder, Match, Season, SeasonEntrant, Seat
+from tournaments.play import runner
 
 DEMO = [
     ("brexit", 2026, ("search", "greedy", "random", "random")),
