@@ -135,7 +135,7 @@ def _serve(task: Task[Any, Any], upto: int, hint: str, refund_of: str | None = N
 @shared_task(name="tournaments.play_match", **WAKE_UP)
 def play_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None) -> str:
     """Any class of match: people's first, then validations, then the rest."""
-    from tournaments.models import Match
+    from tournaments.play.models import Match
 
     return _serve(self, Match.Priority.PLAY, match_id, refund_of)
 
@@ -143,7 +143,7 @@ def play_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None
 @shared_task(name="tournaments.play_person_match", **WAKE_UP)
 def play_person_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None) -> str:
     """People's matches only (the ``people`` queue: a worker kept for them never plays others)."""
-    from tournaments.models import Match
+    from tournaments.play.models import Match
 
     return _serve(self, Match.Priority.PERSON, match_id, refund_of)
 
@@ -153,8 +153,8 @@ def validate_bot_version(
     self: Task[Any, Any], version_id: int, refund_of: str | None = None
 ) -> str:
     """Queue the version's smoke match, then play the next person's match or validation."""
-    from tournaments.models import BotVersion, Match
     from tournaments.play import validation
+    from tournaments.play.models import BotVersion, Match
 
     with retried_after_outage(self):  # the version stays pending until it is validated
         smoke = validation.prepare(version_id)

@@ -28,7 +28,7 @@ from replays.store import NewEvent
 from tests.factories import BotLogFactory, BotVersionFactory, UserFactory
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import hidden_from, leaked, strings
-from tournaments.models import BotLog, BotVersion, Match, Seat
+from tournaments.play.models import BotLog, BotVersion, Match, Seat
 
 pytestmark = pytest.mark.django_db
 

@@ -41,8 +41,9 @@ from tests.factories import MatchFactory, SeatFactory, UserFactory
 from tests.viewer.conftest import play
 from tests.viewer.test_visibility import hidden_from, leaked, strings
 from tournaments.competition import ladders, seasons
-from tournaments.models import BotLog, Fixture, Ladder, Match, Season, SeasonEntrant
+from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
 from tournaments.play import services, visibility
+from tournaments.play.models import BotLog, Match
 
 pytestmark = pytest.mark.django_db
 

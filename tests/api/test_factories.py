@@ -35,7 +35,7 @@ def test_the_default_bot_is_really_ready(game):
     import os
 
     from games.sandbox import isolation_status
-    from tournaments.models import BotVersion
+    from tournaments.play.models import BotVersion
     from tournaments.play.validation import smoke_error
 
     ok, why = isolation_status()

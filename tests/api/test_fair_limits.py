@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 from tests.api.conftest import Enqueued
 from tests.factories import UserFactory
 from tests.viewer.conftest import play
-from tournaments.models import AccountOrigin, BotVersion, Match
 from tournaments.play import worker_time
+from tournaments.play.models import AccountOrigin, BotVersion, Match
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,8 @@ from django.test import Client
 
 from games.engine.registry import get
 from tests.factories import UserFactory
-from tournaments.models import Match
 from tournaments.play import runner, services, visibility
+from tournaments.play.models import Match
 from tournaments.site.replay import state_at
 
 pytestmark = pytest.mark.django_db

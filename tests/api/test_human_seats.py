@@ -24,8 +24,8 @@ from games.engine.registry import get
 from games.engine.rng import step_rng
 from replays import store
 from tests.api.conftest import Enqueued
-from tournaments.models import Match
 from tournaments.play import humans, runner
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

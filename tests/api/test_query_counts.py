@@ -25,16 +25,9 @@ from tests.factories import (
     UserFactory,
     counted_events,
 )
-from tournaments.models import (
-    BotVersion,
-    Fixture,
-    Ladder,
-    Match,
-    Rating,
-    RatingHistory,
-    Season,
-    SeasonEntrant,
-)
+from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
+from tournaments.play.models import BotVersion, Match
+from tournaments.rating.models import Rating, RatingHistory
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.api.test_access_matrix import ROLES, _client, world  # noqa: F401
-from tournaments.models import Match, Seat
+from tournaments.play.models import Match, Seat
 
 pytestmark = pytest.mark.django_db
 

@@ -21,8 +21,8 @@ from tests.e2e.test_viewer_browser import (  # noqa: F401 (fixtures)
 )
 from tests.factories import UserFactory
 from tournaments import tasks
-from tournaments.models import Match
 from tournaments.play import services
+from tournaments.play.models import Match
 
 assert tasks  # registered here: the services send them by name (tournaments/play/dispatch.py)
 

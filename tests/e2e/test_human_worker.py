@@ -13,8 +13,8 @@ import pytest
 from tests.e2e.conftest import Worker, wait_until
 from tests.factories import UserFactory
 from tournaments import tasks
-from tournaments.models import Match
 from tournaments.play import humans, services
+from tournaments.play.models import Match
 
 assert tasks  # registered here: the services send them by name (tournaments/play/dispatch.py)
 

@@ -22,7 +22,7 @@ from replays import store
 from tests.e2e import netns
 from tests.e2e.conftest import ROOT, Worker, _env, all_queues, wait_until
 from tournaments import tasks
-from tournaments.models import Match, Seat
+from tournaments.play.models import Match, Seat
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 

@@ -23,7 +23,8 @@ from tests.factories import UserFactory
 from tests.faults.conftest import Stack, assert_intact, django_shell, platform_env, wait_until
 from tests.faults.services import OwnRabbit, free_port
 from tournaments.competition import ladders
-from tournaments.models import Ladder, LadderRound, Match
+from tournaments.competition.models import Ladder, LadderRound
+from tournaments.play.models import Match
 
 pytestmark = [pytest.mark.faults, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -114,8 +115,8 @@ def test_an_upload_while_the_broker_is_down_is_accepted_and_its_validation_sent_
 
     from tests.factories import BotFactory
     from tournaments import tasks
-    from tournaments.models import BotVersion
     from tournaments.play import runner
+    from tournaments.play.models import BotVersion
 
     def broker_down(*args: object) -> None:
         raise OperationalError("[Errno 111] Connection refused")

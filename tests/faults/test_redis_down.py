@@ -14,7 +14,7 @@ from tests.api.conftest import throttle_rates
 from tests.factories import UserFactory
 from tests.faults.services import OwnRedis
 from tournaments import tasks
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db]
 

@@ -12,8 +12,9 @@ from django.db import connection
 
 from tests.factories import MatchFactory
 from tournaments import migrations
-from tournaments.models import Fixture, Ladder, Match, Season
+from tournaments.competition.models import Fixture, Ladder, Season
 from tournaments.play import visibility
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

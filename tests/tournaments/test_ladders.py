@@ -12,8 +12,9 @@ from django.urls import reverse
 
 from tests.factories import BotFactory, BotVersionFactory, RatingFactory, UserFactory
 from tournaments.competition import ladders, matchmaking
-from tournaments.models import BotVersion, Ladder, Match
+from tournaments.competition.models import Ladder
 from tournaments.play import services
+from tournaments.play.models import BotVersion, Match
 from tournaments.rating import ratings
 
 pytestmark = pytest.mark.django_db

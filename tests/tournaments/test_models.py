@@ -10,7 +10,7 @@ from games.engine.types import Outcome
 from replays import store
 from replays.store import NewEvent
 from tests.tournaments.conftest import MakeMatch
-from tournaments.models import RESULT_TRIGGER, Match
+from tournaments.play.models import RESULT_TRIGGER, Match
 
 pytestmark = pytest.mark.django_db
 

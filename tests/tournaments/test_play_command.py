@@ -17,9 +17,9 @@ from replays import store
 from tests.games.sandbox.conftest import modes
 from tests.games.sandbox.test_examples import example
 from tournaments import tasks
-from tournaments.models import Bot, BotLog, BotVersion, Match
 from tournaments.play import services
 from tournaments.play.local_bots import unpack_into
+from tournaments.play.models import Bot, BotLog, BotVersion, Match
 
 BOT = """
 import random, sys

@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from tests.tournaments.conftest import MakeMatch
 from tournaments import tasks
-from tournaments.models import Match
 from tournaments.play import runner
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,9 @@ from games.engine.types import Event
 from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tournaments import tasks
-from tournaments.models import AccountOrigin, Ladder, Match, WorkerTime
+from tournaments.competition.models import Ladder
 from tournaments.play import runner, scheduler, worker_time
+from tournaments.play.models import AccountOrigin, Match, WorkerTime
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,9 @@ from django.utils import timezone
 
 from tests.factories import BotVersionFactory
 from tournaments.competition import seasons
-from tournaments.models import Fixture, Match, Season, SeasonEntrant
+from tournaments.competition.models import Fixture, Season, SeasonEntrant
 from tournaments.play import services
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ from games.engine.platform_events import MATCH_FINISHED
 from replays import store
 from tests.factories import BotVersionFactory
 from tournaments import tasks
-from tournaments.models import BotVersion, Match
 from tournaments.play import runner
+from tournaments.play.models import BotVersion, Match
 from tournaments.play.validation import validate
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,8 @@ from django.test import Client
 
 from replays import store
 from tests.viewer.conftest import play
-from tournaments.models import Bot, Ladder, Match, Season
+from tournaments.competition.models import Ladder, Season
+from tournaments.play.models import Bot, Match
 
 pytestmark = pytest.mark.django_db
 

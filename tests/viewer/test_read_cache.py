@@ -18,8 +18,8 @@ from replays.store import NewEvent
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import client_for, hidden_from, leaked, public_urls
-from tournaments.models import Match
 from tournaments.play import read_cache
+from tournaments.play.models import Match
 from tournaments.site import replay
 from tournaments.site.replay import LogLine
 from tournaments.site.templatetags.replay_log import log_items

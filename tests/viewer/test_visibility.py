@@ -21,7 +21,7 @@ from games.engine.events import view as event_view
 from replays import store
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
-from tournaments.models import Match
+from tournaments.play.models import Match
 from tournaments.site import replay
 
 pytestmark = pytest.mark.django_db

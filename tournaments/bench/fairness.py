@@ -32,9 +32,9 @@ from django.contrib.auth import get_user_model
 from config.queues import task_routes
 from tournaments.bench.children import delete_queues
 from tournaments.bench.scale import BenchWorker, worker_env
-from tournaments.models import BotVersion, Match
 from tournaments.play import services
 from tournaments.play.allowance import OverLimit
+from tournaments.play.models import BotVersion, Match
 
 SLOW_BOT = """import time
 

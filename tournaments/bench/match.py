@@ -19,8 +19,8 @@ from games.engine.registry import get
 from replays import store
 from replays.store import NewEvent
 from tournaments.bench.eventstore import copy_rows, encoded_rows, scratch_table
-from tournaments.models import Match, Seat
 from tournaments.play import runner
+from tournaments.play.models import Match, Seat
 from tournaments.play.players import builtin_player
 from tournaments.play.runtime import tune_gc
 

@@ -27,7 +27,7 @@ from django.db import DatabaseError, connection
 from uuid_utils.compat import uuid7
 
 from games.engine.platform_events import MATCH_FINISHED
-from tournaments.models import Ladder
+from tournaments.competition.models import Ladder
 from tournaments.rating import rating_feed, ratings
 
 SEATS = 4

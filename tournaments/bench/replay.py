@@ -26,7 +26,7 @@ from games.engine.platform_events import verdict_event
 from games.engine.registry import get
 from replays import store
 from replays.store import NewEvent
-from tournaments.models import Match, Seat
+from tournaments.play.models import Match, Seat
 
 SEATS, ROUNDS = 5, 9
 

@@ -26,7 +26,7 @@ from django.db import connection
 
 from games.engine.registry import get
 from tournaments.bench.children import Child, database_url, delete_queues
-from tournaments.models import Match, Seat
+from tournaments.play.models import Match, Seat
 
 ROOT = Path(__file__).resolve().parents[1]
 READY = " ready."

@@ -38,9 +38,11 @@ from django.utils import timezone
 from uuid_utils.compat import uuid7
 
 from tournaments.competition import matchmaking
-from tournaments.models import BUILTIN_BOTS, BotVersion, Ladder, LadderRound, Match, Rating, Seat
+from tournaments.competition.models import Ladder, LadderRound
 from tournaments.play import services
+from tournaments.play.models import BUILTIN_BOTS, BotVersion, Match, Seat
 from tournaments.rating import rating_feed, ratings
+from tournaments.rating.models import Rating
 
 RECENT = timedelta(hours=24)
 ROUND_TASK = "tournaments.run_ladders"

@@ -23,8 +23,9 @@ from django.db import transaction
 from django.utils import timezone
 from uuid_utils.compat import uuid7
 
-from tournaments.models import BotVersion, Fixture, Match, Season, Seat
+from tournaments.competition.models import Fixture, Season
 from tournaments.play import services, visibility
+from tournaments.play.models import BotVersion, Match, Seat
 from tournaments.rating import rating_feed, ratings
 
 State = Season.State

@@ -25,8 +25,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from tournaments.models import AccountOrigin, BotVersion, Match
 from tournaments.play import worker_time
+from tournaments.play.models import AccountOrigin, BotVersion, Match
 
 ACTIVE = (Match.Status.QUEUED, Match.Status.RUNNING)
 RETRY_CAP_SECONDS = 30

@@ -25,7 +25,7 @@ import logging
 from celery import current_app
 from kombu.exceptions import OperationalError as BrokerError
 
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 log = logging.getLogger(__name__)
 

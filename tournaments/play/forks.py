@@ -19,8 +19,8 @@ from django.db import transaction
 from games.engine.platform_events import PLATFORM_EVENTS
 from replays import store
 from replays.store import NewEvent, StoredEvent
-from tournaments.models import Match, Seat
 from tournaments.play import allowance, dispatch, services
+from tournaments.play.models import Match, Seat
 from tournaments.play.services import Invalid
 from tournaments.play.visibility import deal_over, is_over, seats_of, shows_bot
 

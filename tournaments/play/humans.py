@@ -34,8 +34,8 @@ from games.engine.rng import step_rng
 from games.engine.types import JSON
 from replays import snapshots, store
 from replays.store import ConcurrencyError, NewEvent
-from tournaments.models import Match, Seat
 from tournaments.play import dispatch, selectors, visibility
+from tournaments.play.models import Match, Seat
 
 log = logging.getLogger(__name__)
 

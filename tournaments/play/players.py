@@ -21,7 +21,7 @@ from games.sandbox.limits import Limits
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
 from games.sandbox.upload import unpack
-from tournaments.models import BotVersion, Match, Seat
+from tournaments.play.models import BotVersion, Match, Seat
 
 
 def builtin_player(game: str, name: str, seed: int) -> InProcess:

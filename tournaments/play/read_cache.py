@@ -32,7 +32,7 @@ from django.core.cache import cache
 from redis.exceptions import RedisError
 
 from games.engine.registry import get
-from tournaments.models import Match
+from tournaments.play.models import Match
 from tournaments.play.visibility import Sight, View
 
 log = logging.getLogger(__name__)
@@ -42,8 +42,10 @@ T = TypeVar("T")
 CACHE_DOWN = (RedisError, OSError)
 """What a cache that is away raises (replays are then computed, the rate limits fail open)."""
 
-VERSION = 2
-"""2: a sight names whether it shows the seed (a duplicate deal's finished match hides it)."""
+VERSION = 3
+"""2: a sight names whether it shows the seed (a duplicate deal's finished match hides it).
+3: a log's lines are ``tournaments.site.replay.LogLine``, pickled by their module's path (issue 22
+moved it from ``tournaments.replay``: a value stored before would not load)."""
 TIMEOUT = 24 * 3600
 """Seconds a value stays: only so that a replay nobody reads any more leaves the cache."""
 

@@ -57,8 +57,8 @@ from games.engine.types import Event as EngineEvent
 from games.sandbox.readiness import isolation_status
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
-from tournaments.models import BotLog, BotVersion, Match, Seat
 from tournaments.play import humans
+from tournaments.play.models import BotLog, BotVersion, Match, Seat
 from tournaments.play.outages import is_database_outage
 from tournaments.play.players import human_player, match_limits, player_for
 from tournaments.play.selectors import match_to_play

@@ -44,8 +44,8 @@ from django.db import connection
 from django.utils import timezone
 
 from games.sandbox.readiness import isolation_status
-from tournaments.models import Match
 from tournaments.play import dispatch, runner, validation, worker_time
+from tournaments.play.models import Match
 from tournaments.play.outages import is_database_outage
 
 log = logging.getLogger(__name__)

@@ -22,8 +22,8 @@ from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from replays import store
 from replays.document import match_document
-from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
 from tournaments.play import read_cache, visibility
+from tournaments.play.models import Bot, BotLog, BotVersion, Match, Seat
 from tournaments.play.visibility import is_staff, user_id
 
 

@@ -27,8 +27,9 @@ from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, unpack
-from tournaments.models import AccountOrigin, Bot, BotVersion, Ladder, Match, Season, Seat
+from tournaments.competition.models import Ladder, Season
 from tournaments.play import allowance, dispatch, humans, selectors
+from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
 
 MAX_SEED = 2**63 - 1
 

@@ -24,8 +24,8 @@ from games.engine.storable import storable
 from games.sandbox.readiness import isolation_status
 from games.sandbox.upload import UploadError, compile_check, unpack
 from replays import store
-from tournaments.models import BotVersion, Match
 from tournaments.play import runner, services
+from tournaments.play.models import BotVersion, Match
 
 log = logging.getLogger(__name__)
 

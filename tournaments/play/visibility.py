@@ -63,7 +63,8 @@ from django.utils.crypto import salted_hmac
 from games.engine.events import can_see, redacted
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED, MATCH_FINISHED
 from games.engine.types import Event
-from tournaments.models import Bot, BotVersion, Fixture, Match, Season, Seat
+from tournaments.competition.models import Fixture, Season
+from tournaments.play.models import Bot, BotVersion, Match, Seat
 
 PUBLIC = "public"
 ALL = "all"

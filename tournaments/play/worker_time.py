@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from django.db import connection
 from django.utils import timezone
 
-from tournaments.models import WorkerTime
+from tournaments.play.models import WorkerTime
 
 WINDOW = timedelta(hours=1)
 

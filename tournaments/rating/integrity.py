@@ -28,7 +28,7 @@ from games.engine.match import replay
 from games.engine.platform_events import MATCH_ABORTED, MATCH_FINISHED, game_events
 from games.engine.registry import get
 from replays import store
-from tournaments.models import Match, Seat
+from tournaments.play.models import Match, Seat
 from tournaments.rating import rating_feed
 
 

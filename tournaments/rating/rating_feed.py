@@ -26,8 +26,9 @@ from psycopg.copy import QueuedLibpqWriter
 
 from games.engine.platform_events import MATCH_FINISHED
 from replays import feed, upcasting
-from tournaments.models import BotVersion, Rating
+from tournaments.play.models import BotVersion
 from tournaments.rating import ratings
+from tournaments.rating.models import Rating
 
 CONSUMER = "ratings"
 _LOCK = zlib.crc32(b"tournaments.rating.ratings")

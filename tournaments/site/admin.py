@@ -9,8 +9,8 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tournaments.models import Bot, BotLog, BotVersion, Match, Seat
 from tournaments.play import visibility
+from tournaments.play.models import Bot, BotLog, BotVersion, Match, Seat
 
 
 class BotVersionInline(admin.TabularInline):  # type: ignore[type-arg]

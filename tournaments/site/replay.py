@@ -13,8 +13,8 @@ from typing import Any
 from games.engine.registry import get
 from games.engine.types import JSON
 from replays import narrate, snapshots, store
-from tournaments.models import BotLog, Match
 from tournaments.play import read_cache, selectors, visibility
+from tournaments.play.models import BotLog, Match
 from tournaments.play.visibility import Sight, View, event_as_seen
 
 

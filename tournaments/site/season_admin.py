@@ -13,8 +13,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from tournaments.competition import ladders, seasons
-from tournaments.models import Fixture, Ladder, Match, Season, SeasonEntrant
+from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
 from tournaments.play import services, visibility
+from tournaments.play.models import Match
 from tournaments.rating import ratings
 
 

@@ -45,9 +45,10 @@ from django.utils import timezone
 
 from replays import store
 from tournaments.bench.children import Child, database_url, delete_queues
-from tournaments.models import BUILTIN_BOTS, Ladder, Match, Seat
+from tournaments.competition.models import Ladder
 from tournaments.play import runner, services
 from tournaments.play.dispatch import PLAY_MATCH
+from tournaments.play.models import BUILTIN_BOTS, Match, Seat
 from tournaments.rating import rating_feed
 
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")

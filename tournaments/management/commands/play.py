@@ -28,9 +28,9 @@ from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
 from replays import store
 from replays.document import match_document
-from tournaments.models import BotLog
 from tournaments.play import runner, selectors, services
 from tournaments.play.local_bots import BadSeat, builtin_name, read_upload, unpack_into
+from tournaments.play.models import BotLog
 from tournaments.play.players import bot_limits, builtin_player
 
 

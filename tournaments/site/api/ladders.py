@@ -19,8 +19,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.competition import ladders
-from tournaments.models import GAME_CHOICES, Ladder, Rating, RatingHistory
+from tournaments.competition.models import Ladder
 from tournaments.play import visibility
+from tournaments.play.models import GAME_CHOICES
+from tournaments.rating.models import Rating, RatingHistory
 
 PRIVATE = visibility.PRIVATE_BOT
 

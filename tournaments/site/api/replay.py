@@ -18,8 +18,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.models import Match
 from tournaments.play import forks, selectors, visibility
+from tournaments.play.models import Match
 from tournaments.site import replay
 from tournaments.site.api import serializers as s
 from tournaments.site.api.permissions import Authenticated, ReadOrAuthenticated

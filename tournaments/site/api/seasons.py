@@ -13,8 +13,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.competition import seasons
-from tournaments.models import GAME_CHOICES, Fixture, Match, Season
+from tournaments.competition.models import Fixture, Season
 from tournaments.play import visibility
+from tournaments.play.models import GAME_CHOICES, Match
 from tournaments.site.api.ladders import player_name
 
 

@@ -12,8 +12,8 @@ from rest_framework import serializers
 from games.engine.registry import GAMES
 from games.engine.storable import unstorable
 from games.sandbox.upload import MAX_NAME_BYTES, MAX_PY_BYTES, MAX_ZIP_BYTES, unprintable
-from tournaments.models import BUILTIN_BOTS, GAME_CHOICES, Bot, BotLog, BotVersion, Match, Seat
 from tournaments.play import selectors, visibility
+from tournaments.play.models import BUILTIN_BOTS, GAME_CHOICES, Bot, BotLog, BotVersion, Match, Seat
 from tournaments.play.services import MAX_SEED
 
 MAX_SEATS_ANY_GAME = max(info.max_seats for info in GAMES.values())

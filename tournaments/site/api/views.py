@@ -43,7 +43,7 @@ from tournaments.site.api.throttles import (
 if TYPE_CHECKING:
     from django.db.models import QuerySet
 
-    from tournaments.models import Bot, BotLog, BotVersion, Match
+    from tournaments.play.models import Bot, BotLog, BotVersion, Match
 
 MAX_UPLOAD_REQUEST_BYTES = s.MAX_UPLOAD_BYTES + 64 * 1024
 """An upload request's body: the largest file plus room for its multipart framing and fields."""

@@ -9,7 +9,7 @@ from typing import Any
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from tournaments.models import RatingHistory
+from tournaments.rating.models import RatingHistory
 
 WIDTH, HEIGHT, PAD = 640, 180, 28
 

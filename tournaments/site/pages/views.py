@@ -19,8 +19,9 @@ from django.views.decorators.http import require_safe
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 from tournaments.competition import ladders, seasons
-from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
+from tournaments.competition.models import Ladder, Season
 from tournaments.play import humans, selectors, visibility
+from tournaments.play.models import Bot, BotVersion, Match, Seat
 from tournaments.rating import ratings
 from tournaments.site import replay
 from tournaments.site.pages import markdown

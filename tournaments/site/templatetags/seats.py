@@ -6,8 +6,8 @@ from typing import Any
 
 from django import template
 
-from tournaments.models import Seat
 from tournaments.play import visibility
+from tournaments.play.models import Seat
 
 register = template.Library()
 
