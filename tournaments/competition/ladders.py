@@ -266,7 +266,7 @@ def play_round(
                         players=seating,
                         seed=seed,
                         options=ladder.options,
-                        ladder=ladder,
+                        ladder_id=ladder.pk,
                         deal=deal,
                     )
                 )

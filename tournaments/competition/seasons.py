@@ -345,7 +345,7 @@ def _start(season: Season, fixture: Fixture) -> Match:
         players=fixture.players,
         seed=fixture.seed,
         options=season.options,
-        season=season,
+        season_id=season.pk,
         deal=fixture.deal,
     )
     fixture.match = match

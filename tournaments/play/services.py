@@ -27,7 +27,6 @@ from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, unpack
-from tournaments.competition.models import Ladder, Season
 from tournaments.play import allowance, dispatch, humans, selectors
 from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
 
@@ -421,14 +420,15 @@ def create_rated_match(
     players: Sequence[str],
     seed: int,
     options: Mapping[str, Any] | None = None,
-    ladder: Ladder | None = None,
-    season: Season | None = None,
+    ladder_id: int | None = None,
+    season_id: int | None = None,
     deal: uuid.UUID | None = None,
 ) -> Match:
     """A rated match, queued for the workers once the caller's transaction commits.
 
     ``players`` are in seat order, each ``"v:<version id>"`` or ``"builtin:<name>"``;
     the scheduler (ladder round, season) has chosen them, so they are trusted here.
+    ``ladder_id``/``season_id``: the ladder or season that plays it (play names no competition).
     ``deal``: the duplicate deal it plays with the other matches given the same key and seed.
     """
     with transaction.atomic():
@@ -437,8 +437,8 @@ def create_rated_match(
             options=dict(options or {}),
             seed=seed,
             rated=True,
-            ladder=ladder,
-            season=season,
+            ladder_id=ladder_id,
+            season_id=season_id,
             deal=deal,
         )
         Seat.objects.bulk_create(

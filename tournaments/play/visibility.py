@@ -44,7 +44,7 @@ Which matches a user may see at all (another user's smoke matches are hidden) is
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +63,6 @@ from django.utils.crypto import salted_hmac
 from games.engine.events import can_see, redacted
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED, MATCH_FINISHED
 from games.engine.types import Event
-from tournaments.competition.models import Fixture, Season
 from tournaments.play.models import Bot, BotVersion, Match, Seat
 
 PUBLIC = "public"
@@ -89,8 +88,11 @@ def is_over(match: Match) -> bool:
 
 # --- duplicate deals: one seed, several matches ------------------------------------------------
 
-SEASON_OVER = (Season.State.FINISHED, Season.State.CANCELLED)
-"""A season that plays no more fixtures: one not played by then never will be."""
+DEAL_PLAYS_ON: list[Callable[[Any], Q]] = []
+"""What else keeps a duplicate deal playing, besides a match of it not over: each takes the deal
+(a key, or ``OuterRef("deal")``) and gives a condition. Competition adds that a fixture of it may
+still be played (``tournaments.competition.selectors.fixture_to_play``, added by the app's
+``ready``): play names nothing of competition."""
 DEAL_PLAYING = "deal_playing"
 """The attribute ``with_deal_state`` annotates: whether the match's deal still plays on."""
 
@@ -100,12 +102,10 @@ def _deal_plays_on(deal: Any) -> Q:
     a match of it is not over, or a fixture of it may still be played (not started yet, or void
     while its season runs: staff may re-run it, on the same seed)."""
     unfinished = Match.objects.filter(deal=deal).exclude(status__in=OVER)
-    to_play = (
-        Fixture.objects.filter(deal=deal)
-        .exclude(season__state__in=SEASON_OVER)
-        .filter(Q(match__isnull=True) | Q(match__status=Match.Status.ABORTED))
-    )
-    return Q(Exists(unfinished)) | Q(Exists(to_play))
+    plays_on = Q(Exists(unfinished))
+    for condition in DEAL_PLAYS_ON:
+        plays_on |= condition(deal)
+    return plays_on
 
 
 def with_deal_state(matches: QuerySet[Match]) -> QuerySet[Match]:
