@@ -1,7 +1,7 @@
 """The match document: one match's metadata and events as JSON.
 
 ``manage.py play --out`` writes it, the API serves it (in pages, each event as the
-caller may see it: tournaments.selectors.match_document_page) and the replay viewer
+caller may see it: tournaments.play.selectors.match_document_page) and the replay viewer
 reads it, so a locally played match and a stored one look the same.
 """
 

@@ -14,8 +14,9 @@ from django.contrib.auth import get_user_model
 from factory.django import DjangoModelFactory
 
 from replays.store import NewEvent
-from tournaments.models import Bot, BotLog, BotVersion, Match, Rating, Seat
-from tournaments.ratings import CONSERVATIVE_K, Skill
+from tournaments.play.models import Bot, BotLog, BotVersion, Match, Seat
+from tournaments.rating.models import Rating
+from tournaments.rating.ratings import CONSERVATIVE_K, Skill
 
 # A valid protocol v1 bot for both games: the first enumerated action, else the smallest
 # Bra$ilis bid or an empty Brexit placement (the shapes docs/bots.md describes).

@@ -5,3 +5,14 @@ class TournamentsConfig(AppConfig):
     name = "tournaments"
     verbose_name = "Bots, matches and tournaments"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Django's autodiscovery imports `<app>.admin`; the site's admin lives in the site context.
+        # A duplicate deal plays on while a fixture of it may still be played: play's visibility
+        # asks competition without importing it (tournaments.play.visibility.DEAL_PLAYS_ON).
+        from tournaments.competition.selectors import fixture_to_play
+        from tournaments.play import visibility
+        from tournaments.site import admin  # noqa: F401
+
+        if fixture_to_play not in visibility.DEAL_PLAYS_ON:
+            visibility.DEAL_PLAYS_ON.append(fixture_to_play)

@@ -1,7 +1,7 @@
 """Celery tasks: thin wrappers that call the scheduler, the runner and the services.
 
 ``play_match``, ``play_person_match`` and ``validate_bot_version`` each wake a worker, which
-plays the match that comes first by class and by account (tournaments/scheduler.py), not
+plays the match that comes first by class and by account (tournaments/play/scheduler.py), not
 necessarily the one the message names. They are acknowledged late and rejected on worker
 loss, so a message whose worker dies is redelivered; the runner's lease makes a redelivered
 or duplicated message harmless (a match is never played twice). A database outage is retried
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 @worker_process_init.connect
 def tune_worker_process(**kwargs: object) -> None:
-    from tournaments.runtime import tune_gc
+    from tournaments.play.runtime import tune_gc
 
     tune_gc()
 
@@ -87,7 +87,7 @@ def retry_after_outage(task: Task[Any, Any], exc: Exception, **changed: Any) -> 
 @contextmanager
 def retried_after_outage(task: Task[Any, Any]) -> Iterator[None]:
     """Turn a database outage inside the block into a retry of ``task``; other errors pass."""
-    from tournaments.outages import is_database_outage
+    from tournaments.play.outages import is_database_outage
 
     try:
         yield
@@ -113,8 +113,8 @@ def _serve(task: Task[Any, Any], upto: int, hint: str, refund_of: str | None = N
     ``refund_of``: the worker whose attempt at a match a database outage ended; the retry's
     claim of that match counts no new attempt (runner.AttemptInterrupted, scheduler.pick).
     """
-    from tournaments import runner, scheduler
-    from tournaments.outages import is_database_outage
+    from tournaments.play import runner, scheduler
+    from tournaments.play.outages import is_database_outage
 
     try:
         served = scheduler.serve(upto=upto, hint=uuid.UUID(hint), refund_of=refund_of)
@@ -135,7 +135,7 @@ def _serve(task: Task[Any, Any], upto: int, hint: str, refund_of: str | None = N
 @shared_task(name="tournaments.play_match", **WAKE_UP)
 def play_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None) -> str:
     """Any class of match: people's first, then validations, then the rest."""
-    from tournaments.models import Match
+    from tournaments.play.models import Match
 
     return _serve(self, Match.Priority.PLAY, match_id, refund_of)
 
@@ -143,7 +143,7 @@ def play_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None
 @shared_task(name="tournaments.play_person_match", **WAKE_UP)
 def play_person_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None) -> str:
     """People's matches only (the ``people`` queue: a worker kept for them never plays others)."""
-    from tournaments.models import Match
+    from tournaments.play.models import Match
 
     return _serve(self, Match.Priority.PERSON, match_id, refund_of)
 
@@ -153,8 +153,8 @@ def validate_bot_version(
     self: Task[Any, Any], version_id: int, refund_of: str | None = None
 ) -> str:
     """Queue the version's smoke match, then play the next person's match or validation."""
-    from tournaments import validation
-    from tournaments.models import BotVersion, Match
+    from tournaments.play import validation
+    from tournaments.play.models import BotVersion, Match
 
     with retried_after_outage(self):  # the version stays pending until it is validated
         smoke = validation.prepare(version_id)
@@ -174,7 +174,7 @@ def enqueue_match(match_id: str) -> None:
 
 @shared_task(name="tournaments.reap_matches")
 def reap_matches() -> int:
-    from tournaments import humans, runner, worker_time
+    from tournaments.play import humans, runner, worker_time
 
     worker_time.forget_old()
     # People's seats too: play the default past a decision's deadline, end abandoned matches.
@@ -187,7 +187,7 @@ def reap_matches() -> int:
 @shared_task(name="tournaments.update_ratings")
 def update_ratings() -> int:
     """Rate every finished match the feed has settled (cheap when there is none)."""
-    from tournaments import rating_feed
+    from tournaments.rating import rating_feed
 
     return rating_feed.consume()
 
@@ -195,7 +195,7 @@ def update_ratings() -> int:
 @shared_task(name="tournaments.run_ladders")
 def run_ladders() -> int:
     """One round of every active ladder (scheduled by a periodic task editable in the admin)."""
-    from tournaments import ladders
+    from tournaments.competition import ladders
 
     return ladders.play_rounds()
 
@@ -203,6 +203,6 @@ def run_ladders() -> int:
 @shared_task(name="tournaments.run_seasons")
 def run_seasons() -> int:
     """Start each running season's matches that its pace allows by now."""
-    from tournaments import seasons
+    from tournaments.competition import seasons
 
     return seasons.play_all_due()

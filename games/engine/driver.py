@@ -1,7 +1,7 @@
 """The match loop: ask whoever is pending, apply, and hand events to a sink at durability points.
 
 One loop serves every way a match is played: by a Celery worker into Postgres
-(tournaments/runner.py), locally by ``manage.py play``, and in memory by the
+(tournaments/play/runner.py), locally by ``manage.py play``, and in memory by the
 benchmarks. The sink decides where events go; the loop decides when: after
 every decision of an external (sandboxed) bot, whose time is expensive to lose,
 and otherwise every ``flush_every`` events, never once per event. A crash loses

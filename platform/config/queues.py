@@ -2,7 +2,7 @@
 
 Work is split by kind so that one kind cannot starve another: a flood of challenges fills
 ``matches`` while the ladder's ratings still move on ``ratings``. A match's message only wakes
-a worker, which takes the most urgent match from Postgres (tournaments/scheduler.py): a
+a worker, which takes the most urgent match from Postgres (tournaments/play/scheduler.py): a
 message on ``people`` takes only matches with a person's seat, one on ``validation`` those or
 an upload's smoke match, one on ``matches`` any (people's first). So a worker reading every
 queue serves people and uploads first, and a worker reading only ``people`` is kept for them.

@@ -4,11 +4,11 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from tournaments.pages.login import limit_logins
+from tournaments.site.pages.login import limit_logins
 
-handler400 = "tournaments.pages.errors.bad_request"
+handler400 = "tournaments.site.pages.errors.bad_request"
 # A database outage is a 503 with Retry-After; any other uncaught error Django's own 500.
-handler500 = "tournaments.outages.server_error"
+handler500 = "tournaments.play.outages.server_error"
 
 urlpatterns = [
     # The admin's login, rate-limited like the site's (it resolves before the admin's own).
@@ -19,10 +19,10 @@ urlpatterns = [
     path(
         "api/docs/",
         SpectacularSwaggerSplitView.as_view(
-            url_name="schema", template_name="tournaments/swagger_ui.html"
+            url_name="schema", template_name="site/swagger_ui.html"
         ),
         name="api-docs",
     ),
-    path("api/", include("tournaments.api.urls")),
-    path("", include("tournaments.pages.urls")),
+    path("api/", include("tournaments.site.api.urls")),
+    path("", include("tournaments.site.pages.urls")),
 ]

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 from tests.api.conftest import Enqueued, throttle_rates
 from tests.factories import UserFactory
 from tests.viewer.conftest import play
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ crash verdict whose detail is a traceback marker, a stderr log line marker, and 
 bot has a rejected version whose validation error is a marker. For anonymous,
 another user, the owner and staff, the table below says the status every URL
 answers; every body is then searched for the card ids the role may not see and for
-the markers it may not read (tournaments/visibility.py is the rule book):
+the markers it may not read (tournaments/play/visibility.py is the rule book):
 
 * before the end: the public view for all, the owner's seat for the owner, no other
   seat's card for anyone (staff included);
@@ -28,7 +28,7 @@ from replays.store import NewEvent
 from tests.factories import BotLogFactory, BotVersionFactory, UserFactory
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import hidden_from, leaked, strings
-from tournaments.models import BotLog, BotVersion, Match, Seat
+from tournaments.play.models import BotLog, BotVersion, Match, Seat
 
 pytestmark = pytest.mark.django_db
 

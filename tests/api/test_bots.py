@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from games.engine.storable import unstorable
 from games.sandbox.upload import unprintable
 from tests.factories import BotFactory
-from tournaments.models import Bot
+from tournaments.play.models import Bot
 
 pytestmark = pytest.mark.django_db
 
@@ -140,7 +140,7 @@ def test_deactivate_action(api: APIClient, user: Any) -> None:
 
 
 def test_a_description_longer_than_the_cap_is_a_400_that_says_so(api: APIClient, user: Any) -> None:
-    from tournaments.models import DESCRIPTION_MAX_LENGTH
+    from tournaments.play.models import DESCRIPTION_MAX_LENGTH
 
     longest = "d" * DESCRIPTION_MAX_LENGTH
     r = api.post(

@@ -25,7 +25,7 @@ from tests.factories import (
     SeatFactory,
     UserFactory,
 )
-from tournaments.models import BotVersion, Match
+from tournaments.play.models import BotVersion, Match
 
 pytestmark = pytest.mark.django_db
 

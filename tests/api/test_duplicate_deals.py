@@ -1,7 +1,7 @@
 """A duplicate deal stays closed while its set is being played, at every door.
 
 A ladder table plays one seed once per seat rotation, a season's table once per game
-(tournaments/ladders.py, seasons.py): every match of the set deals the same cards. Here one
+(tournaments/competition/ladders.py, seasons.py): every match of the set deals the same cards. Here one
 real Brexit game of built-in bots is the deal, and its set is three rotation matches of a
 ladder: the first finished, the second running, the third queued. Seat 0 of each is a bot of
 the owner's. Every door that carries a match's data (API, pages, downloads, the admin) is
@@ -40,8 +40,10 @@ from tests.api.test_access_matrix import (
 from tests.factories import MatchFactory, SeatFactory, UserFactory
 from tests.viewer.conftest import play
 from tests.viewer.test_visibility import hidden_from, leaked, strings
-from tournaments import ladders, seasons, services, visibility
-from tournaments.models import BotLog, Fixture, Ladder, Match, Season, SeasonEntrant
+from tournaments.competition import ladders, seasons
+from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
+from tournaments.play import services, visibility
+from tournaments.play.models import BotLog, Match
 
 pytestmark = pytest.mark.django_db
 
@@ -199,7 +201,7 @@ def test_once_the_set_is_over_every_door_opens(deal_set: dict[str, Any], role: s
 def test_what_was_read_while_the_set_played_is_not_served_once_it_is_over(
     deal_set: dict[str, Any],
 ) -> None:
-    """The replay cache (tournaments/read_cache.py): every door is read while the set plays,
+    """The replay cache (tournaments/play/read_cache.py): every door is read while the set plays,
     the owner and staff first, so that whatever can be cached is; once the set is over, the
     same doors give the open match, not what was kept of the closed one."""
     for role in ("owner", "staff", "anon", "other"):

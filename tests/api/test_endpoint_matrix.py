@@ -27,8 +27,9 @@ from tests.api.conftest import Enqueued, throttle_rates
 from tests.api.test_access_matrix import _asked
 from tests.factories import BotVersionFactory, UserFactory
 from tests.viewer.conftest import play, running_copy
-from tournaments import runner
-from tournaments.models import Bot, BotVersion, Ladder, Match, Season, Seat
+from tournaments.competition.models import Ladder, Season
+from tournaments.play import runner
+from tournaments.play.models import Bot, BotVersion, Match, Seat
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from games.engine.events import event, private_event
 from replays import store
 from replays.store import NewEvent
 from tests.factories import BotLogFactory, BotVersionFactory, MatchFactory, SeatFactory
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

@@ -35,8 +35,8 @@ def test_the_default_bot_is_really_ready(game):
     import os
 
     from games.sandbox import isolation_status
-    from tournaments.models import BotVersion
-    from tournaments.validation import smoke_error
+    from tournaments.play.models import BotVersion
+    from tournaments.play.validation import smoke_error
 
     ok, why = isolation_status()
     if not ok and os.geteuid() != 0:

@@ -1,7 +1,7 @@
 """An account's share of the workers, at every door that asks for work: challenges, forks and
 uploads answer 429 with the reason and Retry-After once an account (or all the accounts of its
 sign-up address) has as many matches queued or running, or uploads being validated, as it may,
-or has used its hour of worker time (tournaments/allowance.py, docs/api.md)."""
+or has used its hour of worker time (tournaments/play/allowance.py, docs/api.md)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from rest_framework.test import APIClient
 from tests.api.conftest import Enqueued
 from tests.factories import UserFactory
 from tests.viewer.conftest import play
-from tournaments import worker_time
-from tournaments.models import AccountOrigin, BotVersion, Match
+from tournaments.play import worker_time
+from tournaments.play.models import AccountOrigin, BotVersion, Match
 
 pytestmark = pytest.mark.django_db
 

@@ -23,7 +23,7 @@ from django.core.management.base import CommandError
 
 from tests.api.conftest import Enqueued
 from tests.viewer.conftest import play, running_copy
-from tournaments.models import Ladder, Season
+from tournaments.competition.models import Ladder, Season
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 

@@ -1,4 +1,4 @@
-"""Who sees and acts for a person's seat, over every door (tournaments/visibility.py).
+"""Who sees and acts for a person's seat, over every door (tournaments/play/visibility.py).
 
 A real Brexit match waits for its person in seat 0 (built-in bots in the others). The
 person sees their seat as a bot's owner sees their bot's; anyone else, staff included,
@@ -16,9 +16,9 @@ from django.test import Client
 
 from games.engine.registry import get
 from tests.factories import UserFactory
-from tournaments import runner, services, visibility
-from tournaments.models import Match
-from tournaments.replay import state_at
+from tournaments.play import runner, services, visibility
+from tournaments.play.models import Match
+from tournaments.site.replay import state_at
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""A person's seat through the API: challenge, wait, act, the clock (tournaments/humans.py).
+"""A person's seat through the API: challenge, wait, act, the clock (tournaments/play/humans.py).
 
 The runner is called in-process where a worker would run it (the enqueued fixture records
 what would be sent); tests/e2e/test_human_worker.py does the same with a real worker.
@@ -24,8 +24,8 @@ from games.engine.registry import get
 from games.engine.rng import step_rng
 from replays import store
 from tests.api.conftest import Enqueued
-from tournaments import humans, runner
-from tournaments.models import Match
+from tournaments.play import humans, runner
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 
@@ -337,7 +337,7 @@ def test_two_simultaneous_answers_to_one_decision_one_wins_one_conflicts(
     from django.db import connection
 
     from tests.factories import UserFactory
-    from tournaments import dispatch, services
+    from tournaments.play import dispatch, services
 
     monkeypatch.setattr(dispatch, "play_match", lambda *match: None)  # no worker here
     person = UserFactory()

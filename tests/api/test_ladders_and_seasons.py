@@ -9,7 +9,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory
-from tournaments.models import Fixture, Ladder, Rating, RatingHistory, Season, SeasonEntrant
+from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
+from tournaments.rating.models import Rating, RatingHistory
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from games.engine.types import Event
 from replays import store
 from replays.store import NewEvent
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

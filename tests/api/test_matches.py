@@ -12,7 +12,7 @@ from games.engine.builtin import builtin_names
 from games.engine.registry import get
 from tests.api.conftest import Enqueued, throttle_rates
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
-from tournaments.models import Match, Seat
+from tournaments.play.models import Match, Seat
 
 pytestmark = pytest.mark.django_db
 
@@ -182,7 +182,7 @@ def test_list_filters(anon: APIClient) -> None:
 
 
 def test_list_filters_by_season_and_ladder(anon: APIClient) -> None:
-    from tournaments.models import Ladder, Season
+    from tournaments.competition.models import Ladder, Season
 
     season = Season.objects.create(name="S1", game="brexit")
     ladder = Ladder.objects.create(name="L1", game="brexit")
@@ -290,7 +290,7 @@ def test_a_seat_is_written_as_drfs_own_field_by_field_path_would(user: Any, othe
     from rest_framework.test import APIRequestFactory
 
     from tests.factories import BotFactory
-    from tournaments.api.serializers import MatchSeatSerializer
+    from tournaments.site.api.serializers import MatchSeatSerializer
 
     match = MatchFactory(status=Match.Status.FINISHED)
     for made in [

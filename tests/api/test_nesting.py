@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from tournaments.api.parsers import MAX_DEPTH, depth
+from tournaments.site.api.parsers import MAX_DEPTH, depth
 
 ENDPOINTS = ["/api/accounts/", "/api/accounts/token/", "/api/bots/", "/api/matches/"]
 

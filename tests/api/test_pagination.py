@@ -12,8 +12,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.factories import BotFactory, BotVersionFactory, MatchFactory, SeatFactory
-from tournaments.api.pagination import MAX_LIMIT
-from tournaments.models import Ladder, Season
+from tournaments.competition.models import Ladder, Season
+from tournaments.site.api.pagination import MAX_LIMIT
 
 pytestmark = pytest.mark.django_db
 

@@ -25,16 +25,9 @@ from tests.factories import (
     UserFactory,
     counted_events,
 )
-from tournaments.models import (
-    BotVersion,
-    Fixture,
-    Ladder,
-    Match,
-    Rating,
-    RatingHistory,
-    Season,
-    SeasonEntrant,
-)
+from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
+from tournaments.play.models import BotVersion, Match
+from tournaments.rating.models import Rating, RatingHistory
 
 pytestmark = pytest.mark.django_db
 
@@ -158,7 +151,7 @@ def test_the_site_match_list_does_not_query_once_per_row(world: dict[str, Any]) 
 
 
 def test_the_ladder_list_counts_members_as_matchmaking_does(world: dict[str, Any]) -> None:
-    from tournaments import ladders
+    from tournaments.competition import ladders
 
     BotVersionFactory(bot__game="brasilis", status=BotVersion.Status.READY)
     rows = Client().get("/api/ladders/", {"limit": 20}).json()["results"]

@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import get_resolver, reverse
 
 from tests.api.test_endpoint_matrix import _routes, admin_names, url_of, world  # noqa: F401
-from tournaments.query_params import MAX_LENGTH
+from tournaments.site.query_params import MAX_LENGTH
 
 pytestmark = pytest.mark.django_db
 

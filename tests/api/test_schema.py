@@ -74,7 +74,7 @@ def test_spectacular_validates_without_warnings(tmp_path: Path) -> None:
 
 @pytest.mark.django_db
 def test_every_write_with_a_body_documents_411_and_413(anon: APIClient) -> None:
-    """tournaments/api/body_limits.py answers them on every /api/ write (review: the fuzzer
+    """tournaments/site/api/body_limits.py answers them on every /api/ write (review: the fuzzer
     met undocumented 411s on PATCH /api/bots/{id}/ and POST /api/bots/)."""
     r = anon.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     paths = r.json()["paths"]

@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 
 from replays import store
 from tests.factories import BotVersionFactory, UserFactory
-from tournaments.models import BotVersion, Match
-from tournaments.validation import validate
+from tournaments.play.models import BotVersion, Match
+from tournaments.play.validation import validate
 
 pytestmark = pytest.mark.django_db
 

@@ -14,9 +14,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.factories import UserFactory
-from tournaments import runner
-from tournaments.models import BotVersion, Match
-from tournaments.validation import validate
+from tournaments.play import runner
+from tournaments.play.models import BotVersion, Match
+from tournaments.play.validation import validate
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
 """How long a bot thinks is its owner's business: a seat's ``time_used_ms``, and a verdict's
-``elapsed_ms`` and ``bank_ms``, follow the rule of its logs (tournaments/visibility.py,
+``elapsed_ms`` and ``bank_ms``, follow the rule of its logs (tournaments/play/visibility.py,
 ``log_seats``): the bot's owner always, staff once the match (and its duplicate deal) is over,
 nobody else. Checked at every door that carries them, on the access matrix's world (a running,
 a finished and an aborted match whose seat 0 is the owner's bot).
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.api.test_access_matrix import ROLES, _client, world  # noqa: F401
-from tournaments.models import Match, Seat
+from tournaments.play.models import Match, Seat
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES, unprintable
 from tests.api.conftest import Enqueued, throttle_rates
 from tests.factories import BotFactory, BotVersionFactory
-from tournaments.models import BotVersion
+from tournaments.play.models import BotVersion
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from django.db import connection
 
 from tests.deploy.docs import command_with
 from tests.tournaments.conftest import MakeMatch
-from tournaments import runner
+from tournaments.play import runner
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

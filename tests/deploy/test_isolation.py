@@ -28,7 +28,7 @@ import pytest
 from tests.deploy.test_files import DEPLOY, ROOT, compose
 from tests.e2e.conftest import Worker, wait_until
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
-from tournaments.models import BotVersion, Match
+from tournaments.play.models import BotVersion, Match
 from tournaments.tasks import play_match, validate_bot_version
 
 PROFILE = DEPLOY / "seccomp" / "worker.json"

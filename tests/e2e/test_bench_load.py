@@ -12,7 +12,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 

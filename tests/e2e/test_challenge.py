@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from replays import store
 from tests import own_cache
 from tests.e2e.conftest import Worker, wait_until
-from tournaments.models import BotVersion, Match
+from tournaments.play.models import BotVersion, Match
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 

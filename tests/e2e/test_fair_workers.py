@@ -1,4 +1,4 @@
-"""Fair competition with real workers and the real broker (tournaments/scheduler.py).
+"""Fair competition with real workers and the real broker (tournaments/play/scheduler.py).
 
 One account floods the queue with slow challenges; another user's single challenge starts
 at the next free worker, not behind the flood. A person's match and an upload's validation
@@ -18,7 +18,7 @@ from tests import own_cache
 from tests.e2e.conftest import Worker, wait_until
 from tests.e2e.test_challenge import sign_up
 from tests.factories import BotVersionFactory
-from tournaments.models import BotVersion, Match
+from tournaments.play.models import BotVersion, Match
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 

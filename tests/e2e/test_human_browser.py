@@ -20,10 +20,11 @@ from tests.e2e.test_viewer_browser import (  # noqa: F401 (fixtures)
     page,
 )
 from tests.factories import UserFactory
-from tournaments import services, tasks
-from tournaments.models import Match
+from tournaments import tasks
+from tournaments.play import services
+from tournaments.play.models import Match
 
-assert tasks  # registered here: the services send them by name (tournaments/dispatch.py)
+assert tasks  # registered here: the services send them by name (tournaments/play/dispatch.py)
 
 pytestmark = pytest.mark.e2e
 

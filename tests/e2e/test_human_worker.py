@@ -12,10 +12,11 @@ import pytest
 
 from tests.e2e.conftest import Worker, wait_until
 from tests.factories import UserFactory
-from tournaments import humans, services, tasks
-from tournaments.models import Match
+from tournaments import tasks
+from tournaments.play import humans, services
+from tournaments.play.models import Match
 
-assert tasks  # registered here: the services send them by name (tournaments/dispatch.py)
+assert tasks  # registered here: the services send them by name (tournaments/play/dispatch.py)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 

@@ -21,7 +21,9 @@ from games.engine.builtin import builtin_names
 from tests.e2e.conftest import ROOT, Worker, _env, wait_until
 from tests.factories import UserFactory
 from tests.tournaments.test_season_admin import create_season_in_admin, season_action
-from tournaments.models import Ladder, Match, Rating, RatingHistory, Season
+from tournaments.competition.models import Ladder, Season
+from tournaments.play.models import Match
+from tournaments.rating.models import Rating, RatingHistory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 

@@ -22,7 +22,7 @@ from replays import store
 from tests.e2e import netns
 from tests.e2e.conftest import ROOT, Worker, _env, all_queues, wait_until
 from tournaments import tasks
-from tournaments.models import Match, Seat
+from tournaments.play.models import Match, Seat
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 
@@ -78,7 +78,7 @@ def start_worker(host: netns.Host, name: str) -> Worker:
 
 def played(worker: Worker) -> int:
     """How many matches this worker played to the end. A message only wakes a worker, which
-    plays the next match the scheduler gives it (tournaments/scheduler.py), so a task id names
+    plays the next match the scheduler gives it (tournaments/play/scheduler.py), so a task id names
     no match: the task's result says whether it finished one."""
     return len(
         re.findall(

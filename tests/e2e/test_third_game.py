@@ -11,7 +11,7 @@ from replays import store
 from tests import own_cache
 from tests.e2e.conftest import Worker, wait_until
 from tests.e2e.test_challenge import sign_up
-from tournaments.models import BotVersion, Match
+from tournaments.play.models import BotVersion, Match
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 

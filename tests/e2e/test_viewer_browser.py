@@ -22,7 +22,7 @@ from replays.store import NewEvent
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
 from tournaments import tasks
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 CHROMIUM = os.environ.get("BACKROOM_CHROMIUM", "/usr/bin/chromium")
 ARGS = [

@@ -10,7 +10,7 @@ import pytest
 from replays import store
 from tests.e2e.conftest import Worker, wait_until
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
-from tournaments.models import Match
+from tournaments.play.models import Match
 from tournaments.tasks import play_match
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e, pytest.mark.faults]

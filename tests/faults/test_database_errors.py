@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from replays import store
 from tests.factories import MatchFactory, SeatFactory
-from tournaments import outages, runner
-from tournaments.models import Match
+from tournaments.play import outages, runner
+from tournaments.play.models import Match
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db]
 

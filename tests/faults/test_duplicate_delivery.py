@@ -10,7 +10,7 @@ from django.db import connection
 
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
 from tests.faults.conftest import Stack, assert_intact, platform_env, verify_clean, wait_until
-from tournaments.models import Match
+from tournaments.play.models import Match
 from tournaments.tasks import play_match
 
 pytestmark = [pytest.mark.faults, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -24,8 +24,10 @@ from tests.e2e.conftest import ROOT
 from tests.factories import MatchFactory, SeatFactory
 from tests.faults.services import need
 from tests.tournaments.test_rating_feed import settle
-from tournaments import integrity, rating_feed, runner, services
-from tournaments.models import Match, Rating, Seat
+from tournaments.play import runner, services
+from tournaments.play.models import Match, Seat
+from tournaments.rating import integrity, rating_feed
+from tournaments.rating.models import Rating
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db(transaction=True)]
 

@@ -18,7 +18,7 @@ from tests.faults.conftest import (
     wait_until,
 )
 from tests.faults.services import OwnPostgres
-from tournaments.runner import MAX_ATTEMPTS
+from tournaments.play.runner import MAX_ATTEMPTS
 from tournaments.tasks import play_match
 
 pytestmark = [pytest.mark.faults, pytest.mark.e2e]

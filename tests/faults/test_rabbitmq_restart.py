@@ -22,8 +22,9 @@ from rest_framework.authtoken.models import Token
 from tests.factories import UserFactory
 from tests.faults.conftest import Stack, assert_intact, django_shell, platform_env, wait_until
 from tests.faults.services import OwnRabbit, free_port
-from tournaments import ladders
-from tournaments.models import Ladder, LadderRound, Match
+from tournaments.competition import ladders
+from tournaments.competition.models import Ladder, LadderRound
+from tournaments.play.models import Match
 
 pytestmark = [pytest.mark.faults, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -113,8 +114,9 @@ def test_an_upload_while_the_broker_is_down_is_accepted_and_its_validation_sent_
     from rest_framework.test import APIClient
 
     from tests.factories import BotFactory
-    from tournaments import runner, tasks
-    from tournaments.models import BotVersion
+    from tournaments import tasks
+    from tournaments.play import runner
+    from tournaments.play.models import BotVersion
 
     def broker_down(*args: object) -> None:
         raise OperationalError("[Errno 111] Connection refused")

@@ -14,7 +14,7 @@ from tests.api.conftest import throttle_rates
 from tests.factories import UserFactory
 from tests.faults.services import OwnRedis
 from tournaments import tasks
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db]
 
@@ -51,7 +51,7 @@ def test_throttled_writes_go_through_with_a_warning_while_redis_is_down(
             api_on_own_redis.post("/api/matches/", THREE_BUILTINS, format="json").status_code == 429
         )
         own_redis.stop()
-        with caplog.at_level(logging.WARNING, logger="tournaments.api.throttles"):
+        with caplog.at_level(logging.WARNING, logger="tournaments.site.api.throttles"):
             down = [
                 api_on_own_redis.post("/api/matches/", THREE_BUILTINS, format="json")
                 for _ in range(3)

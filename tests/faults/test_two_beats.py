@@ -14,8 +14,10 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from tests.faults.conftest import Stack, assert_intact, platform_env, wait_until
-from tournaments import ladders, tasks
-from tournaments.models import Ladder, LadderRound, Match
+from tournaments import tasks
+from tournaments.competition import ladders
+from tournaments.competition.models import Ladder, LadderRound
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.faults
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.factories import MatchFactory, SeatFactory
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 MakeMatch = Callable[..., Match]
 

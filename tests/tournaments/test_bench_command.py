@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from games.engine.registry import GAMES
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 ROOT = Path(__file__).resolve().parents[2]
 MATCH_FIGURES = {

@@ -11,8 +11,10 @@ import pytest
 from django.db import connection
 
 from tests.factories import MatchFactory
-from tournaments import migrations, visibility
-from tournaments.models import Fixture, Ladder, Match, Season
+from tournaments import migrations
+from tournaments.competition.models import Fixture, Ladder, Season
+from tournaments.play import visibility
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

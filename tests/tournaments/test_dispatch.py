@@ -16,7 +16,7 @@ from celery.app.task import Task
 assert "tournaments.tasks" not in sys.modules, "the web process imported the tasks already"
 sent = []
 Task.delay = lambda self, *args: sent.append((self.name, args))  # no broker: only the lookup
-from tournaments import dispatch
+from tournaments.play import dispatch
 assert dispatch.play_match("m-1") and dispatch.validate_bot_version(7)
 print(sent)
 """

@@ -11,7 +11,7 @@ import pytest
 from amqp.exceptions import NotFound
 from django.core.management import call_command
 
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from games.engine.storable import storable
 from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
-from tournaments import runner
-from tournaments.models import BotLog, Match
+from tournaments.play import runner
+from tournaments.play.models import BotLog, Match
 
 pytestmark = pytest.mark.django_db
 

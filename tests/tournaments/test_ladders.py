@@ -11,8 +11,11 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.factories import BotFactory, BotVersionFactory, RatingFactory, UserFactory
-from tournaments import ladders, matchmaking, ratings, services
-from tournaments.models import BotVersion, Ladder, Match
+from tournaments.competition import ladders, matchmaking
+from tournaments.competition.models import Ladder
+from tournaments.play import services
+from tournaments.play.models import BotVersion, Match
+from tournaments.rating import ratings
 
 pytestmark = pytest.mark.django_db
 

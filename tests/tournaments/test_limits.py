@@ -13,8 +13,8 @@ from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
 from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tests.tournaments.conftest import MakeMatch
-from tournaments import runner
-from tournaments.models import BotLog, Match
+from tournaments.play import runner
+from tournaments.play.models import BotLog, Match
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,8 @@ import pytest
 
 from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
-from tournaments.models import BotVersion
-from tournaments.runner import RunResult, run_match
+from tournaments.play.models import BotVersion
+from tournaments.play.runner import RunResult, run_match
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from tests.factories import MatchFactory, UserFactory
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 """The migrations describe the models as they are, with every game the settings register.
 
-The game fields take their choices from the registry when asked (tournaments.models.
+The game fields take their choices from the registry when asked (tournaments.play.models.
 game_choices): the test settings register a third game, and no migration is missing for it.
 """
 

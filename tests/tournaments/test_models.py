@@ -10,7 +10,7 @@ from games.engine.types import Outcome
 from replays import store
 from replays.store import NewEvent
 from tests.tournaments.conftest import MakeMatch
-from tournaments.models import RESULT_TRIGGER, Match
+from tournaments.play.models import RESULT_TRIGGER, Match
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,7 @@ def test_built_in_bot_names_are_the_engine_s(monkeypatch: pytest.MonkeyPatch) ->
     """The platform reads which built-in bots a game offers from the game, through the registry."""
     from games.engine.registry import get
     from tests.factories import UserFactory
-    from tournaments import services
+    from tournaments.play import services
 
     monkeypatch.setitem(get("brexit").builtin_bots, "extra", "")
     user = UserFactory()

@@ -16,9 +16,10 @@ from games.engine.registry import get
 from replays import store
 from tests.games.sandbox.conftest import modes
 from tests.games.sandbox.test_examples import example
-from tournaments import services, tasks
-from tournaments.local_bots import unpack_into
-from tournaments.models import Bot, BotLog, BotVersion, Match
+from tournaments import tasks
+from tournaments.play import services
+from tournaments.play.local_bots import unpack_into
+from tournaments.play.models import Bot, BotLog, BotVersion, Match
 
 BOT = """
 import random, sys

@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from tournaments import convergence
+from tournaments.bench import convergence
 
 
 @pytest.mark.django_db(transaction=True)

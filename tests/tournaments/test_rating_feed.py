@@ -15,8 +15,10 @@ from replays import feed, store
 from replays.models import Event, FeedCheckpoint
 from replays.store import NewEvent
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
-from tournaments import rating_feed, ratings
-from tournaments.models import Ladder, Match, Rating, RatingHistory
+from tournaments.competition.models import Ladder
+from tournaments.play.models import Match
+from tournaments.rating import rating_feed, ratings
+from tournaments.rating.models import Rating, RatingHistory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 FENCE_WAIT = 180.0

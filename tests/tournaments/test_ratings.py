@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tournaments import ratings
-from tournaments.ratings import Skill
+from tournaments.rating import ratings
+from tournaments.rating.ratings import Skill
 
 ranks_of_a_table = st.integers(min_value=2, max_value=6).flatmap(
     lambda n: st.lists(st.integers(min_value=1, max_value=n), min_size=n, max_size=n)

@@ -12,8 +12,9 @@ import pytest
 from django.utils import timezone
 
 from tests.tournaments.conftest import MakeMatch
-from tournaments import runner, tasks
-from tournaments.models import Match
+from tournaments import tasks
+from tournaments.play import runner
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

@@ -29,11 +29,11 @@ from replays.store import NewEvent
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
 from tests.games.sandbox.conftest import modes, unreadable_by
 from tests.tournaments.conftest import MakeMatch
-from tournaments import runner
-from tournaments.models import Match
-from tournaments.players import bot_dir, builtin_player
-from tournaments.runner import RunResult
-from tournaments.selectors import match_to_play
+from tournaments.play import runner
+from tournaments.play.models import Match
+from tournaments.play.players import bot_dir, builtin_player
+from tournaments.play.runner import RunResult
+from tournaments.play.selectors import match_to_play
 
 pytestmark = pytest.mark.django_db
 

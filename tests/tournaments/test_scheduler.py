@@ -1,4 +1,4 @@
-"""The next match a worker takes (tournaments/scheduler.py), chosen over the real database."""
+"""The next match a worker takes (tournaments/play/scheduler.py), chosen over the real database."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from games.engine.driver import Flush, SeatStats
 from games.engine.types import Event
 from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
-from tournaments import runner, scheduler, tasks, worker_time
-from tournaments.models import AccountOrigin, Ladder, Match, WorkerTime
+from tournaments import tasks
+from tournaments.competition.models import Ladder
+from tournaments.play import runner, scheduler, worker_time
+from tournaments.play.models import AccountOrigin, Match, WorkerTime
 
 pytestmark = pytest.mark.django_db
 

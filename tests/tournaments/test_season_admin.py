@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.factories import BotVersionFactory, UserFactory
-from tournaments.models import Fixture, Season
+from tournaments.competition.models import Fixture, Season
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,10 @@ import pytest
 from django.utils import timezone
 
 from tests.factories import BotVersionFactory
-from tournaments import seasons, services
-from tournaments.models import Fixture, Match, Season, SeasonEntrant
+from tournaments.competition import seasons
+from tournaments.competition.models import Fixture, Season, SeasonEntrant
+from tournaments.play import services
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

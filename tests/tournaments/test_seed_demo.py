@@ -7,7 +7,8 @@ from django.core.management import call_command
 from django_celery_beat.models import PeriodicTask
 
 from games.engine.builtin import builtin_names
-from tournaments.models import Fixture, Ladder, Match, Season
+from tournaments.competition.models import Fixture, Ladder, Season
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

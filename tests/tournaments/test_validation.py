@@ -10,9 +10,10 @@ import pytest
 from games.engine.platform_events import MATCH_FINISHED
 from replays import store
 from tests.factories import BotVersionFactory
-from tournaments import runner, tasks
-from tournaments.models import BotVersion, Match
-from tournaments.validation import validate
+from tournaments import tasks
+from tournaments.play import runner
+from tournaments.play.models import BotVersion, Match
+from tournaments.play.validation import validate
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +67,7 @@ def test_a_smoke_match_stopped_by_a_platform_limit_rejects_with_the_reason(setti
     version = pending(GOOD)
     assert validate(version.id) == "rejected"
     version.refresh_from_db()
-    # The smoke match is stored (tournaments.validation): the error names it, so it can be read.
+    # The smoke match is stored (tournaments.play.validation): the error names it, so it can be read.
     smoke = Match.objects.get(validation_of=version)
     assert smoke.status == Match.Status.ABORTED
     assert smoke.error.startswith("Stopped by the platform")
@@ -158,7 +159,7 @@ def test_an_upload_that_does_not_compile_is_rejected_and_its_queued_smoke_match_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from tests.factories import BotFactory
-    from tournaments import dispatch, services
+    from tournaments.play import dispatch, services
 
     monkeypatch.setattr(dispatch, "validate_bot_version", lambda version_id: True)
     bot = BotFactory()

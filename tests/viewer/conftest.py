@@ -12,8 +12,8 @@ from replays import store
 from replays.store import NewEvent
 from tests import own_cache
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
-from tournaments.models import Match, Seat
-from tournaments.runner import RunResult, run_match
+from tournaments.play.models import Match, Seat
+from tournaments.play.runner import RunResult, run_match
 
 PlayMatch = Callable[..., Match]
 

@@ -10,7 +10,7 @@ from replays import store
 from replays.store import NewEvent
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
-from tournaments.models import Match
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,8 @@ from django.test import Client
 from games.engine.registry import get
 from replays import store
 from tests.factories import BotVersionFactory, UserFactory
-from tournaments.models import Bot, Match, Seat
-from tournaments.runner import RunResult, run_match
+from tournaments.play.models import Bot, Match, Seat
+from tournaments.play.runner import RunResult, run_match
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from replays.models import Snapshot
-from tournaments.bench_replay import bench_replay
+from tournaments.bench.replay import bench_replay
 
 pytestmark = pytest.mark.django_db
 

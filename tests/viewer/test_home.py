@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from games.engine.registry import GAMES
-from tournaments.models import Season
+from tournaments.competition.models import Season
 
 pytestmark = pytest.mark.django_db
 

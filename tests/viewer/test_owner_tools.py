@@ -14,7 +14,7 @@ from replays import store
 from replays.store import NewEvent
 from tests.factories import BotLogFactory, BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tests.viewer.conftest import play
-from tournaments.models import Match, Seat
+from tournaments.play.models import Match, Seat
 
 pytestmark = pytest.mark.django_db
 

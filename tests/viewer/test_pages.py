@@ -9,7 +9,8 @@ from django.test import Client
 
 from replays import store
 from tests.viewer.conftest import play
-from tournaments.models import Bot, Ladder, Match, Season
+from tournaments.competition.models import Ladder, Season
+from tournaments.play.models import Bot, Match
 
 pytestmark = pytest.mark.django_db
 
@@ -129,7 +130,7 @@ def test_a_number_of_thousands_of_digits_is_a_400_too(
     client: Client, brexit_match: Match, digits: int
 ) -> None:
     """int() refuses strings of over 4,300 digits with an error of its own (it was a 500); no
-    query parameter may be over 1,000 characters long (tournaments/query_params.py), and within
+    query parameter may be over 1,000 characters long (tournaments/site/query_params.py), and within
     that a step's leading zeros are still read."""
     huge = "9" * digits if digits == 5000 else "0" * digits + "5"  # the others are step 5
     response = client.get(f"/matches/{brexit_match.pk}/", {"step": huge})

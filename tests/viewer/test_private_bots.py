@@ -9,8 +9,10 @@ import pytest
 from django.test import Client
 
 from tests.factories import BotFactory, BotVersionFactory, MatchFactory, SeatFactory, UserFactory
-from tournaments import seasons
-from tournaments.models import Ladder, Match, Rating, Season, SeasonEntrant
+from tournaments.competition import seasons
+from tournaments.competition.models import Ladder, Season, SeasonEntrant
+from tournaments.play.models import Match
+from tournaments.rating.models import Rating
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Replays computed once and read back from the cache (tournaments/read_cache.py).
+"""Replays computed once and read back from the cache (tournaments/play/read_cache.py).
 
 What is cached must be exactly what would be computed, and a value cached for one caller
 must never reach a caller with less sight: the owner warms the cache first, then everyone
@@ -18,10 +18,11 @@ from replays.store import NewEvent
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import client_for, hidden_from, leaked, public_urls
-from tournaments import read_cache, replay
-from tournaments.models import Match
-from tournaments.replay import LogLine
-from tournaments.templatetags.replay_log import log_items
+from tournaments.play import read_cache
+from tournaments.play.models import Match
+from tournaments.site import replay
+from tournaments.site.replay import LogLine
+from tournaments.site.templatetags.replay_log import log_items
 
 pytestmark = pytest.mark.django_db
 
@@ -132,7 +133,7 @@ def test_replays_are_served_while_the_cache_is_down(brexit_match: Match, caplog:
     }
     with (
         override_settings(CACHES={"default": dead}),
-        caplog.at_level(logging.WARNING, logger="tournaments.read_cache"),
+        caplog.at_level(logging.WARNING, logger="tournaments.play.read_cache"),
     ):
         for url in (
             f"/api/matches/{brexit_match.pk}/state/?step=5",
@@ -250,7 +251,7 @@ def test_a_hanging_cache_costs_one_timeout_not_one_per_block(
     try:
         with (
             override_settings(CACHES={"default": hung}),
-            caplog.at_level(logging.WARNING, logger="tournaments.read_cache"),
+            caplog.at_level(logging.WARNING, logger="tournaments.play.read_cache"),
         ):
             started = time.monotonic()
             first = Client().get(f"/api/matches/{brexit_match.pk}/events/?limit=5000")

@@ -8,7 +8,9 @@ import pytest
 from django.test import Client
 
 from tests.factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory, SeatFactory
-from tournaments.models import Ladder, Match, Rating, RatingHistory, Season
+from tournaments.competition.models import Ladder, Season
+from tournaments.play.models import Match
+from tournaments.rating.models import Rating, RatingHistory
 
 pytestmark = pytest.mark.django_db
 

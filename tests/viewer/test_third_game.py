@@ -15,8 +15,8 @@ from django.test import Client
 
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
-from tournaments import runner, services
-from tournaments.models import Match
+from tournaments.play import runner, services
+from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 

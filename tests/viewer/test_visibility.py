@@ -21,8 +21,8 @@ from games.engine.events import view as event_view
 from replays import store
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
-from tournaments import replay
-from tournaments.models import Match
+from tournaments.play.models import Match
+from tournaments.site import replay
 
 pytestmark = pytest.mark.django_db
 
@@ -132,7 +132,7 @@ def test_while_running_the_owner_sees_their_seat_and_nothing_more(
 
 
 def _seat0() -> Any:
-    from tournaments.visibility import View
+    from tournaments.play.visibility import View
 
     return View("seat0", 0)
 

@@ -40,9 +40,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before anything reads a body: an oversized API request is refused unread (JSON 413).
-    "tournaments.api.body_limits.BodySizeLimit",
+    "tournaments.site.api.body_limits.BodySizeLimit",
     # Before any view reads a query parameter: NUL, non-UTF-8 or absurdly long is a 400.
-    "tournaments.query_params.QueryParamCheck",
+    "tournaments.site.query_params.QueryParamCheck",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -77,6 +77,11 @@ TEMPLATES = [
                     ],
                 )
             ],
+            # The site's template tags live in its context (Django looks only in <app>.templatetags).
+            "libraries": {
+                "seats": "tournaments.site.templatetags.seats",
+                "replay_log": "tournaments.site.templatetags.replay_log",
+            },
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
@@ -100,8 +105,8 @@ CACHES = {
         "LOCATION": REDIS_URL,
         # Its own prefix lets a second instance (`bench load`) share the server without sharing keys.
         "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="backroom"),
-        # The rate limits (tournaments/api/throttles.py) and the replay reads
-        # (tournaments/read_cache.py) use the cache, and both go on without it when Redis is
+        # The rate limits (tournaments/site/api/throttles.py) and the replay reads
+        # (tournaments/play/read_cache.py) use the cache, and both go on without it when Redis is
         # away: a hung Redis must not hold a request for long.
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }
@@ -140,7 +145,7 @@ CELERY_BEAT_SCHEDULE = {
     "run-seasons": {"task": "tournaments.run_seasons", "schedule": 30.0},
 }
 MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", default=60)
-# Fair competition (tournaments/scheduler.py, allowance.py; docs/reliability.md): what one
+# Fair competition (tournaments/play/scheduler.py, allowance.py; docs/reliability.md): what one
 # account may have queued or running, being validated, and use of the workers in an hour; the
 # accounts signed up from one address together get FAIR_ADDRESS_FACTOR times as much.
 FAIR_MAX_ACTIVE_MATCHES = env.int("FAIR_MAX_ACTIVE_MATCHES", default=10)
@@ -195,19 +200,19 @@ STORAGES = {
 }
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(BASE_DIR / "var" / "media"))
 # Whatever the storage writes under MEDIA_ROOT (bots' sources are unpacked there too, by
-# tournaments.players.bot_dir) is the platform's user's alone: no other local account reads it.
+# tournaments.play.players.bot_dir) is the platform's user's alone: no other local account reads it.
 FILE_UPLOAD_PERMISSIONS = 0o600
 FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "tournaments.site.api.schema.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PARSER_CLASSES": [
-        "tournaments.api.parsers.BoundedJSONParser",  # deep nesting is a 400, not a crash
+        "tournaments.site.api.parsers.BoundedJSONParser",  # deep nesting is a 400, not a crash
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
@@ -219,9 +224,9 @@ REST_FRAMEWORK = {
     ],
     # Observations key some maps by seat number; datetimes end in Z, as DRF's own encoder writes.
     "ORJSON_RENDERER_OPTIONS": [orjson.OPT_NON_STR_KEYS, orjson.OPT_UTC_Z],
-    "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pages",
+    "DEFAULT_PAGINATION_CLASS": "tournaments.site.api.pagination.Pages",
     "PAGE_SIZE": 50,
-    # 429 with Retry-After past these (tournaments/api/throttles.py); logins: API tokens and the
+    # 429 with Retry-After past these (tournaments/site/api/throttles.py); logins: API tokens and the
     # site's login form together, per client address, right or wrong password.
     "DEFAULT_THROTTLE_RATES": {
         "challenges": "30/hour",
@@ -233,8 +238,8 @@ REST_FRAMEWORK = {
     # How many proxies in front of the app append to X-Forwarded-For. 0: none, so the header
     # is ignored and a client cannot pick a fresh address (and fresh budgets) per request.
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
-    # Service refusals (tournaments.services.Invalid) become 400s with a message per field.
-    "EXCEPTION_HANDLER": "tournaments.api.exceptions.exception_handler",
+    # Service refusals (tournaments.play.services.Invalid) become 400s with a message per field.
+    "EXCEPTION_HANDLER": "tournaments.site.api.exceptions.exception_handler",
 }
 
 SPECTACULAR_SETTINGS = {

@@ -237,7 +237,7 @@ def resumed_stats(stored: list[Event], *, seed: int) -> list[SeatStats]:
 
 
 def test_verdicts_carry_the_time_bank_left_and_a_resumed_driver_reads_it_back() -> None:
-    """A resumed seat goes on with the bank its last verdict left (tournaments.runner)."""
+    """A resumed seat goes on with the bank its last verdict left (tournaments.play.runner)."""
     sink = RecordingSink()
     players = [
         Banked("brexit", seed=s, script={3: {"junk": True}} if s == 1 else {}) for s in range(3)

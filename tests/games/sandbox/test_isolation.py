@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from games.engine.types import Legal
-from games.sandbox import bench, isolation, readiness
+from games.sandbox import isolation, readiness
 from games.sandbox.isolation import SandboxUnavailable
 from games.sandbox.limits import Limits
 from games.sandbox.readiness import isolation_status, require_isolation
 from games.sandbox.seat import SeatController
 from games.sandbox.verdicts import Verdict
+from tournaments.bench import sandbox as bench
 
 from .conftest import modes, unreadable_by
 
@@ -75,7 +76,7 @@ def test_bwrap_command_unshares_everything_and_clears_the_environment(tmp_path: 
 
 
 def test_bench_reports_both_ways_and_ratios(sandbox_ready: None) -> None:
-    from games.sandbox.bench import bench_sandbox
+    from tournaments.bench.sandbox import bench_sandbox
 
     result = bench_sandbox(starts=2, round_trips=20)
     assert result["mode"] == "bwrap"

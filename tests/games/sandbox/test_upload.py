@@ -142,7 +142,7 @@ def test_unpack_only_raises_upload_error(entries: dict[str, bytes]) -> None:
 
 
 def write_out(files: dict[str, bytes], root: Path) -> None:
-    """As the worker unpacks a version (tournaments.players.bot_dir)."""
+    """As the worker unpacks a version (tournaments.play.players.bot_dir)."""
     for rel, data in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,15 +11,15 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 
 def _eventstore(options: dict[str, Any]) -> dict[str, Any]:
-    from replays.bench import bench_eventstore
+    from tournaments.bench.eventstore import bench_eventstore
 
     with _database(options):
         return bench_eventstore(batches=options["batches"])
 
 
 def _engine(options: dict[str, Any]) -> dict[str, Any]:
-    from games.engine.bench import bench_engine
     from games.engine.registry import get
+    from tournaments.bench.engine import bench_engine
 
     return bench_engine(
         get(options["game"] or "brexit"), seats=options["seats"], seconds=options["seconds"]
@@ -27,14 +27,14 @@ def _engine(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _sandbox(options: dict[str, Any]) -> dict[str, Any]:
-    from games.sandbox.bench import bench_sandbox
+    from tournaments.bench.sandbox import bench_sandbox
 
     return bench_sandbox()
 
 
 def _match(options: dict[str, Any]) -> dict[str, Any]:
     from games.engine.registry import GAMES
-    from tournaments.bench import bench_match
+    from tournaments.bench.match import bench_match
 
     games = [options["game"]] if options["game"] else sorted(GAMES)
     with _database(options):
@@ -42,27 +42,27 @@ def _match(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _replay(options: dict[str, Any]) -> dict[str, Any]:
-    from tournaments.bench_replay import bench_replay
+    from tournaments.bench.replay import bench_replay
 
     with _database(options):
         return bench_replay()
 
 
 def _ratings(options: dict[str, Any]) -> dict[str, Any]:
-    from tournaments.rating_bench import bench_ratings
+    from tournaments.bench.ratings import bench_ratings
 
     with _database(options):
         return bench_ratings(results=options["results"])
 
 
 def _convergence(options: dict[str, Any]) -> dict[str, Any]:
-    from tournaments.convergence import bench_convergence
+    from tournaments.bench.convergence import bench_convergence
 
     return bench_convergence(seeds=options["seeds"])
 
 
 def _scale(options: dict[str, Any]) -> dict[str, Any]:
-    from tournaments.scale_bench import bench_scale
+    from tournaments.bench.scale import bench_scale
 
     with _database(options):
         return bench_scale(
@@ -75,7 +75,7 @@ def _scale(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _load(options: dict[str, Any]) -> dict[str, Any]:
-    from tournaments.load.bench import bench_load
+    from tournaments.bench.load.bench import bench_load
 
     with _database(options):
         return bench_load(
@@ -88,7 +88,7 @@ def _load(options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fairness(options: dict[str, Any]) -> dict[str, Any]:
-    from tournaments.fairness_bench import bench_fairness
+    from tournaments.bench.fairness import bench_fairness
 
     with _database(options):
         return bench_fairness(
@@ -98,7 +98,7 @@ def _fairness(options: dict[str, Any]) -> dict[str, Any]:
 
 def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
     """A throwaway database unless --in-place (the test suite's database is throwaway already)."""
-    from replays.bench import bench_database
+    from tournaments.bench.eventstore import bench_database
 
     return nullcontext() if options["in_place"] else bench_database()
 

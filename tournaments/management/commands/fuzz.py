@@ -28,7 +28,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            from tournaments.fuzz import fuzz
+            from tournaments.bench.fuzz import fuzz
         except ImportError as exc:  # pragma: no cover - schemathesis is a dev dependency
             raise CommandError(f"fuzz needs the dev dependencies: {exc}") from exc
         findings = fuzz(

@@ -21,7 +21,7 @@ from games.engine.registry import GAMES
 from replays import store
 from replays.document import FORMAT
 from replays.store import NewEvent
-from tournaments.models import BUILTIN_BOTS, Bot, BotVersion, Match, Seat
+from tournaments.play.models import BUILTIN_BOTS, Bot, BotVersion, Match, Seat
 
 PLACEHOLDER = b"# imported from a match document: the source was not included\n"
 

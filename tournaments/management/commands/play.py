@@ -4,8 +4,8 @@
         --seat builtin:random --seed 7 --out match.json [--persist [--public]]
 
 With ``--persist`` the match takes the platform's one write path: its bots, versions, match
-and seats are stored by tournaments.services (as an API challenge is) and it is played by the
-workers' runner (tournaments.runner.run_match), only in this process instead of a worker.
+and seats are stored by tournaments.play.services (as an API challenge is) and it is played by the
+workers' runner (tournaments.play.runner.run_match), only in this process instead of a worker.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
 from replays import store
 from replays.document import match_document
-from tournaments import runner, selectors, services
-from tournaments.local_bots import BadSeat, builtin_name, read_upload, unpack_into
-from tournaments.models import BotLog
-from tournaments.players import bot_limits, builtin_player
+from tournaments.play import runner, selectors, services
+from tournaments.play.local_bots import BadSeat, builtin_name, read_upload, unpack_into
+from tournaments.play.models import BotLog
+from tournaments.play.players import bot_limits, builtin_player
 
 
 class Played(NamedTuple):

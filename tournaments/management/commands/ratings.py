@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from tournaments import rating_feed
+from tournaments.rating import rating_feed
 
 
 class Command(BaseCommand):

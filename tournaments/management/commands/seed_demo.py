@@ -18,8 +18,10 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from games.engine.builtin import builtin_names
-from tournaments import ladders, runner, seasons
-from tournaments.models import Ladder, Match, Season, SeasonEntrant, Seat
+from tournaments.competition import ladders, seasons
+from tournaments.competition.models import Ladder, Season, SeasonEntrant
+from tournaments.play import runner
+from tournaments.play.models import Match, Seat
 
 DEMO = [
     ("brexit", 2026, ("search", "greedy", "random", "random")),

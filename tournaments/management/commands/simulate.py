@@ -25,14 +25,14 @@ from games.engine.registry import GAMES
 from games.sandbox.limits import Limits
 from games.sandbox.player import Sandboxed
 from games.sandbox.seat import SeatController
-from tournaments.local_bots import (
+from tournaments.play.local_bots import (
     BUILTIN_PREFIX,
     BadSeat,
     builtin_name,
     read_upload,
     unpack_into,
 )
-from tournaments.players import bot_limits
+from tournaments.play.players import bot_limits
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from tournaments import integrity
+from tournaments.rating import integrity
 
 
 class Command(BaseCommand):

@@ -1,0 +1,178 @@
+"""``manage.py bench fairness``: does one account's flood of slow matches hold another's back?
+
+Real Celery workers (``workers`` of them, solo pool: one process each) on queues of this run
+only, and the real broker; the matches are made by the services, as the API makes them, and
+sent by them (their routes pointed at this run's queues). Account ``flooder`` challenges
+``flood`` times with its slow bot (sandboxed, ``bot_sleep`` seconds a decision): the platform
+accepts as many as an account may have queued or running (tournaments/play/allowance.py) and
+refuses the rest, counted. Once every worker is busy with the flood, account ``other``
+challenges once. Measured from the match rows (the database's clock):
+
+* ``overtaken_by``: the flood's matches that started after the other challenge was created
+  and before it started. Target: at most ``workers`` (the matches already running when it
+  was made); first come, first served, every queued match of the flood would.
+* ``waited_seconds``: from the other challenge's creation to its start.
+
+Then the flood's queued matches are cancelled and the workers stopped: what is measured is
+over once the other challenge has started.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+
+from config.queues import task_routes
+from tournaments.bench.children import delete_queues
+from tournaments.bench.scale import BenchWorker, worker_env
+from tournaments.play import services
+from tournaments.play.allowance import OverLimit
+from tournaments.play.models import BotVersion, Match
+
+SLOW_BOT = """import time
+
+def act(observation, legal):
+    time.sleep({sleep})
+    if legal["actions"]:
+        return legal["actions"][0]
+    return {{"place": []}}
+"""
+
+
+@contextmanager
+def _routed_to(queues: dict[str, str]) -> Iterator[None]:
+    """This process sends its tasks to the run's queues, declared as the workers declare them
+    (the same arguments: the test settings' queues expire)."""
+    from config.celery import app
+    from config.queues import task_queues
+
+    arguments = settings.CELERY_TASK_QUEUES[0].queue_arguments
+    added = task_queues(list(queues.values()), queue_arguments=arguments)
+    routes, default = app.conf.task_routes, app.conf.task_default_queue
+    for queue in added:
+        app.amqp.queues[queue.name] = queue
+    app.conf.task_routes = task_routes(
+        matches=queues["matches"],
+        validation=queues["validation"],
+        people=queues["people"],
+        ratings=queues["ratings"],
+    )
+    app.conf.task_default_queue = queues["celery"]
+    _reroute(app)
+    try:
+        yield
+    finally:
+        app.conf.task_routes, app.conf.task_default_queue = routes, default
+        _reroute(app)
+        for queue in added:
+            app.amqp.queues.pop(queue.name, None)
+
+
+def _reroute(app: Any) -> None:
+    """Make the app's router read its routes again (it keeps the table it was made with, and is
+    made once per process: a send before the bench would have sent the bench's to old queues)."""
+    app.amqp.flush_routes()
+    app.amqp.router = app.amqp.Router()
+
+
+def _slow_version(owner: Any, sleep: float) -> BotVersion:
+    source = SLOW_BOT.format(sleep=sleep).encode()
+    return services.local_version(owner=owner, game="brexit", filename="slow.py", data=source)
+
+
+def _challenge(user: Any, version: BotVersion) -> Match:
+    seats: list[dict[str, Any]] = [
+        {"bot_version": version.pk},
+        {"builtin": "random"},
+        {"builtin": "random"},
+    ]
+    return services.create_challenge(user=user, game="brexit", seats=seats)
+
+
+def _wait(condition: Any, seconds: float, what: str, workers: list[BenchWorker]) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise workers[0].failure(f"bench fairness: timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def bench_fairness(
+    *, workers: int = 2, flood: int = 30, bot_sleep: float = 0.2, timeout: float = 600.0
+) -> dict[str, Any]:
+    tag = uuid.uuid4().hex[:8]
+    names = ("celery", "matches", "validation", "people", "ratings")
+    queues = {q: f"bench-fair-{tag}-{q}" for q in names}
+    users = get_user_model().objects
+    flooder = users.create_user(username=f"fair-{tag}-flooder")
+    other = users.create_user(username=f"fair-{tag}-other")
+    slow = {u.pk: _slow_version(u, bot_sleep) for u in (flooder, other)}
+    env = worker_env(queues)
+    # The ratings each finished match asks for wait on their own queue, read by nobody here.
+    consumed = [queues[q] for q in ("celery", "matches", "validation", "people")]
+    pool = [BenchWorker(f"fair-{tag}-{n}", consumed, env) for n in range(workers)]
+    refused = 0
+    try:
+        for worker in pool:
+            worker.wait_ready(120)
+        with _routed_to(queues):
+            flood_ids = []
+            for _ in range(flood):
+                try:
+                    flood_ids.append(_challenge(flooder, slow[flooder.pk]).pk)
+                except OverLimit:
+                    refused += 1
+            mine = Match.objects.filter(id__in=flood_ids)
+            busy = min(workers, len(flood_ids))
+            _wait(
+                lambda: mine.filter(status=Match.Status.RUNNING).count() >= busy,
+                timeout,
+                "the workers busy with the flood",
+                pool,
+            )
+            victim = _challenge(other, slow[other.pk])
+            _wait(
+                lambda: Match.objects.filter(id=victim.pk, started_at__isnull=False).exists(),
+                timeout,
+                "the other account's challenge to start",
+                pool,
+            )
+            services.cancel_queued_matches(matches=mine, reason="bench fairness is over")
+    finally:
+        for worker in pool:
+            worker.stop()
+        delete_queues(list(queues.values()))
+    victim.refresh_from_db()
+    assert victim.started_at is not None
+    times = list(Match.objects.filter(id__in=flood_ids).values_list("started_at", "finished_at"))
+    overtaken = [s for s, _ in times if s is not None and victim.created_at < s < victim.started_at]
+    running_then = [
+        s
+        for s, f in times
+        if s is not None and s <= victim.created_at and (f is None or f > victim.created_at)
+    ]
+    played = [(f - s).total_seconds() for s, f in times if s is not None and f is not None]
+    return {
+        "bench": "fairness",
+        "workers": workers,
+        "pool": "celery worker --pool solo, one process each; prefetch 1, late acks",
+        "bot": f"sandboxed, {bot_sleep} s a decision, in seat 0 of a 3-seat Brexit match",
+        "flood_requested": flood,
+        "flood_accepted": len(flood_ids),
+        "flood_refused": refused,
+        "running_when_created": len(running_then),
+        "overtaken_by": len(overtaken),
+        "target_overtaken_by": f"<= {workers} (workers)",
+        "waited_seconds": round((victim.started_at - victim.created_at).total_seconds(), 2),
+        "flood_match_seconds_median": round(statistics.median(played), 2) if played else None,
+        "victim_match": str(victim.pk),
+        "flood_matches": [str(m) for m in flood_ids],
+        "queues": sorted(queues.values()),  # this run's, deleted from the broker after
+    }

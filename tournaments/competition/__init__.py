@@ -1,0 +1,1 @@
+"""Competition: ladders and seasons, which ask play to play their matches (issue 22)."""

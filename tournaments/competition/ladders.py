@@ -1,0 +1,307 @@
+"""Ladder rounds: who is in a ladder, and queuing one round of rated matches (docs/ladders.md).
+
+A round is one transaction holding the ladder's row lock, so two beats that
+fire together cannot both seat the same bots. A round also belongs to a time
+slot (the ladder rounds' interval, LadderRound): two beats started by mistake
+each send every round's task, and only the first of a slot plays it, so the
+ladder plays at the pace staff set even when the first round's matches are
+already over when the second task arrives. A slot whose task was lost (beat
+could not send it: the broker was down) is played late, by the next round
+task, before the current slot. Membership is read afresh each
+round: a deactivated or rejected version is gone from the next round, and its
+queued matches are cancelled in the same sweep.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+
+from django.db import transaction
+from django.db.models import (
+    Aggregate,
+    BooleanField,
+    Count,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
+from django.db.models.functions import Coalesce, Least
+from django.utils import timezone
+from uuid_utils.compat import uuid7
+
+from tournaments.competition import matchmaking
+from tournaments.competition.models import Ladder, LadderRound
+from tournaments.play import services
+from tournaments.play.models import BUILTIN_BOTS, BotVersion, Match, Seat
+from tournaments.rating import rating_feed, ratings
+from tournaments.rating.models import Rating
+
+RECENT = timedelta(hours=24)
+ROUND_TASK = "tournaments.run_ladders"
+DEFAULT_ROUND_SECONDS = 180
+"""The slot length when no enabled interval task runs the rounds (the migration's default)."""
+CRONTAB_ROUND_SECONDS = 60
+"""A crontab schedule fires at most once a minute."""
+MISSED_SLOTS_PLAYED = 3
+"""How many of a ladder's newest missed slots a round task plays late, oldest first: a long
+broker outage does not turn into a burst of rounds (members still playing sit later ones out)."""
+
+
+def round_seconds() -> int:
+    """The length of a round's time slot: the shortest interval of the enabled periodic tasks
+    that run the rounds (staff edit it in the admin)."""
+    from django_celery_beat.models import PeriodicTask
+
+    lengths = []
+    for task in PeriodicTask.objects.filter(task=ROUND_TASK, enabled=True).select_related(
+        "interval"
+    ):
+        if task.interval is not None:
+            lengths.append(int(task.interval.schedule.run_every.total_seconds()))
+        else:
+            lengths.append(CRONTAB_ROUND_SECONDS)
+    return max(1, min(lengths)) if lengths else DEFAULT_ROUND_SECONDS
+
+
+def slot_of(moment: datetime, seconds: int) -> datetime:
+    """The start of the slot holding ``moment``: slots are ``seconds`` long from the epoch.
+
+    One beat fires at least an interval apart, so each of its rounds falls in a slot of its
+    own; a second beat's task falls in a slot the first has taken, or takes one it left.
+    """
+    stamp = int(moment.timestamp()) // seconds * seconds
+    return datetime.fromtimestamp(stamp, tz=UTC)
+
+
+def pool(ladder: Ladder) -> str:
+    return f"ladder:{ladder.pk}"
+
+
+class _Median(Aggregate):
+    function = "PERCENTILE_CONT"
+    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+
+def _median_deviation(rows: QuerySet[Rating]) -> Subquery:
+    return Subquery(rows.values("pool").annotate(m=_Median("deviation")).values("m")[:1])
+
+
+def ratings_of(ladder: Ladder) -> QuerySet[Rating]:
+    """The ladder's ratings, built-in bots included, best first as :func:`ratings.order` ranks.
+
+    ``provisional`` and ``score`` are annotated: a bot with fewer than ``PROVISIONAL_GAMES``
+    is provisional and comes after the established ones; they go by the conservative estimate
+    with its deviation capped at the established bots' median (ratings.uncertainty_cap). The
+    median is one uncorrelated subquery, computed once per query. Exact ties go by mean, then
+    by the row's id (the order bots were first rated), not by player key as ratings.order
+    does: a private bot's real key would show through its place among equals.
+    """
+    rows = Rating.objects.filter(pool=pool(ladder))
+    cap = Coalesce(
+        _median_deviation(rows.filter(games__gte=ratings.PROVISIONAL_GAMES)),
+        _median_deviation(rows),
+    )
+    return (
+        rows.select_related("bot_version__bot")
+        .annotate(
+            provisional=ExpressionWrapper(
+                Q(games__lt=ratings.PROVISIONAL_GAMES), output_field=BooleanField()
+            ),
+            score=F("rating") - ratings.CONSERVATIVE_K * Least(F("deviation"), cap),
+        )
+        .order_by("provisional", "-score", "-mu", "pk")
+    )
+
+
+def members(ladder: Ladder) -> list[str]:
+    """Each active bot's newest ready version of the ladder's game, and its built-in bots."""
+    newest = (
+        BotVersion.objects.filter(
+            bot__game=ladder.game, bot__is_active=True, status=BotVersion.Status.READY
+        )
+        .values("bot_id")
+        .annotate(number=Max("number"))
+    )
+    wanted = Q()
+    for row in newest:
+        wanted |= Q(bot_id=row["bot_id"], number=row["number"])
+    versions = (
+        list(BotVersion.objects.filter(wanted).values_list("id", flat=True)) if newest else []
+    )
+    builtins = [b for b in ladder.builtins if b in BUILTIN_BOTS]
+    return [f"v:{v}" for v in sorted(versions)] + [f"builtin:{b}" for b in builtins]
+
+
+def member_counts(ladders: list[Ladder]) -> dict[int, int]:
+    """``len(members(ladder))`` for each ladder, in one query however many ladders (lists)."""
+    newest = (
+        BotVersion.objects.filter(bot=OuterRef("bot"), status=BotVersion.Status.READY)
+        .order_by("-number")
+        .values("number")[:1]
+    )
+    per_game = dict(
+        BotVersion.objects.filter(
+            bot__game__in={ladder.game for ladder in ladders},
+            bot__is_active=True,
+            status=BotVersion.Status.READY,
+            number=Subquery(newest),
+        )
+        .values("bot__game")
+        .annotate(n=Count("id"))
+        .values_list("bot__game", "n")
+    )
+    return {
+        ladder.pk: per_game.get(ladder.game, 0)
+        + len([b for b in ladder.builtins if b in BUILTIN_BOTS])
+        for ladder in ladders
+    }
+
+
+def _players(seats: list[tuple[int | None, str]]) -> list[str]:
+    return [rating_feed.player_of(bot_version_id=v, builtin=b) for v, b in seats]
+
+
+def entrants(ladder: Ladder, players: list[str]) -> tuple[list[matchmaking.Entrant], set[str]]:
+    """Matchmaking's view of the members, and those still waiting for a game of theirs."""
+    since = timezone.now() - RECENT
+    recent_seats = (
+        Seat.objects.filter(match__ladder=ladder, match__created_at__gte=since)
+        .exclude(match__status=Match.Status.ABORTED)
+        .values_list("bot_version_id", "builtin")
+        .annotate(n=Count("id"))
+    )
+    recent = Counter(
+        {rating_feed.player_of(bot_version_id=v, builtin=b): n for v, b, n in recent_seats}
+    )
+    pending = set(
+        _players(
+            list(
+                Seat.objects.filter(
+                    match__ladder=ladder,
+                    match__status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+                ).values_list("bot_version_id", "builtin")
+            )
+        )
+    )
+    stored = {
+        (r.pool, r.player): ratings.Skill(mu=r.mu, sigma=r.sigma, elo=r.elo, games=r.games)
+        for r in Rating.objects.filter(pool=pool(ladder))
+    }
+    book = ratings.Book(stored)
+    preds = rating_feed.predecessors(players)
+    out = []
+    for player in players:
+        skill = book.skill(pool(ladder), player, preds.get(player, ()))
+        out.append(matchmaking.Entrant(player, skill.rating, skill.deviation, recent[player]))
+    return out, pending
+
+
+def withdraw_departed(ladder: Ladder, players: list[str]) -> int:
+    """Cancel queued matches of versions that left the ladder (deactivated, rejected, replaced)."""
+    keep = {rating_feed.version_id(p) for p in players} - {None}
+    gone = (
+        Seat.objects.filter(match__ladder=ladder, match__status=Match.Status.QUEUED)
+        .exclude(bot_version_id=None)
+        .exclude(bot_version_id__in=keep)
+        .values_list("match_id", flat=True)
+    )
+    return services.cancel_queued_matches(
+        matches=Match.objects.filter(id__in=list(gone)), reason="a bot left the ladder"
+    )
+
+
+def settings_of(ladder: Ladder) -> matchmaking.Settings:
+    return matchmaking.Settings(
+        seats=ladder.seats,
+        games_per_day=ladder.games_per_day,
+        window=ladder.window,
+        tables=ladder.tables_per_round,
+        duplicate=ladder.duplicate_deals,
+    )
+
+
+def play_round(
+    ladder: Ladder, rng: random.Random | None = None, slot: datetime | None = None
+) -> list[Match]:
+    """Queue one round of the ladder: tables of free members, each a duplicate set.
+
+    With a ``slot``, nothing is played if the ladder already played that slot's round.
+    """
+    rng = rng or random.Random(secrets.randbits(64))  # noqa: S311 (table draws need fairness, not secrecy; seeded from secrets)
+    with transaction.atomic():
+        ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        if not ladder.is_active:
+            return []
+        record = None
+        if slot is not None:
+            # Under the ladder's lock, so the check and the insert cannot interleave; the
+            # unique (ladder, slot) constraint stands behind it.
+            record, new = LadderRound.objects.get_or_create(ladder=ladder, slot=slot)
+            if not new:
+                return []
+        players = members(ladder)
+        withdraw_departed(ladder, players)
+        everyone, pending = entrants(ladder, players)
+        free = [e for e in everyone if e.player not in pending]
+        settings = settings_of(ladder)
+        created = []
+        for table in matchmaking.round_tables(free, settings, rng):
+            # Secret until the deal is over, and a finished deal publishes its seed: from the OS,
+            # never from the table draw's generator, whose outputs a run of published seeds gives away.
+            seed = secrets.randbits(63)
+            seatings = matchmaking.rotations(table, settings.duplicate)
+            # The rotations deal the same cards: one deal key, so none opens before all are over.
+            deal = uuid7() if len(seatings) > 1 else None
+            for seating in seatings:
+                created.append(
+                    services.create_rated_match(
+                        game=ladder.game,
+                        players=seating,
+                        seed=seed,
+                        options=ladder.options,
+                        ladder_id=ladder.pk,
+                        deal=deal,
+                    )
+                )
+        if record is not None:
+            record.matches = len(created)
+            record.save(update_fields=["matches"])
+    return created
+
+
+def missed_slots(ladder: Ladder, current: datetime, seconds: int) -> list[datetime]:
+    """The slots between the ladder's newest round and ``current`` that it did not play (their
+    task never arrived: beat sent it while the broker was down), at most MISSED_SLOTS_PLAYED
+    of the newest. None before a ladder's first round."""
+    newest = ladder.rounds.filter(slot__lt=current).aggregate(Max("slot"))["slot__max"]
+    if newest is None:
+        return []
+    step = timedelta(seconds=seconds)
+    # From the newest round's slot as the current length cuts it (staff may change the length).
+    slot = max(slot_of(newest, seconds) + step, current - MISSED_SLOTS_PLAYED * step)
+    missed = []
+    while slot < current:
+        missed.append(slot)
+        slot += step
+    return missed
+
+
+def play_rounds(now: datetime | None = None) -> int:
+    """The round of the current time slot of every active ladder that has not played it yet,
+    after those of the slots it missed; returns how many matches were queued."""
+    seconds = round_seconds()
+    slot = slot_of(now or timezone.now(), seconds)
+    queued = 0
+    for ladder in Ladder.objects.filter(is_active=True):
+        for due in [*missed_slots(ladder, slot, seconds), slot]:
+            queued += len(play_round(ladder, slot=due))
+    return queued

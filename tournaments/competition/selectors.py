@@ -1,0 +1,85 @@
+"""Competition's reads: ladders, seasons and their fixtures, for the API, the pages and play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import CharField, Count, Exists, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Cast, Coalesce, Concat
+
+from tournaments.competition.models import Fixture, Ladder, Season
+from tournaments.play.models import Match
+from tournaments.rating.models import Rating
+
+SEASON_OVER = (Season.State.FINISHED, Season.State.CANCELLED)
+"""A season that plays no more fixtures: one not played by then never will be."""
+
+
+def fixture_to_play(deal: Any) -> Q:
+    """Whether a fixture of the duplicate deal ``deal`` (a key, or ``OuterRef("deal")``) may still
+    be played: not started yet, or void while its season runs (staff may re-run it, on the same
+    seed). Play's visibility asks it (``tournaments.play.visibility.DEAL_PLAYS_ON``)."""
+    to_play = (
+        Fixture.objects.filter(deal=deal)
+        .exclude(season__state__in=SEASON_OVER)
+        .filter(Q(match__isnull=True) | Q(match__status=Match.Status.ABORTED))
+    )
+    return Q(Exists(to_play))
+
+
+# --- ladders ----------------------------------------------------------------------------------
+
+
+def ladders() -> QuerySet[Ladder]:
+    return Ladder.objects.all()
+
+
+def ladders_listed(**filters: Any) -> QuerySet[Ladder]:
+    """The ladders matching ``filters`` (game, seats), each with its count of rated players
+    (``rated``), per game and seat count."""
+    rated = (
+        Rating.objects.filter(pool=Concat(Value("ladder:"), Cast(OuterRef("pk"), CharField())))
+        .values("pool")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    return (
+        Ladder.objects.filter(**filters)
+        .annotate(rated=Coalesce(Subquery(rated), 0))
+        .order_by("game", "seats", "id")
+    )
+
+
+# --- seasons ----------------------------------------------------------------------------------
+
+
+def seasons() -> QuerySet[Season]:
+    return Season.objects.all()
+
+
+def seasons_with_entrants() -> QuerySet[Season]:
+    return Season.objects.prefetch_related("entrants__bot_version__bot")
+
+
+def seasons_listed(**filters: Any) -> QuerySet[Season]:
+    """The seasons matching ``filters`` (game, state), newest first, each with its count of
+    fixtures (``scheduled``) and of finished ones (``finished``)."""
+    finished = Q(fixtures__match__status=Match.Status.FINISHED)
+    return (
+        Season.objects.filter(**filters)
+        .prefetch_related("entrants__bot_version__bot")
+        .annotate(
+            scheduled=Count("fixtures", distinct=True),
+            finished=Count("fixtures", filter=finished, distinct=True),
+        )
+        .order_by("-created_at", "id")
+    )
+
+
+def schedule(season: Season) -> QuerySet[Fixture]:
+    """A season's every game in play order, its match once started."""
+    return (
+        Fixture.objects.filter(season=season)
+        .select_related("match")
+        .order_by("round", "table", "game_number")
+    )

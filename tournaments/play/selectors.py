@@ -1,0 +1,332 @@
+"""Reads: what a given user may see, as querysets and match documents.
+
+Anything a user may not see is simply absent from their querysets, so the API
+answers 404 for another user's private bot exactly as for one that never existed.
+Who sees which cards, logs and diagnostics of a match is decided in
+``tournaments.play.visibility``, which pages, the API and downloads all follow.
+
+Results (a match's status, outcome, seats' ranks and scores) are written by a database
+trigger when the final event is appended, not by Python: see models.Match.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from django.db import connection
+from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
+
+from replays import store
+from replays.document import match_document
+from tournaments.play import read_cache, visibility
+from tournaments.play.models import Bot, BotLog, BotVersion, Match, Seat
+from tournaments.play.visibility import is_staff, user_id
+
+
+def bots_visible_to(user: Any) -> QuerySet[Bot]:
+    """Everyone sees active public bots; owners also see their private and deactivated ones."""
+    qs = Bot.objects.select_related("owner")
+    if is_staff(user):
+        return qs
+    listed = Q(is_public=True, is_active=True)
+    uid = user_id(user)
+    return qs.filter(listed | Q(owner_id=uid)) if uid is not None else qs.filter(listed)
+
+
+def bots_owned_by(user: Any) -> QuerySet[Bot]:
+    """Bots ``user`` may change: their own (staff: all)."""
+    qs = Bot.objects.select_related("owner")
+    if is_staff(user):
+        return qs
+    uid = user_id(user)
+    return qs.filter(owner_id=uid) if uid is not None else qs.none()
+
+
+def bots_listed(user: Any, *, writable: bool = False, game: str | None = None) -> QuerySet[Bot]:
+    """Bots newest first: those ``user`` may see, or (``writable``) may change; of one game."""
+    qs = bots_owned_by(user) if writable else bots_visible_to(user)
+    if game:
+        qs = qs.filter(game=game)
+    return qs.order_by("-created_at", "-id")
+
+
+def versions_visible_to(user: Any) -> QuerySet[BotVersion]:
+    """Versions of bots the user may see; their metadata only, the source is owner-only.
+
+    Each carries ``smoke_match_id``: its latest validation run (shown to the owner only).
+    """
+    latest_smoke = Match.objects.filter(validation_of=OuterRef("pk")).order_by("-created_at")
+    return (
+        BotVersion.objects.filter(bot__in=bots_visible_to(user))
+        .select_related("bot")
+        .annotate(smoke_match_id=Subquery(latest_smoke.values("id")[:1]))
+    )
+
+
+def versions_of(user: Any, bot_id: int) -> QuerySet[BotVersion] | None:
+    """A visible bot's versions, newest first; None if the bot is not visible to ``user``."""
+    if not bots_visible_to(user).filter(pk=bot_id).exists():
+        return None
+    return versions_visible_to(user).filter(bot_id=bot_id).order_by("-number")
+
+
+def can_read_source(user: Any, bot: Bot) -> bool:
+    """A version's code: as private as its diagnostics (the bot's owner's and staff's)."""
+    return visibility.may_read_bot_diagnostics(user, bot)
+
+
+def seats_with_players() -> Prefetch[Any]:
+    """A match's seats with their bot versions, bots, owners and people, in one query (a
+    prefetch per relation was five)."""
+    return Prefetch(
+        "seats",
+        queryset=Seat.objects.select_related("bot_version__bot__owner", "player")
+        # Only what a seat is shown with (visibility.seat_as_seen): the version's upload and
+        # the users' other columns made the query several times longer to build and read.
+        .only(*_SEAT_SHOWN)
+        .order_by("number"),
+    )
+
+
+_SEAT_SHOWN = (
+    *(f.name for f in Seat._meta.concrete_fields),
+    "bot_version__number",
+    "bot_version__bot__name",
+    "bot_version__bot__is_public",
+    "bot_version__bot__owner__username",
+    "player__username",
+)
+
+
+def matches_visible_to(user: Any) -> QuerySet[Match]:
+    """Every match, except smoke matches (a version's validation run) of other users' bots."""
+    qs = Match.objects.all()
+    if is_staff(user):
+        return qs
+    uid = user_id(user)
+    if uid is None:
+        return qs.filter(validation_of__isnull=True)
+    return qs.filter(Q(validation_of__isnull=True) | Q(validation_of__bot__owner_id=uid))
+
+
+def matches(
+    *,
+    user: Any = None,
+    game: str | None = None,
+    bot: int | None = None,
+    status: str | None = None,
+    season: int | None = None,
+    ladder: int | None = None,
+) -> QuerySet[Match]:
+    """Matches ``user`` may see (None: as anonymous), newest first, filtered; results are public."""
+    qs = (
+        visibility.with_deal_state(matches_visible_to(user))
+        .select_related("created_by")
+        .prefetch_related(seats_with_players())
+        .order_by("-created_at", "id")
+    )
+    if game:
+        qs = qs.filter(game=game)
+    if status:
+        qs = qs.filter(status=status)
+    if season is not None:
+        qs = qs.filter(season_id=season)
+    if ladder is not None:
+        qs = qs.filter(ladder_id=ladder)
+    if bot is not None:
+        # A private bot is not named to others, so filtering on it finds nothing for them.
+        shown = Bot.objects.filter(visibility.bots_shown_q(user), pk=bot)
+        qs = qs.filter(pk__in=Seat.objects.filter(bot_version__bot__in=shown).values("match_id"))
+    return qs
+
+
+def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]:
+    """The match (if ``user`` may see it) with what its serializer reads, prefetched."""
+    return (
+        visibility.with_deal_state(matches_visible_to(user))
+        .filter(pk=match_id)
+        .select_related("created_by")
+        .prefetch_related(seats_with_players())
+    )
+
+
+def logs_for(user: Any, match: Match) -> QuerySet[BotLog]:
+    """Bot logs of the seats whose logs ``user`` may read (``visibility.log_seats``)."""
+    qs = BotLog.objects.filter(match=match).order_by("version", "seat", "id")
+    return qs.filter(seat__in=visibility.log_seats(user, match))
+
+
+# The match document, as one user may see it
+
+
+EVENTS_PAGE_SIZE = 1000
+"""Events per page by default: about 150 kB of JSON for Brexit, some 80 ms to serve."""
+EVENTS_PAGE_MAX = 5000
+
+
+class NoSuchView(LookupError):
+    """The caller may not see the match from that seat (or the seat does not exist)."""
+
+
+def seat_labels(match_id: uuid.UUID | str) -> list[str]:
+    """The stored match's seats as its document names them, in seat order."""
+    seats = Seat.objects.filter(match_id=match_id).select_related("bot_version__bot", "player")
+    return [seat.label for seat in seats.order_by("number")]
+
+
+def document_header(match: Match, user: Any = None) -> dict[str, Any]:
+    """The document's ``format`` and ``match``; options and seed stay secret until the deal is
+    over (``visibility.deal_over``).
+
+    Seats are labelled as ``user`` may see them (a private bot's as "(private bot)")."""
+    over = visibility.deal_over(match)
+    return match_document(
+        match_id=str(match.pk),
+        game=match.game,
+        options=match.options if over else None,
+        seed=match.seed if over else None,
+        seats=[visibility.seat_as_seen(user, seat).label for seat in match.seats.all()],
+        status=match.status,
+        outcome=match.outcome,
+        events=(),
+    )
+
+
+def match_document_page(
+    *,
+    user: Any,
+    match: Match,
+    seat: int | None = None,
+    after: int = 0,
+    limit: int = EVENTS_PAGE_SIZE,
+) -> tuple[dict[str, Any], bool]:
+    """The match document's events after version ``after``, at most ``limit``, as ``user`` sees them.
+
+    Returns the page (the header, its events and the view's seats) and whether more
+    events are stored after it. Raises NoSuchView. ``match`` should have its seats
+    prefetched with their versions' bots (``match_detail``).
+    """
+    if seat is not None and seat not in {s.number for s in match.seats.all()}:
+        raise NoSuchView(f"this match has no seat {seat}")
+    view = None if seat is None else visibility.seat_view(seat)
+    if view is not None and not visibility.may_see(user, match, view):
+        raise NoSuchView(
+            f"seat {seat}'s view is its owner's until the match (and its duplicate deal) is over"
+        )
+    # Once the deal is over every payload is shown, whichever seat was asked for.
+    seen_by = visibility.sight(user, match, None if visibility.deal_over(match) else view)
+    limit = max(1, min(limit, EVENTS_PAGE_MAX))
+    events, more = _events_page(match, seen_by, after, limit)
+    page = document_header(match, user)
+    page["events"] = events
+    mine = visibility.seats_of(user, match)
+    page["view"] = {
+        "seats": sorted(mine if seat is None else mine & {seat}),
+        "game_over": visibility.is_over(match),
+        "deal_over": visibility.deal_over(match),
+    }
+    return page, more
+
+
+EVENTS_BLOCK = 100
+"""Events per cached block: a page is cut from the blocks it spans, so pages that start
+anywhere share what was cached for the others."""
+
+
+def _events_page(
+    match: Match, seen_by: visibility.Sight, after: int, limit: int
+) -> tuple[list[dict[str, Any]], bool]:
+    """Events ``after + 1`` to ``after + limit`` as ``seen_by`` sees them, and whether more follow."""
+    # One more than the page (are there more?), and nothing past what is stored.
+    last = min(after + limit + 1, match.last_version)
+    if last <= after:
+        return [], False
+    blocks = range(after // EVENTS_BLOCK, (last - 1) // EVENTS_BLOCK + 1)
+    events = [
+        event
+        for found in read_cache.remember_many(
+            [
+                (read_cache.events_key(match, seen_by, block), _block_reader(match, seen_by, block))
+                for block in blocks
+            ],
+            # A block is fixed once it is full (its events are stored for good) or the match over.
+            keep=lambda found: (
+                len(found) == EVENTS_BLOCK or (bool(found) and visibility.is_over(match))
+            ),
+        )
+        for event in found
+        if after < event["version"] <= last
+    ]
+    return events[:limit], len(events) > limit
+
+
+def _block_reader(
+    match: Match, seen_by: visibility.Sight, block: int
+) -> Callable[[], list[dict[str, Any]]]:
+    """Reads versions ``block * EVENTS_BLOCK + 1`` to ``(block + 1) * EVENTS_BLOCK`` as
+    ``seen_by`` sees them."""
+
+    def read() -> list[dict[str, Any]]:
+        rows = store.read(
+            match.pk,
+            from_version=block * EVENTS_BLOCK + 1,
+            to_version=(block + 1) * EVENTS_BLOCK,
+        )
+        return [
+            {"version": row.version, **visibility.event_as_seen(row.as_engine_event(), seen_by)}
+            for row in rows
+        ]
+
+    return read
+
+
+_MATCH_FIELDS = [
+    "id",
+    "game",
+    "options",
+    "seed",
+    "status",
+    "last_version",
+    "waiting_for",
+    "deadline",
+    "human_move_seconds",
+]
+_SEAT_FIELDS = ["id", "match_id", "number", "bot_version_id", "builtin", "player_id"]
+_MATCH_TO_PLAY = (
+    f"SELECT {', '.join('m.' + f for f in _MATCH_FIELDS)}, {', '.join('s.' + f for f in _SEAT_FIELDS)}"  # noqa: S608 (constant column names; values are bound parameters)
+    " FROM tournaments_seat s JOIN tournaments_match m ON m.id = s.match_id"
+    " WHERE s.match_id = %s ORDER BY s.number"
+)
+
+
+def match_to_play(match_id: uuid.UUID) -> tuple[Match, list[Seat]] | None:
+    """The match and its seats, with only what the runner needs, in one query.
+
+    The runner calls this once per match; the ORM's version of the same join
+    cost about a millisecond, as much as writing a short match's events.
+    Other fields load on access, as with ``only()``.
+    """
+    connection.ensure_connection()
+    # A server-side prepared statement on the bare connection: a worker runs it for every match.
+    with psycopg.Cursor(connection.connection) as cur:
+        cur.execute(_MATCH_TO_PLAY, [match_id], prepare=True)
+        rows = cur.fetchall()
+    if not rows:
+        return None
+    split = len(_MATCH_FIELDS)
+    options = rows[0][2]
+    match_values = list(rows[0][:split])
+    match_values[2] = json.loads(options) if isinstance(options, str) else options
+    waiting = rows[0][6]
+    match_values[6] = json.loads(waiting) if isinstance(waiting, str) else waiting
+    match = Match.from_db("default", _MATCH_FIELDS, match_values)
+    seats = []
+    for row in rows:
+        seat = Seat.from_db("default", _SEAT_FIELDS, row[split:])
+        seat.match = match
+        seats.append(seat)
+    return match, seats

@@ -1,0 +1,489 @@
+"""Writes: every change the API makes to bots, versions, accounts and challenges goes through here.
+
+Functions are keyword-only and raise :class:`Invalid` with one message list per
+input field, so any caller (API, admin, shell) reports bad input the same way.
+Background work (validation, playing) is enqueued with ``transaction.on_commit``
+so a worker never looks for a row that is not committed yet, or was rolled back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from games.engine.builtin import builtin_names
+from games.engine.errors import BadOptions
+from games.engine.registry import GAMES
+from games.sandbox.upload import UploadError, check_filename, unpack
+from tournaments.play import allowance, dispatch, humans, selectors
+from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
+
+MAX_SEED = 2**63 - 1
+
+
+class Invalid(Exception):
+    """Input the platform refuses: ``errors`` maps a field name to its messages."""
+
+    def __init__(self, errors: Mapping[str, str | list[str]]) -> None:
+        self.errors = {k: [v] if isinstance(v, str) else list(v) for k, v in errors.items()}
+        super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in self.errors.items()))
+
+
+def create_account(
+    *, username: str, password: str, email: str = "", address: str | None = None
+) -> tuple[Any, str]:
+    """A new user and their API token key; ``address``, the client's, is kept: the accounts of
+    one address share their caps, budget and turn at the workers (tournaments/play/allowance.py)."""
+    user_model = get_user_model()
+    if user_model.objects.filter(username__iexact=username).exists():
+        raise Invalid({"username": "this username is taken"})
+    candidate = user_model(username=username, email=email)
+    try:
+        validate_password(password, user=candidate)
+    except DjangoValidationError as exc:
+        raise Invalid({"password": list(exc.messages)}) from None
+    try:
+        with transaction.atomic():
+            user = user_model.objects.create_user(username=username, email=email, password=password)
+            token = Token.objects.create(user=user)
+            if address:
+                AccountOrigin.objects.create(user=user, address=address)
+    except IntegrityError:  # a concurrent sign-up took the name between the check and the insert
+        raise Invalid({"username": "this username is taken"}) from None
+    return user, token.key
+
+
+def token_for(*, user: Any) -> str:
+    token, _ = Token.objects.get_or_create(user=user)
+    return str(token.key)
+
+
+def create_bot(
+    *, owner: Any, game: str, name: str, description: str = "", is_public: bool = True
+) -> Bot:
+    if game not in GAMES:
+        raise Invalid({"game": f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}"})
+    if Bot.objects.filter(owner=owner, name=name).exists():
+        raise Invalid({"name": f"you already have a bot called {name!r}"})
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(
+                owner=owner, game=game, name=name, description=description, is_public=is_public
+            )
+    except IntegrityError:
+        raise Invalid({"name": f"you already have a bot called {name!r}"}) from None
+
+
+_UPDATABLE = frozenset({"name", "description", "is_public", "is_active"})
+
+
+def update_bot(*, bot: Bot, **changes: Any) -> Bot:
+    """Change a bot's listing; its game is fixed because its versions were written for it."""
+    if "game" in changes and changes["game"] != bot.game:
+        raise Invalid({"game": "a bot's game cannot be changed; create a new bot"})
+    changes.pop("game", None)
+    unknown = set(changes) - _UPDATABLE
+    if unknown:
+        raise Invalid({k: "this field cannot be changed" for k in sorted(unknown)})
+    name = changes.get("name")
+    if (
+        name is not None
+        and name != bot.name
+        and Bot.objects.filter(owner_id=bot.owner_id, name=name).exists()
+    ):
+        raise Invalid({"name": f"you already have a bot called {name!r}"})
+    for key, value in changes.items():
+        setattr(bot, key, value)
+    try:
+        with transaction.atomic():
+            bot.save(update_fields=[*changes] or None)
+    except IntegrityError:
+        raise Invalid({"name": f"you already have a bot called {name!r}"}) from None
+    return bot
+
+
+def deactivate_bot(*, bot: Bot) -> Bot:
+    """Stop matching the bot; its versions and past matches stay (they are referenced).
+
+    Its queued rated matches (ladders, seasons) are cancelled, not played.
+    """
+    if bot.is_active:
+        bot.is_active = False
+        bot.save(update_fields=["is_active"])
+    cancel_queued_matches(
+        matches=Match.objects.filter(rated=True, seats__bot_version__bot=bot),
+        reason=f"bot {bot.name} was deactivated",
+    )
+    return bot
+
+
+def upload_version(*, bot: Bot, filename: str, data: bytes) -> tuple[BotVersion, bool]:
+    """Store an upload as the bot's next version, pending, and queue its validation.
+
+    Returns the version and whether it is new. The same file (bytes and name) as the bot's
+    newest version is that version again, unless it was rejected (then it is validated
+    afresh): a retried upload makes no second version. Older bytes uploaded after newer ones
+    do make a new version, since ladders play the newest.
+    """
+    if not bot.is_active:
+        raise Invalid({"bot": "this bot is deactivated; reactivate it before uploading"})
+    try:
+        check_filename(filename)
+    except UploadError as exc:
+        raise Invalid({"filename": str(exc)}) from None
+    try:
+        unpack(filename, data)
+    except UploadError as exc:
+        raise Invalid({"file": str(exc)}) from None
+    digest = hashlib.sha256(data).hexdigest()
+    with transaction.atomic():
+        # Locked first, so that two identical uploads at once make one version.
+        Bot.objects.select_for_update().filter(pk=bot.pk).first()
+        newest = BotVersion.objects.filter(bot=bot).order_by("-number").first()
+        if (
+            newest is not None
+            and (newest.sha256, newest.filename) == (digest, filename)
+            and newest.status != BotVersion.Status.REJECTED
+        ):
+            return newest, False
+        allowance.check_uploads(bot.owner)
+        version = _add_version(bot=bot, filename=filename, data=data)
+        # Queued with it, the smoke match is waiting work the workers see (and take before
+        # challenges and ladders) whichever of their messages arrives first.
+        smoke_match_for(version)
+        version_id = version.pk
+        transaction.on_commit(lambda: dispatch.validate_bot_version(version_id))
+    return version, True
+
+
+def smoke_match_for(version: BotVersion) -> Match:
+    """The version's unfinished smoke match (an interrupted validation resumes it), or a new one.
+
+    The uploaded version takes seat 0, built-in random bots the others. Each smoke match
+    draws its own seed (one fixed seed let a bot pass by surviving a single deal); the match
+    row keeps it, and its match_finished event reveals it, so the run replays exactly. It is
+    played by tournaments.play.validation, which decides the version from it.
+    """
+    unfinished = (Match.Status.QUEUED, Match.Status.RUNNING)
+    with transaction.atomic():
+        # Two deliveries of one validation at once make one smoke match, not two.
+        BotVersion.objects.select_for_update().filter(pk=version.pk).first()
+        match = (
+            Match.objects.filter(validation_of=version, status__in=unfinished)
+            .order_by("-created_at")
+            .first()
+        )
+        if match is not None:
+            return match
+        info = GAMES[version.bot.game]
+        seats = max(info.min_seats, min(3, info.max_seats))
+        match = Match.objects.create(
+            game=info.name,
+            options={},
+            seed=secrets.randbits(63),
+            rated=False,
+            created_by=version.bot.owner,
+            validation_of=version,
+            priority=Match.Priority.VALIDATION,
+        )
+        Seat.objects.bulk_create(
+            [Seat(match=match, number=0, bot_version=version)]
+            + [Seat(match=match, number=n, builtin="random") for n in range(1, seats)]
+        )
+    return match
+
+
+def _add_version(
+    *, bot: Bot, filename: str, data: bytes, status: str = BotVersion.Status.PENDING
+) -> BotVersion:
+    """The bot's next version. Call inside a transaction: it locks the bot to take the number."""
+    # Lock the bot so two concurrent uploads cannot both take the same number.
+    Bot.objects.select_for_update().filter(pk=bot.pk).first()
+    last = BotVersion.objects.filter(bot=bot).aggregate(n=Max("number"))["n"] or 0
+    return BotVersion.objects.create(
+        bot=bot,
+        number=last + 1,
+        filename=filename,
+        upload=data,
+        sha256=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        status=status,
+    )
+
+
+def local_owner(*, username: str) -> Any:
+    """The user owning the bots that ``manage.py play --persist`` stores (created without a
+    password: it signs in only once someone sets one)."""
+    user, created = get_user_model().objects.get_or_create(username=username)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def local_version(
+    *, owner: Any, game: str, filename: str, data: bytes, is_public: bool = False
+) -> BotVersion:
+    """The version of a bot file played locally (``manage.py play --persist``).
+
+    The owner's bot is named after the file (``local-NAME``) and created private unless
+    ``is_public``; the same bytes stored before are that version again, else they become the
+    next version. It is ready at once: it has just played a whole match in the sandbox.
+    """
+    try:
+        check_filename(filename)
+        unpack(filename, data)
+    except UploadError as exc:
+        raise Invalid({"file": str(exc)}) from None
+    name = f"local-{Path(filename).stem}"[:60]
+    bot = Bot.objects.filter(owner=owner, name=name).first()
+    if bot is None:
+        bot = create_bot(owner=owner, game=game, name=name, is_public=is_public)
+    elif bot.game != game:
+        raise Invalid({"seats": f"{owner}'s bot {name!r} plays {bot.game}, not {game}"})
+    digest = hashlib.sha256(data).hexdigest()
+    existing = bot.versions.filter(sha256=digest).first()
+    if existing is not None:
+        return existing
+    with transaction.atomic():
+        return _add_version(bot=bot, filename=filename, data=data, status=BotVersion.Status.READY)
+
+
+def create_challenge(
+    *,
+    user: Any,
+    game: str,
+    seats: Sequence[Mapping[str, Any]],
+    options: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    queue: bool = True,
+    human_move_seconds: int | None = None,
+) -> Match:
+    """An unrated match between chosen versions, built-ins and people, queued for the workers.
+
+    Each seat is ``{"bot_version": id}``, ``{"builtin": name}`` or ``{"human": true}`` (the
+    caller plays it, through the API or the match's page; tournaments/play/humans.py), in table
+    order. ``human_move_seconds`` is a person's time for each decision. With
+    ``queue=False`` the caller plays it itself (``manage.py play --persist`` runs it with the
+    workers' runner, tournaments.play.runner.run_match, in its own process), and the account's
+    allowance (caps, hourly budget: tournaments/play/allowance.py) is not asked: it asks nothing of
+    the workers. Queued, a match with a person's seat goes before other work.
+    """
+    if game not in GAMES:
+        raise Invalid({"game": f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}"})
+    info = GAMES[game]
+    if not info.min_seats <= len(seats) <= info.max_seats:
+        raise Invalid(
+            {
+                "seats": f"{info.title} takes {info.min_seats} to {info.max_seats} seats, "
+                f"not {len(seats)}"
+            }
+        )
+    versions = _seat_versions(user=user, game=game, seats=seats)
+    try:
+        # Stored as the engine filled them in (defaults too, e.g. Brexit's round limit): the
+        # match records the rules it is played under, so its document reads the same as
+        # `play --out`'s and a later change of a default leaves old matches (and forks) alone.
+        played_options = dict(info.rules.options(len(seats), dict(options or {})))
+    except BadOptions as exc:
+        raise Invalid({"options": str(exc)}) from None
+    if seed is None:
+        seed = secrets.randbits(63)
+    elif not 0 <= seed <= MAX_SEED:
+        raise Invalid({"seed": f"seed must be between 0 and {MAX_SEED}"})
+    move_seconds = humans.DEFAULT_MOVE_SECONDS if human_move_seconds is None else human_move_seconds
+    if not humans.MIN_MOVE_SECONDS <= move_seconds <= humans.MAX_MOVE_SECONDS:
+        raise Invalid(
+            {
+                "human_move_seconds": f"a person's time per decision must be between"
+                f" {humans.MIN_MOVE_SECONDS} and {humans.MAX_MOVE_SECONDS} seconds"
+            }
+        )
+    priority = priority_of(seats)
+    with transaction.atomic():
+        if queue:
+            allowance.check_matches(user)
+        match = Match.objects.create(
+            game=game,
+            options=played_options,
+            seed=seed,
+            rated=False,  # people's matches too: a challenge is never rated
+            created_by=user,
+            human_move_seconds=move_seconds,
+            human_acted_at=timezone.now(),
+            priority=priority,
+        )
+        _create_seats(match, seats, versions, user=user)
+        match_id = str(match.pk)
+        if queue:
+            transaction.on_commit(lambda: dispatch.play_match(match_id, priority))
+    return match
+
+
+def priority_of(seats: Sequence[Mapping[str, Any]]) -> int:
+    """A match's class at the workers: a person's seat makes it go first."""
+    if any(seat.get("human") for seat in seats):
+        return Match.Priority.PERSON
+    return Match.Priority.PLAY
+
+
+def _create_seats(
+    match: Match,
+    seats: Sequence[Mapping[str, Any]],
+    versions: Sequence[BotVersion | None],
+    *,
+    user: Any = None,
+) -> None:
+    """``match``'s seats in table order: its version, ``user`` for a human seat, or a built-in."""
+    Seat.objects.bulk_create(
+        Seat(
+            match=match,
+            number=number,
+            bot_version=versions[number],
+            player=user if seat.get("human") else None,
+            builtin=""
+            if versions[number] is not None or seat.get("human")
+            else str(seat["builtin"]),
+        )
+        for number, seat in enumerate(seats)
+    )
+
+
+def _seat_versions(
+    *, user: Any, game: str, seats: Sequence[Mapping[str, Any]]
+) -> list[BotVersion | None]:
+    """The version playing each seat (None for a built-in); raises Invalid naming the seat."""
+    errors: list[str] = []
+    wanted = [s.get("bot_version") for s in seats]
+    ids = [v for v in wanted if isinstance(v, int) and not isinstance(v, bool)]
+    found = {
+        v.pk: v
+        for v in selectors.versions_visible_to(user).filter(pk__in=ids).select_related("bot")
+    }
+    result: list[BotVersion | None] = []
+    for number, seat in enumerate(seats):
+        has_version = seat.get("bot_version") is not None
+        has_builtin = bool(seat.get("builtin"))
+        has_human = bool(seat.get("human"))
+        if has_version + has_builtin + has_human != 1:
+            errors.append(f"seat {number}: give exactly one of bot_version, builtin or human")
+            result.append(None)
+            continue
+        if has_human:
+            if user is None or not user.is_authenticated:
+                errors.append(f"seat {number}: log in to play a seat yourself")
+            result.append(None)
+            continue
+        if has_builtin:
+            if seat["builtin"] not in builtin_names(game):
+                errors.append(
+                    f"seat {number}: unknown builtin {seat['builtin']!r}; "
+                    f"choose one of {', '.join(builtin_names(game))}"
+                )
+            result.append(None)
+            continue
+        version = found.get(seat["bot_version"])
+        if version is None:
+            errors.append(f"seat {number}: unknown bot version {seat['bot_version']!r}")
+        elif version.bot.game != game:
+            errors.append(f"seat {number}: {version} is a {version.bot.game} bot, not a {game} bot")
+        elif not version.bot.is_active:
+            errors.append(f"seat {number}: {version.bot.name} is deactivated")
+        elif version.status == BotVersion.Status.PENDING:
+            errors.append(f"seat {number}: {version} is still being validated; try again shortly")
+        elif version.status != BotVersion.Status.READY:
+            errors.append(f"seat {number}: {version} was rejected by validation")
+        result.append(version)
+    if errors:
+        raise Invalid({"seats": errors})
+    return result
+
+
+# Rated play: matches that ladders and seasons create (never users), and their cancellation.
+
+
+def create_rated_match(
+    *,
+    game: str,
+    players: Sequence[str],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    ladder_id: int | None = None,
+    season_id: int | None = None,
+    deal: uuid.UUID | None = None,
+) -> Match:
+    """A rated match, queued for the workers once the caller's transaction commits.
+
+    ``players`` are in seat order, each ``"v:<version id>"`` or ``"builtin:<name>"``;
+    the scheduler (ladder round, season) has chosen them, so they are trusted here.
+    ``ladder_id``/``season_id``: the ladder or season that plays it (play names no competition).
+    ``deal``: the duplicate deal it plays with the other matches given the same key and seed.
+    """
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=game,
+            options=dict(options or {}),
+            seed=seed,
+            rated=True,
+            ladder_id=ladder_id,
+            season_id=season_id,
+            deal=deal,
+        )
+        Seat.objects.bulk_create(
+            Seat(
+                match=match,
+                number=number,
+                bot_version_id=int(player[2:]) if player.startswith("v:") else None,
+                builtin="" if player.startswith("v:") else player.removeprefix("builtin:"),
+            )
+            for number, player in enumerate(players)
+        )
+        match_id = str(match.pk)
+        transaction.on_commit(lambda: dispatch.play_match(match_id))
+    return match
+
+
+def cancel_queued_matches(*, matches: Any, reason: str) -> int:
+    """Cancel the queued ones among ``matches`` (a queryset): they end aborted, never played.
+
+    A match that a worker already started is left to finish. The aborted event
+    in the stream ends a built-in match that a worker is playing without a lease:
+    its next append meets a stream that moved on and stops.
+    """
+    from games.engine.platform_events import aborted_event
+    from replays import store
+    from replays.store import ConcurrencyError, NewEvent
+
+    ids = list(matches.filter(status=Match.Status.QUEUED).values_list("id", flat=True).distinct())
+    cancelled = 0
+    for match_id in ids:
+        with transaction.atomic():
+            done = Match.objects.filter(id=match_id, status=Match.Status.QUEUED).update(
+                status=Match.Status.ABORTED, error=f"cancelled: {reason}"[:2000]
+            )
+            if not done:
+                continue
+            cancelled += 1
+            game = Match.objects.values_list("game", flat=True).get(id=match_id)
+            event = NewEvent.from_engine(
+                aborted_event(f"cancelled: {reason}"),
+                engine_version=GAMES[game].rules.engine_version,
+            )
+            try:
+                with transaction.atomic():
+                    store.append(match_id, [event], store.current_version(match_id))
+            except ConcurrencyError:
+                pass  # a worker is appending: it finishes the match (its result stands)
+    return cancelled

@@ -1,0 +1,176 @@
+"""Staff tools: bots, versions, matches and their seats; re-queue or abort matches."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from django.contrib import admin, messages
+from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from tournaments.play import visibility
+from tournaments.play.models import Bot, BotLog, BotVersion, Match, Seat
+from tournaments.site.admin_base import DealsKeptAdmin
+
+
+class BotVersionInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = BotVersion
+    fields = ("number", "filename", "size", "sha256", "status", "validation_error", "created_at")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(Bot)
+class BotAdmin(DealsKeptAdmin):
+    list_display = ["name", "game", "owner", "is_active", "is_public", "created_at"]
+    list_filter = ["game", "is_active", "is_public"]
+    search_fields = ["name", "owner__username"]
+    inlines = [BotVersionInline]
+    actions = ["disable_and_void"]
+
+    @admin.action(description="Disable, and void their pending rated matches")
+    def disable_and_void(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:
+        from tournaments.play import services
+
+        for bot in queryset:
+            services.deactivate_bot(bot=bot)
+        messages.info(request, f"{queryset.count()} bots disabled; their queued matches are void")
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(DealsKeptAdmin):
+    list_display = ["__str__", "status", "size", "created_at", "validated_at"]
+    list_filter = ["status", "bot__game"]
+    exclude = ["upload"]
+    search_fields = ["bot__name", "bot__owner__username"]  # season entrants' autocomplete
+    readonly_fields = ["bot", "number", "filename", "sha256", "size", "created_at", "validated_at"]
+
+    @admin.action(description="Validate again")
+    def revalidate(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
+        from tournaments.tasks import validate_bot_version
+
+        ids = list(queryset.values_list("id", flat=True))
+        queryset.update(status=BotVersion.Status.PENDING, validation_error="")
+        for version_id in ids:
+            transaction.on_commit(partial(validate_bot_version.delay, version_id))
+        messages.info(request, f"{len(ids)} versions queued for validation")
+
+    actions = ["revalidate"]
+
+
+class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
+    model = Seat
+    fields = (
+        "number",
+        "bot_version",
+        "builtin",
+        "rank",
+        "score",
+        "verdicts",
+        "strikes",
+        "disqualified",
+        "time_used_once_over",
+    )
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    # How long a bot thought is its owner's business, as its logs are: staff's once the deal is
+    # over (visibility.log_seats).
+    @admin.display(description="time used (ms)")
+    def time_used_once_over(self, seat: Seat) -> int | str:
+        if visibility.deal_over(seat.match):
+            return seat.time_used_ms
+        return visibility.HIDDEN_UNTIL_OVER
+
+
+@admin.register(Match)
+class MatchAdmin(DealsKeptAdmin):
+    list_display = [
+        "id",
+        "game",
+        "status",
+        "rated",
+        "season",
+        "ladder",
+        "attempts",
+        "created_at",
+        "finished_at",
+    ]
+    list_filter = ["game", "status", "rated", "season", "ladder"]
+    # Staff see no hidden card before the end either (of the duplicate deal, if the match is one
+    # of a set): the seed and the options deal them.
+    exclude = ["seed", "options"]
+    # A match's status and result follow its events (the only source of truth), written by the
+    # runner and the result trigger: an edit here could mark a running match finished and so
+    # open every hidden card. Staff change matches through the actions, never by hand.
+    readonly_fields = [
+        "id",
+        "game",
+        "status",
+        "rated",
+        "created_by",
+        "season",
+        "ladder",
+        "deal",  # leaving its deal would open a rotation while the rest of its set plays
+        "forked_from",
+        "forked_at",
+        "seed_once_over",
+        "options_once_over",
+        "lease_owner",
+        "lease_expires_at",
+        "attempts",
+        "last_version",
+        "outcome",
+        "error",
+        "validation_of",
+        "started_at",
+        "finished_at",
+        "created_at",
+    ]
+    inlines = [SeatInline]
+    actions = ["requeue"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # matches are created by challenges, ladders and seasons (services)
+
+    @admin.display(description="seed")
+    def seed_once_over(self, match: Match) -> int | str:
+        return match.seed if visibility.deal_over(match) else visibility.HIDDEN_UNTIL_OVER
+
+    @admin.display(description="options")
+    def options_once_over(self, match: Match) -> object:
+        return match.options if visibility.deal_over(match) else visibility.HIDDEN_UNTIL_OVER
+
+    @admin.action(description="Re-queue (matches that are queued or whose lease expired)")
+    def requeue(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        from tournaments.tasks import play_match
+
+        ids = [
+            str(m)
+            for m in queryset.exclude(
+                status__in=[Match.Status.FINISHED, Match.Status.ABORTED]
+            ).values_list("id", flat=True)
+        ]
+        for match_id in ids:
+            transaction.on_commit(partial(play_match.delay, match_id))
+        messages.info(request, f"{len(ids)} matches sent to the workers")
+
+
+@admin.register(BotLog)
+class BotLogAdmin(DealsKeptAdmin):
+    list_display = ["match", "seat", "version", "verdict"]
+    search_fields = ["match__id"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[BotLog]:
+        # Staff read logs once the deal is over: before, a line can quote the bot's hand, which
+        # the other matches of a duplicate deal are still dealing.
+        over = Match.objects.filter(visibility.deal_over_q())
+        return super().get_queryset(request).filter(match__in=over)
+
+
+# Ladders and seasons live in tournaments/site/season_admin.py; imported here so they register.
+from tournaments.site import season_admin  # noqa: E402, F401

@@ -1,0 +1,102 @@
+"""Ladders, their ratings and each bot's rating history: read-only, open to anonymous readers.
+
+A private bot's rating is listed (it plays in the ladder) under a neutral name and an opaque
+player key, with no bot or version id, for anyone but its owner and staff, as the bot listing
+itself would hide it (tournaments.play.visibility, "rated players"). The views read through
+competition's and rating's selectors; the shapes are api/ladder_serializers.py.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tournaments.competition import ladders, selectors
+from tournaments.play import visibility
+from tournaments.rating import selectors as rating_selectors
+from tournaments.site.api.ladder_serializers import (
+    HistoryFilter,
+    LadderFilter,
+    LadderSerializer,
+    RatingHistorySerializer,
+    RatingSerializer,
+)
+
+if TYPE_CHECKING:
+    from tournaments.competition.models import Ladder
+    from tournaments.rating.models import Rating, RatingHistory
+
+
+class LadderListView(generics.ListAPIView["Ladder"]):
+    serializer_class = LadderSerializer
+    permission_classes = [AllowAny]
+
+    def get_queryset(self) -> QuerySet[Ladder]:
+        filters = LadderFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        return selectors.ladders_listed(**filters.validated_data)
+
+    @extend_schema(parameters=[LadderFilter], summary="Ladders, per game and seat count")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class LadderDetailView(generics.RetrieveAPIView["Ladder"]):
+    serializer_class = LadderSerializer
+    permission_classes = [AllowAny]
+    lookup_url_kwarg = "ladder_id"
+
+    def get_queryset(self) -> QuerySet[Ladder]:
+        return selectors.ladders()
+
+    @extend_schema(summary="One ladder")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class LadderRatingsView(generics.ListAPIView["Rating"]):
+    serializer_class = RatingSerializer
+    permission_classes = [AllowAny]
+
+    def get_queryset(self) -> QuerySet[Rating]:
+        return ladders.ratings_of(
+            get_object_or_404(selectors.ladders(), pk=self.kwargs["ladder_id"])
+        )
+
+    @extend_schema(
+        summary="A ladder's ratings, best first: established bots by score, then provisional ones"
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class LadderHistoryView(generics.ListAPIView["RatingHistory"]):
+    serializer_class = RatingHistorySerializer
+    permission_classes = [AllowAny]
+
+    def get_queryset(self) -> QuerySet[RatingHistory]:
+        ladder = get_object_or_404(selectors.ladders(), pk=self.kwargs["ladder_id"])
+        filters = HistoryFilter(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        pool = ladders.pool(ladder)
+        player: str | None = None
+        if "player" in filters.validated_data:
+            private = rating_selectors.private_players(pool)
+            asked = filters.validated_data["player"]
+            player = visibility.player_asked(self.request.user, asked, private)
+            if player is None:
+                return rating_selectors.history(pool).none()
+        return rating_selectors.history(pool, player=player)
+
+    @extend_schema(
+        parameters=[HistoryFilter], summary="Rating history per match and bot, oldest first"
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)

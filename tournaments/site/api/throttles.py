@@ -1,0 +1,169 @@
+"""Rate limits on what is worth abusing: challenges and forks (a match on the workers), uploads,
+sign-ups, and password guesses (API tokens and the site's login).
+
+The rate is looked up when a request arrives, not when the class is defined, so settings
+overrides (and tests) take effect; DRF answers 429 with Retry-After.
+
+Two kinds of budget:
+
+* writes (challenges, uploads, sign-ups) are charged only for what was accepted: a request
+  refused with a 400 creates nothing and must not use up the budget. The throttle checks on
+  the way in and the view (``ChargedOnSuccess``) charges on the way out, after a 2xx. Two
+  requests racing past the check may both be charged: the limit is exceeded by at most the
+  requests in flight at once.
+* logins count every attempt, right or wrong: guessing is what they limit.
+
+Anonymous callers are told apart by address. ``X-Forwarded-For`` is believed only as far as
+``REST_FRAMEWORK["NUM_PROXIES"]`` (settings: ``NUM_PROXIES``, default 0, i.e. not at all), so
+a client cannot invent a fresh address for each request.
+
+The counts live in the cache (Redis). When Redis is down the limits fail open: the
+request goes through and a warning is logged, because refusing every write while the
+cache is away would turn a Redis outage into an outage of the API, and everything a
+limit protects (the workers, the database) is still protected by the queues and the
+per-bot and per-match limits (docs/reliability.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest, HttpResponse
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
+
+from tournaments.play.read_cache import CACHE_DOWN
+
+log = logging.getLogger(__name__)
+
+PENDING = "_backroom_pending_charges"
+"""Attribute of the request: the throttles to charge if the response is a success."""
+
+
+class _LiveRate(SimpleRateThrottle):
+    """Reads its rate per request (settings may change after the class is made)."""
+
+    methods = frozenset({"POST"})
+    """What it counts (the schema documents 429 for these alone: tournaments/site/api/schema.py)."""
+
+    def get_rate(self) -> str | None:
+        rates: dict[str, Any] = api_settings.DEFAULT_THROTTLE_RATES
+        rate = rates.get(str(self.scope))
+        return None if rate is None else str(rate)
+
+    def _refresh(self) -> None:
+        self.rate = self.get_rate()
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+
+
+def _fail_open(scope: str | None, exc: Exception) -> bool:
+    log.warning("rate limit %r not applied, the cache is unavailable: %s", scope, exc)
+    return True
+
+
+class _WriteThrottle(_LiveRate, UserRateThrottle):
+    """Checks on the way in; the view charges it only if it accepted the request."""
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        if request.method not in self.methods:
+            return True
+        if not isinstance(view, ChargedOnSuccess):
+            raise ImproperlyConfigured(f"{type(view).__name__} must be ChargedOnSuccess")
+        self._refresh()
+        if self.num_requests is None or self.duration is None:
+            return True
+        self.key = self.get_cache_key(request, view)  # type: ignore[arg-type]  # a view, mixed in
+        if self.key is None:
+            return True
+        try:
+            self.history = self.cache.get(self.key, [])
+        except CACHE_DOWN as exc:
+            return _fail_open(self.scope, exc)
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        if len(self.history) >= self.num_requests:
+            return bool(self.throttle_failure())
+        getattr(request, PENDING).append(self)
+        return True
+
+    def charge(self) -> None:
+        # Re-read: other accepted requests may have been charged since the check.
+        duration = self.duration or 0
+        try:
+            history = [t for t in self.cache.get(self.key, []) if t > self.timer() - duration]
+            self.cache.set(self.key, [self.timer(), *history], duration)
+        except CACHE_DOWN as exc:
+            _fail_open(self.scope, exc)
+
+
+class ChallengeThrottle(_WriteThrottle):
+    """Challenges and forks: each is a match for the workers to play."""
+
+    scope = "challenges"
+
+
+class UploadThrottle(_WriteThrottle):
+    scope = "uploads"
+
+
+class SignupThrottle(_WriteThrottle):
+    """Per client address, since whoever signs up has no account yet."""
+
+    scope = "signups"
+
+
+class LoginThrottle(_LiveRate):
+    """Per client address: token requests and the site's login form share one budget."""
+
+    scope = "logins"
+
+    def get_cache_key(self, request: Any, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if request.method not in self.methods:
+            return True
+        self._refresh()
+        try:
+            return bool(super().allow_request(request, view))
+        except CACHE_DOWN as exc:
+            return _fail_open(self.scope, exc)
+
+
+class ChargedOnSuccess:
+    """A DRF view whose write throttles are charged only when it answers 2xx."""
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        setattr(request, PENDING, [])
+        super().initial(request, *args, **kwargs)  # type: ignore[misc]
+
+    def finalize_response(
+        self, request: Request, response: Response, *args: Any, **kwargs: Any
+    ) -> Response:
+        if 200 <= response.status_code < 300:
+            for throttle in getattr(request, PENDING, []):
+                throttle.charge()
+        return super().finalize_response(request, response, *args, **kwargs)  # type: ignore[misc,no-any-return]
+
+
+def too_many(throttle: SimpleRateThrottle) -> HttpResponse:
+    """The site's 429 (DRF makes the API's): a line of text and when to come back."""
+    wait = max(1, round(throttle.wait() or 1))
+    response = HttpResponse(
+        f"Too many attempts: try again in {wait} seconds.\n",
+        status=429,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = str(wait)
+    return response
+
+
+def login_allowed(request: HttpRequest) -> SimpleRateThrottle | None:
+    """None if this login attempt may go ahead (and is counted), else the throttle that refused."""
+    throttle = LoginThrottle()
+    return None if throttle.allow_request(request, None) else throttle

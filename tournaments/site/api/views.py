@@ -1,0 +1,379 @@
+"""The REST endpoints: thin views that validate shapes, call services for writes and selectors for reads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+from django.contrib.auth import authenticate
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.http import content_disposition_header
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import generics, mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import SAFE_METHODS, AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
+from rest_framework.views import APIView
+
+from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
+from tournaments.play import humans, selectors, services
+from tournaments.site.api import body_limits
+from tournaments.site.api import serializers as s
+from tournaments.site.api.file_names import record_sent_names
+from tournaments.site.api.permissions import Authenticated, ReadOrAuthenticated
+from tournaments.site.api.throttles import (
+    ChallengeThrottle,
+    ChargedOnSuccess,
+    LoginThrottle,
+    SignupThrottle,
+    UploadThrottle,
+)
+
+# Models name types here only: reads go through selectors, writes through services.
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from tournaments.play.models import Bot, BotLog, BotVersion, Match
+
+MAX_UPLOAD_REQUEST_BYTES = s.MAX_UPLOAD_BYTES + 64 * 1024
+"""An upload request's body: the largest file plus room for its multipart framing and fields."""
+
+# Accounts
+
+
+class AccountCreateView(ChargedOnSuccess, APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [SignupThrottle]
+
+    @extend_schema(
+        request=s.AccountCreateSerializer,
+        responses={201: s.AccountWithTokenSerializer},
+        summary="Create an account and get its API token",
+    )
+    def post(self, request: Request) -> Response:
+        data = s.AccountCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        # The address the sign-up limit counts by: its accounts share one turn at the workers.
+        address = SignupThrottle().get_ident(request)
+        user, token = services.create_account(**data.validated_data, address=address)
+        body = s.AccountWithTokenSerializer(user).data
+        return Response({**body, "token": token}, status=status.HTTP_201_CREATED)
+
+
+class TokenView(APIView):
+    permission_classes = [AllowAny]
+    throttle_classes = [LoginThrottle]
+
+    @extend_schema(
+        request=s.TokenRequestSerializer,
+        responses={200: s.TokenSerializer},
+        summary="Exchange a username and password for the API token",
+    )
+    def post(self, request: Request) -> Response:
+        data = s.TokenRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(
+            request._request,
+            username=data.validated_data["username"],
+            password=data.validated_data["password"],
+        )
+        if user is None or not user.is_active:
+            raise AuthenticationFailed("wrong username or password")
+        return Response({"token": services.token_for(user=user)})
+
+
+class MeView(APIView):
+    permission_classes = [Authenticated]
+
+    @extend_schema(responses={200: s.AccountSerializer}, summary="The logged-in account")
+    def get(self, request: Request) -> Response:
+        return Response(s.AccountSerializer(request.user).data)
+
+
+# Bots
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Bots: your own, and everyone's public active ones",
+        parameters=[s.BotFilterSerializer],
+    ),
+    create=extend_schema(summary="Create a bot for one game"),
+    retrieve=extend_schema(summary="One bot"),
+    update=extend_schema(summary="Change your bot's name, description or visibility"),
+    partial_update=extend_schema(summary="Change some of your bot's fields"),
+    destroy=extend_schema(summary="Deactivate your bot (its versions and matches stay)"),
+)
+class BotViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet["Bot"],
+):
+    serializer_class = s.BotSerializer
+    permission_classes = [ReadOrAuthenticated]
+
+    def get_queryset(self) -> QuerySet[Bot]:
+        # Writes only ever find your own bots: another user's answers 404, as if absent.
+        game = None
+        if self.action == "list":  # an unknown game is a 400, as on every other list
+            filters = s.BotFilterSerializer(data=self.request.query_params)
+            filters.is_valid(raise_exception=True)
+            game = filters.validated_data.get("game")
+        return selectors.bots_listed(
+            self.request.user, writable=self.request.method not in SAFE_METHODS, game=game
+        )
+
+    def perform_create(self, serializer: BaseSerializer[Bot]) -> None:
+        v = serializer.validated_data
+        serializer.instance = services.create_bot(
+            owner=self.request.user,
+            game=v["game"],
+            name=v["name"],
+            description=v.get("description", ""),
+            is_public=v.get("is_public", True),
+        )
+
+    def perform_update(self, serializer: BaseSerializer[Bot]) -> None:
+        assert serializer.instance is not None
+        serializer.instance = services.update_bot(
+            bot=serializer.instance, **serializer.validated_data
+        )
+
+    def perform_destroy(self, instance: Bot) -> None:
+        services.deactivate_bot(bot=instance)
+
+    @extend_schema(request=None, responses={200: s.BotSerializer}, summary="Deactivate your bot")
+    @action(detail=True, methods=["post"])
+    def deactivate(self, request: Request, pk: str | None = None) -> Response:
+        bot = services.deactivate_bot(bot=self.get_object())
+        return Response(s.BotSerializer(bot).data)
+
+
+class BotVersionListView(ChargedOnSuccess, generics.ListCreateAPIView["BotVersion"]):
+    """A bot's versions, newest first; POST uploads the next one (the bot's owner only)."""
+
+    serializer_class = s.BotVersionSerializer
+    permission_classes = [ReadOrAuthenticated]
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    throttle_classes = [UploadThrottle]
+
+    def get_queryset(self) -> QuerySet[BotVersion]:
+        versions = selectors.versions_of(self.request.user, self.kwargs["bot_id"])
+        if versions is None:
+            raise Http404("no such bot")
+        return versions
+
+    @extend_schema(
+        request={
+            "application/json": s.VersionUploadSerializer,
+            "multipart/form-data": s.VersionUploadSerializer,
+        },
+        responses={
+            201: s.BotVersionSerializer,
+            200: OpenApiResponse(
+                s.BotVersionSerializer,
+                description="The same file as the bot's newest version (not rejected): that "
+                "version, unchanged; no new version is made.",
+            ),
+            413: OpenApiResponse(
+                description="The request body is larger than an upload may be (refused unread)."
+            ),
+        },
+        summary="Upload the bot's next version (validated in the background)",
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        length = body_limits.content_length(request)
+        if length > MAX_UPLOAD_REQUEST_BYTES:  # refused unread, before request.data parses it
+            what = f"an upload ({MAX_PY_BYTES} bytes for a .py, {MAX_ZIP_BYTES} for a .zip)"
+            detail = body_limits.too_large(length, MAX_UPLOAD_REQUEST_BYTES, what)
+            return Response({"detail": detail}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+        bot = get_object_or_404(selectors.bots_owned_by(request.user), pk=kwargs["bot_id"])
+        if not bot.is_active:
+            raise Http404("this bot is deactivated")
+        sent = record_sent_names(request)
+        data = s.VersionUploadSerializer(data=request.data, context={"sent_names": sent})
+        data.is_valid(raise_exception=True)
+        version, created = services.upload_version(bot=bot, **data.validated_data)
+        body = s.BotVersionSerializer(version, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class BotVersionDetailView(generics.RetrieveAPIView["BotVersion"]):
+    serializer_class = s.BotVersionSerializer
+    permission_classes = [ReadOrAuthenticated]
+
+    def get_object(self) -> BotVersion:
+        return get_object_or_404(
+            selectors.versions_visible_to(self.request.user),
+            bot_id=self.kwargs["bot_id"],
+            number=self.kwargs["number"],
+        )
+
+
+class BotVersionSourceView(APIView):
+    permission_classes = [ReadOrAuthenticated]
+
+    @extend_schema(
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        summary="The uploaded file, byte for byte (the bot's owner and staff only)",
+    )
+    def get(self, request: Request, bot_id: int, number: int) -> HttpResponse:
+        version = get_object_or_404(
+            selectors.versions_visible_to(request.user), bot_id=bot_id, number=number
+        )
+        if not selectors.can_read_source(request.user, version.bot):
+            raise Http404("no such bot version")
+        response = HttpResponse(bytes(version.upload), content_type="application/octet-stream")
+        # Django's helper quotes and escapes the name, or percent-encodes it (RFC 6266) when it
+        # is not plain ASCII: names stored before upload checked them may hold anything.
+        response["Content-Disposition"] = content_disposition_header(True, version.filename)
+        response["X-Content-Type-Options"] = "nosniff"
+        return response
+
+
+# Matches
+
+
+class MatchListView(ChargedOnSuccess, generics.ListCreateAPIView["Match"]):
+    serializer_class = s.MatchSerializer
+    permission_classes = [ReadOrAuthenticated]
+    throttle_classes = [ChallengeThrottle]
+
+    def get_queryset(self) -> QuerySet[Match]:
+        filters = s.MatchFilterSerializer(data=self.request.query_params)
+        filters.is_valid(raise_exception=True)
+        return selectors.matches(user=self.request.user, **filters.validated_data)
+
+    @extend_schema(parameters=[s.MatchFilterSerializer], summary="Matches, newest first")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        request=s.ChallengeSerializer,
+        responses={201: s.MatchSerializer},
+        summary="Challenge: an unrated match between chosen bot versions and built-ins",
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        data = s.ChallengeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        match = services.create_challenge(
+            user=request.user,
+            game=v["game"],
+            seats=[dict(seat) for seat in v["seats"]],
+            options=v["options"],
+            seed=v.get("seed"),
+            human_move_seconds=v.get("human_move_seconds"),
+        )
+        fresh = selectors.match_detail(match.pk, request.user).get()
+        body = s.MatchSerializer(fresh, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MatchDetailView(generics.RetrieveAPIView["Match"]):
+    serializer_class = s.MatchSerializer
+    permission_classes = [ReadOrAuthenticated]
+    lookup_url_kwarg = "match_id"
+
+    def get_queryset(self) -> QuerySet[Match]:
+        return selectors.matches(user=self.request.user)
+
+
+class MatchEventsView(APIView):
+    permission_classes = [ReadOrAuthenticated]
+
+    @extend_schema(
+        parameters=[s.EventsQuerySerializer],
+        responses={200: s.MatchDocumentPageSerializer},
+        summary="The match document (backroom-match/1), a page at a time, as you may see it",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match = get_object_or_404(selectors.match_detail(match_id, request.user))
+        query = s.EventsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = query.validated_data
+        try:
+            page, more = selectors.match_document_page(
+                user=request.user,
+                match=match,
+                seat=q.get("seat"),
+                after=q["after"],
+                limit=q["limit"],
+            )
+        except selectors.NoSuchView as exc:
+            raise Http404(str(exc)) from None
+        page["next"] = None
+        if more:
+            params = {**request.query_params.dict(), "after": page["events"][-1]["version"]}
+            page["next"] = request.build_absolute_uri(f"{request.path}?{urlencode(params)}")
+        return Response(page)
+
+
+class MatchLogsView(generics.ListAPIView["BotLog"]):
+    """Your bots' logs in this match (staff: every seat's, once it is over)."""
+
+    serializer_class = s.BotLogSerializer
+    permission_classes = [Authenticated]
+
+    def get_queryset(self) -> QuerySet[BotLog]:
+        match = get_object_or_404(
+            selectors.match_detail(self.kwargs["match_id"], self.request.user)
+        )
+        return selectors.logs_for(self.request.user, match)
+
+
+class MatchActionsView(APIView):
+    """A person's seat: what it is asked (GET), and its action (POST); tournaments/play/humans.py."""
+
+    permission_classes = [Authenticated]
+
+    @extend_schema(
+        responses={200: s.DecisionSerializer(many=True)},
+        summary="Your seats in this match: whether it waits for them, their observation and legal actions",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        try:
+            found = humans.decisions(request.user, match_id)
+        except humans.NotFound as exc:
+            raise Http404(str(exc)) from None
+        return Response(s.DecisionSerializer([vars(d) for d in found], many=True).data)
+
+    @extend_schema(
+        request=s.ActionRequestSerializer,
+        responses={202: s.MatchSerializer},
+        summary="Play your seat's action (the JSON a bot would return); the bots then play on",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        data = s.ActionRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            humans.submit(
+                user=request.user,
+                match_id=match_id,
+                action=v["action"],
+                seat=v.get("seat"),
+                step=v.get("step"),
+            )
+        except humans.NotFound as exc:
+            raise Http404(str(exc)) from None
+        except humans.Refused as exc:
+            return Response({"action": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
+        except humans.Conflict as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        fresh = selectors.match_detail(match_id, request.user).get()
+        body = s.MatchSerializer(fresh, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED)

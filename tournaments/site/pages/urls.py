@@ -1,0 +1,24 @@
+"""The site's pages, mounted at the root."""
+
+from django.contrib.auth import views as auth_views
+from django.urls import URLPattern, path
+
+from tournaments.site.pages import login, views
+
+urlpatterns: list[URLPattern] = [
+    path("", views.home, name="site-home"),
+    # Bot owners (not only staff) log in here; the admin's login stays staff-only.
+    # Rate-limited per client address, with the API's token requests (tournaments/site/api/throttles.py).
+    path("accounts/login/", login.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("matches/", views.match_list, name="site-matches"),
+    path("matches/<uuid:match_id>/", views.match_page, name="site-match"),
+    path("matches/<uuid:match_id>/board/", views.match_board, name="site-match-board"),
+    path("matches/<uuid:match_id>/log/", views.match_log, name="site-match-log"),
+    path("matches/<uuid:match_id>/play/", views.match_play, name="site-match-play"),
+    path("matches/<uuid:match_id>/act/<int:seat>/", views.act_download, name="site-act"),
+    path("bots/<int:bot_id>/", views.bot_page, name="site-bot"),
+    path("docs/<slug:name>/", views.doc_page, name="site-doc"),
+    path("ladders/<int:pk>/", views.competition_page, {"kind": "ladder"}, name="site-ladder"),
+    path("seasons/<int:pk>/", views.competition_page, {"kind": "season"}, name="site-season"),
+]

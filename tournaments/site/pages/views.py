@@ -1,0 +1,433 @@
+"""Thin page views: parse the request, ask selectors, visibility and replay, render."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+# The pages only read: a POST, PUT or DELETE is a 405, not the page (tests/api/test_endpoint_matrix.py).
+from django.views.decorators.http import require_safe
+
+from games.engine.builtin import builtin_names
+from games.engine.registry import GAMES
+from tournaments.competition import ladders, seasons
+from tournaments.competition.models import Ladder, Season
+from tournaments.play import humans, selectors, visibility
+from tournaments.play.models import Bot, BotVersion, Match, Seat
+from tournaments.rating import ratings
+from tournaments.site import replay
+from tournaments.site.pages import markdown
+from tournaments.site.pages.charts import rating_chart
+from tournaments.site.pages.errors import BadQuery
+
+PAGE_SIZE = 25
+DOCS_DIR = Path(settings.BASE_DIR) / "docs"
+# The bot authors' docs the site shows: URL name -> (link text, file under docs/). Each game's
+# rules are shown too, under the game's name, from where its registry entry says (rules_path).
+AUTHOR_DOCS = {
+    "bots": ("Writing a bot", "bots.md"),
+    "api": ("The API by example", "api.md"),
+    "builtin-bots": ("Built-in bots", "builtin-bots.md"),
+}
+
+
+def _docs() -> dict[str, tuple[str, Path]]:
+    """Every doc page, in the site's order: URL name -> (link text, Markdown file)."""
+    docs = {name: (text, DOCS_DIR / path) for name, (text, path) in AUTHOR_DOCS.items()}
+    games = {g.name: (f"{g.title} rules", g.rules_path) for g in GAMES.values()}
+    return {"bots": docs.pop("bots"), "api": docs.pop("api"), **games, **docs}
+
+
+def _int(request: HttpRequest, name: str) -> int | None:
+    """A whole-number query parameter, None if absent; anything else is a 400 that says so.
+
+    Only ASCII digits: ``int()`` would also take "١٢", " 7" or "1_000" (the site is stricter
+    here than the API's integer fields, which take those too).
+    """
+    value = request.GET.get(name)
+    if not value:
+        return None
+    if not (value.isascii() and value.isdigit()):
+        raise BadQuery(f"{name} must be a whole number (0, 1, 2, ...), not {value[:40]!r}")
+    # Length first: int() refuses strings of over 4,300 digits with a ValueError of its own.
+    digits = value.lstrip("0") or "0"
+    number = int(digits) if len(digits) <= len(str(_BIGGEST)) else _BIGGEST + 1
+    if number > _BIGGEST:
+        raise BadQuery(f"{name} is too large")
+    return number
+
+
+_BIGGEST = 2**63 - 1
+"""Postgres' bigint: a larger id or step would be an error in the query, not an answer."""
+
+
+def _rating_rows(ladder: Ladder, user: Any, limit: int | None = None) -> list[dict[str, Any]]:
+    """The ladder's ratings as the API lists them (ladders.ratings_of), named as ``user`` may see."""
+    qs = ladders.ratings_of(ladder)
+    rows = []
+    for r in qs[:limit] if limit else qs:
+        shown = r.bot_version is not None and visibility.shows_bot(user, r.bot_version.bot)
+        rows.append(
+            {
+                "name": visibility.player_name(user, r.bot_version, r.builtin),
+                "bot_id": r.bot_version.bot_id if shown and r.bot_version else None,
+                "rating": r.rating,
+                "deviation": r.deviation,
+                "conservative": r.conservative,
+                "games": r.games,
+                "provisional": r.games < ratings.PROVISIONAL_GAMES,
+            }
+        )
+    return rows
+
+
+@require_safe
+def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
+    """A ladder's or a season's standings and latest matches."""
+    competition: Ladder | Season = (
+        get_object_or_404(Ladder, pk=pk) if kind == "ladder" else get_object_or_404(Season, pk=pk)
+    )
+    return render(
+        request,
+        "site/competition.html",
+        {
+            "kind": kind,
+            "competition": competition,
+            "provisional_games": ratings.PROVISIONAL_GAMES,
+            "ratings": _rating_rows(competition, request.user)
+            if isinstance(competition, Ladder)
+            else [],
+            "standings": seasons.standings_seen_by(competition, request.user)
+            if isinstance(competition, Season)
+            else [],
+            "latest": selectors.matches(
+                user=request.user,
+                ladder=competition.pk if kind == "ladder" else None,
+                season=competition.pk if kind == "season" else None,
+            )[:20],
+            "matches_url": reverse("site-matches") + f"?{kind}={competition.pk}",
+        },
+    )
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    games = [
+        {"name": g.name, "title": g.title, "blurb": g.blurb, "info": g} for g in GAMES.values()
+    ]
+    tops = []
+    for lad in Ladder.objects.order_by("game", "name"):
+        top = _rating_rows(lad, request.user, limit=10)
+        tops.append(
+            {"ladder": lad, "top": top, "has_provisional": any(r["provisional"] for r in top)}
+        )
+    running = Season.objects.filter(state=Season.State.RUNNING).order_by("-created_at")
+    latest = selectors.matches(user=request.user)[:10]
+    return render(
+        request,
+        "site/home.html",
+        {
+            "games": games,
+            "ladders": tops,
+            "seasons": list(running[:10]),
+            "latest": latest,
+            "provisional_games": ratings.PROVISIONAL_GAMES,
+        },
+    )
+
+
+@require_safe
+def match_list(request: HttpRequest) -> HttpResponse:
+    q = request.GET
+    filters: dict[str, Any] = {
+        "game": q.get("game") if q.get("game") in GAMES else None,
+        "status": q.get("status") if q.get("status") in Match.Status.values else None,
+        "bot": _int(request, "bot"),
+        "season": _int(request, "season"),
+        "ladder": _int(request, "ladder"),
+    }
+    qs = selectors.matches(user=request.user, **filters)
+    page = Paginator(qs, PAGE_SIZE).get_page(q.get("page"))
+    query = "&".join(f"{k}={v}" for k, v in filters.items() if v is not None)
+    return render(
+        request,
+        "site/matches.html",
+        {
+            "page": page,
+            "filters": filters,
+            "query": query,
+            "games": GAMES.values(),
+            "statuses": Match.Status.values,
+            "seasons": Season.objects.order_by("name"),
+            "ladders": Ladder.objects.order_by("name"),
+            "bots": selectors.bots_visible_to(request.user).order_by("name")[:200],
+        },
+    )
+
+
+def _match(request: HttpRequest, match_id: Any) -> Match:
+    """The match, if the caller may see it at all (another user's smoke match is a 404)."""
+    return get_object_or_404(selectors.match_detail(match_id, request.user))
+
+
+def _view(request: HttpRequest, match: Match, seats: int) -> visibility.View:
+    wanted = request.GET.get("view")
+    if not wanted:  # a person sees the table from their own seat unless they ask otherwise
+        own = visibility.person_seats(request.user, match)
+        wanted = f"seat{own[0]}" if own else None
+    try:
+        view = visibility.parse_view(wanted, seats)
+    except visibility.BadView as exc:
+        raise Http404(str(exc)) from None
+    if not visibility.may_see(request.user, match, view):
+        raise Http404("this view opens when the match (and its duplicate deal) is over")
+    return view
+
+
+def _frame(request: HttpRequest, match: Match) -> dict[str, Any]:
+    """What every rendering of one step needs."""
+    seats = replay.seat_count(match)
+    view = _view(request, match, seats)
+    step = replay.clamp_step(match, _int(request, "step"))
+    names = replay.labels(match, seats)
+    return {
+        "match": match,
+        "seats": seats,
+        "view": view,
+        "step": step,
+        "names": names,
+        "board": replay.board_at(match, step, view, seats, names),
+    }
+
+
+@require_safe
+@ensure_csrf_cookie  # the fork button posts with the session's CSRF token
+def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
+    match = _match(request, match_id)
+    ctx = _frame(request, match)
+    view, names = ctx["view"], ctx["names"]
+    mine = visibility.seats_of(request.user, match)
+    seen_by = visibility.sight(request.user, match, view)
+    log_seats = seen_by.logs
+    lines = replay.full_log(match, seen_by, names)
+    verdicts = [
+        {"version": line.version, "verdict": line.verdict, "seat": line.actor}
+        for line in lines
+        if line.verdict and line.verdict != "ok" and line.actor in log_seats
+    ]
+    stderr = replay.logs_by_step(match, set(log_seats)) if log_seats else {}
+    forks = Match.objects.filter(forked_from=match).order_by("created_at")
+    ctx.update(
+        {
+            "lines": lines,
+            "views": [
+                {"name": v.name, "label": _view_label(v, names)}
+                for v in visibility.views_open_to(request.user, match, ctx["seats"])
+            ],
+            "seat_rows": [
+                {"seat": s, "name": names[s.number] if s.number < len(names) else s.number}
+                for s in sorted(match.seats.all(), key=lambda s: s.number)
+            ],
+            "mine": sorted(mine),
+            "log_seats": sorted(log_seats),
+            "verdicts": verdicts,
+            "stderr_json": json.dumps({str(k): v for k, v in stderr.items()}),
+            "live": match.status in LIVE,
+            "status_text": status_text(match, names),
+            "play": _play(request, match, names),
+            "can_fork": bool(mine) and visibility.deal_over(match) and match.last_version > 1,
+            "forks": forks,
+            "fork_builtins": builtin_names(match.game),
+            "fork_versions": BotVersion.objects.filter(
+                bot__owner=request.user.pk if request.user.is_authenticated else None,
+                bot__game=match.game,
+                bot__is_active=True,
+                status=BotVersion.Status.READY,
+            ).select_related("bot")[:50]
+            if mine
+            else [],
+            "game_title": GAMES[match.game].title,
+            "board_template": GAMES[match.game].board_template,
+        }
+    )
+    return render(request, "site/viewer.html", ctx)
+
+
+LIVE = (Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.WAITING)
+"""Statuses of a match whose page follows new events."""
+
+
+def status_text(match: Match, names: list[str]) -> str:
+    """The status as the page shows it: "waiting for <seat>" names who must act."""
+    if match.status != Match.Status.WAITING or not match.waiting_for:
+        return str(match.status)
+    who = [names[k] if k < len(names) else f"seat {k}" for k in match.waiting_for]
+    return f"waiting for {', '.join(who)}"
+
+
+def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any] | None:
+    """The person's panel: their decisions' controls, or who they wait for, or the ranking."""
+    own = visibility.person_seats(request.user, match)
+    if not own:
+        return None
+    panel: dict[str, Any] = {"seats": own, "over": visibility.is_over(match), "decisions": []}
+    if match.status == Match.Status.FINISHED:
+        ranked = sorted(match.seats.all(), key=lambda s: (s.rank or 0, s.number))
+        panel["ranking"] = [
+            {
+                "seat": s.number,
+                "rank": s.rank,
+                "score": s.score,
+                "name": names[s.number] if s.number < len(names) else s.label,
+                "you": s.number in own,
+            }
+            for s in ranked
+        ]
+    if panel["over"]:
+        panel["error"] = match.error if visibility.may_read_error(request.user, match) else ""
+        return panel
+    for d in humans.decisions(request.user, match.pk):
+        if d.waiting and d.legal is not None and d.observation is not None:
+            panel["decisions"].append(
+                {
+                    "seat": d.seat,
+                    "step": d.step,
+                    "deadline": d.deadline,
+                    "controls": GAMES[match.game].view.controls(
+                        d.legal, d.observation, names, d.seat
+                    ),
+                }
+            )
+    return panel
+
+
+@require_safe
+def match_play(request: HttpRequest, match_id: Any) -> HttpResponse:
+    """The person's panel as an HTML fragment, which play.js swaps in as the match moves."""
+    match = _match(request, match_id)
+    seats = replay.seat_count(match)
+    names = replay.labels(match, seats)
+    panel = _play(request, match, names)
+    if panel is None:
+        raise Http404("you play no seat in this match")
+    return render(
+        request,
+        "site/_play.html",
+        {"match": match, "play": panel, "status_text": status_text(match, names)},
+    )
+
+
+def _view_label(view: visibility.View, names: list[str]) -> str:
+    if view.name == visibility.PUBLIC:
+        return "Public (spectator)"
+    if view.everything:
+        return "All cards face up"
+    assert view.seat is not None
+    return f"{names[view.seat]} (seat {view.seat})"
+
+
+@require_safe
+def match_board(request: HttpRequest, match_id: Any) -> HttpResponse:
+    """The board at one step, as an HTML fragment the viewer swaps in."""
+    match = _match(request, match_id)
+    ctx = _frame(request, match)
+    return render(request, GAMES[match.game].board_template, ctx)
+
+
+@require_safe
+def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
+    """New log lines after ``after``, for a live match's page (polled)."""
+    match = _match(request, match_id)
+    seats = replay.seat_count(match)
+    view = _view(request, match, seats)
+    try:
+        after = _int(request, "after") or 0
+    except BadQuery as exc:  # the viewer polls this for JSON: its refusal is JSON too
+        return JsonResponse({"detail": str(exc)}, status=400)
+    names = replay.labels(match, seats)
+    lines = replay.log(match, visibility.sight(request.user, match, view), names, after=after)
+    return JsonResponse(
+        {
+            "status": match.status,
+            "status_text": status_text(match, names),
+            "last_version": match.last_version,
+            "lines": [{"version": ln.version, "text": ln.text, "type": ln.type} for ln in lines],
+        }
+    )
+
+
+@require_safe
+def act_download(request: HttpRequest, match_id: Any, seat: int) -> HttpResponse:
+    """The act message seat's bot received at ``step`` (its owner; staff once over)."""
+    match = _match(request, match_id)
+    if not visibility.may_read_logs(request.user, match, seat):
+        raise Http404("no such act message")
+    step = replay.clamp_step(match, _int(request, "step"))
+    message = replay.act_message(match, step, seat)
+    if message is None:
+        raise Http404(f"seat {seat} was not asked to act at step {step}")
+    response = HttpResponse(json.dumps(message, indent=1), content_type="application/json")
+    response["Content-Disposition"] = (
+        f'attachment; filename="act-{match.pk}-step{step}-seat{seat}.json"'
+    )
+    return response
+
+
+@require_safe
+def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot: Bot = get_object_or_404(selectors.bots_visible_to(request.user), pk=bot_id)
+    seats = (
+        Seat.objects.filter(
+            bot_version__bot=bot, match__in=selectors.matches_visible_to(request.user)
+        )
+        .select_related("match", "bot_version")
+        .order_by("-match__created_at")
+    )
+    verdicts: dict[str, int] = {}
+    for counts in seats.values_list("verdicts", flat=True):
+        for name, count in (counts or {}).items():
+            verdicts[name] = verdicts.get(name, 0) + int(count)
+    return render(
+        request,
+        "site/bot.html",
+        {
+            "bot": bot,
+            "versions": bot.versions.order_by("-number"),
+            "recent": seats[:20],
+            "verdicts": sorted(verdicts.items()),
+            "chart": rating_chart(bot),
+            "matches_url": reverse("site-matches") + f"?bot={bot.pk}",
+        },
+    )
+
+
+@require_safe
+def doc_page(request: HttpRequest, name: str) -> HttpResponse:
+    """One of the bot authors' docs or a game's rules, rendered from the same Markdown as in
+    the repository."""
+    docs = _docs()
+    if name not in docs:
+        raise Http404("no such page")
+    text = docs[name][1].read_text(encoding="utf-8")
+    links = {}
+    for other, (_text, file) in docs.items():
+        url = reverse("site-doc", args=[other])
+        links[file.name] = url
+        if file.is_relative_to(DOCS_DIR):
+            path = file.relative_to(DOCS_DIR).as_posix()
+            links.update({path: url, f"docs/{path}": url, f"../{path}": url})
+    title = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.startswith("# ")), name)
+    nav = [{"name": other, "text": link} for other, (link, _file) in docs.items()]
+    return render(
+        request,
+        "site/doc.html",
+        {"title": title, "body": markdown.render(text, links), "nav": nav},
+    )

@@ -1,0 +1,183 @@
+"""Reads for the replay viewer and its API: a match at step N through one view.
+
+The state at a step comes from snapshots (``replays.snapshots.state_at_step``),
+so every step costs about the same; what a view shows of it is decided by
+``tournaments.play.visibility`` and drawn from observations only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from games.engine.registry import get
+from games.engine.types import JSON
+from replays import narrate, snapshots, store
+from tournaments.play import read_cache, selectors, visibility
+from tournaments.play.models import BotLog, Match
+from tournaments.play.visibility import Sight, View, event_as_seen
+
+
+def seat_count(match: Match) -> int:
+    return len(match.seats.all())
+
+
+def clamp_step(match: Match, step: int | None) -> int:
+    """A step between 0 (before the first event) and the last stored one; None is the last."""
+    last = match.last_version
+    return last if step is None else max(0, min(step, last))
+
+
+def state_at(match: Match, step: int) -> Any:
+    state, _ = snapshots.state_at_step(get(match.game).rules, match.id, step)
+    return state
+
+
+def observation(match: Match, state: Any, view: View) -> JSON:
+    """The JSON a view shows: the spectator's or a seat's observation, or the whole state."""
+    rules = get(match.game).rules
+    if view.everything:
+        return rules.dump(state)
+    public = rules.observe(state, None)
+    if view.seat is None or len(public.get("hand_sizes") or []) <= view.seat:
+        # Before the opening events have seated anyone a seat knows what a spectator knows.
+        return public
+    return rules.observe(state, view.seat)
+
+
+def observation_at(match: Match, step: int, view: View) -> JSON:
+    """The view's observation at a stored step: fixed for good, so folded once (read_cache)."""
+    return read_cache.remember(
+        read_cache.state_key(match, step, view),
+        lambda: observation(match, state_at(match, step), view),
+    )
+
+
+def _seat_observations(match: Match, state: Any, view: View, seats: int) -> dict[int, JSON]:
+    rules = get(match.game).rules
+    if view.everything:
+        return {k: rules.observe(state, k) for k in range(seats)}
+    if view.seat is not None:
+        return {view.seat: rules.observe(state, view.seat)}
+    return {}
+
+
+def labels(match: Match, seats: int) -> list[str]:
+    """The seats' names at the table, from the opening event (kept once it is stored)."""
+
+    def read() -> list[str]:
+        first = store.read(match.id, to_version=1)
+        payload = first[0].payload if first else None
+        return narrate.seat_labels(match.game, seats, payload)
+
+    return read_cache.remember(
+        read_cache.labels_key(match, seats), read, keep=lambda _: match.last_version > 0
+    )
+
+
+def board_at(match: Match, step: int, view: View, seats: int, names: list[str]) -> dict[str, Any]:
+    """The board at a stored step through a view: fixed for good, so drawn once (read_cache)."""
+    return read_cache.remember(
+        read_cache.board_key(match, step, view),
+        lambda: board(match, state_at(match, step), view, seats, names),
+    )
+
+
+def board(match: Match, state: Any, view: View, seats: int, names: list[str]) -> dict[str, Any]:
+    game = get(match.game)
+    if match.last_version == 0:
+        return {}
+    primary = game.rules.observe(state, None)
+    if len(primary.get("hand_sizes") or []) < seats:
+        return {}  # the opening events have not dealt yet: nothing to draw
+    return game.view.board(primary, _seat_observations(match, state, view, seats), names)
+
+
+@dataclass(frozen=True)
+class LogLine:
+    version: int
+    type: str
+    actor: int | None
+    text: str
+    verdict: str | None
+
+
+def full_log(match: Match, seen_by: Sight, names: list[str]) -> list[LogLine]:
+    """Every event as a sentence; a match that is over has its log narrated once (read_cache)."""
+    if not visibility.is_over(match):
+        return log(match, seen_by, names)
+    return read_cache.remember(
+        read_cache.log_key(match, seen_by), lambda: log(match, seen_by, names)
+    )
+
+
+def log(match: Match, seen_by: Sight, names: list[str], after: int = 0) -> list[LogLine]:
+    """The events after ``after`` as sentences, each as ``seen_by`` sees it."""
+    seen = []
+    stored = store.read(match.id, from_version=after + 1)
+    for ev in stored:
+        shown = event_as_seen(ev.as_engine_event(), seen_by)
+        seen.append((ev.version, shown))
+    if after > 0:
+        # The narrator needs the table's context (countries on the table): replay quietly.
+        earlier = [
+            (e.type, event_as_seen(e.as_engine_event(), seen_by)["payload"])
+            for e in store.read(match.id, to_version=after)
+        ]
+    else:
+        earlier = []
+    texts = narrate.sentences(
+        match.game, names, [*earlier, *((s["type"], s["payload"]) for _, s in seen)]
+    )[len(earlier) :]
+    return [
+        LogLine(
+            version=version,
+            type=shown["type"],
+            actor=shown["actor"],
+            text=text,
+            verdict=shown["payload"].get("verdict") if shown["type"] == "bot_verdict" else None,
+        )
+        for (version, shown), text in zip(seen, texts, strict=True)
+    ]
+
+
+def act_message(match: Match, step: int, seat: int) -> JSON | None:
+    """What seat's bot was sent at ``step`` (None if it was not asked then).
+
+    The message's id and clock are not stored; observation and legal actions are
+    recomputed from the events, exactly as the runner computed them.
+    """
+    rules = get(match.game).rules
+    state = state_at(match, step)
+    if not any(p["seat"] == seat for p in rules.pending(state)):
+        return None
+    return {
+        "type": "act",
+        "match": str(match.id),
+        "step": step,
+        "seat": seat,
+        "observation": rules.observe(state, seat),
+        "legal": dict(rules.legal(state, seat)),
+    }
+
+
+def logs_by_step(match: Match, seats: set[int]) -> dict[int, list[dict[str, Any]]]:
+    """stderr lines of ``seats``, by the step at which their bot wrote them."""
+    out: dict[int, list[dict[str, Any]]] = {}
+    for entry in BotLog.objects.filter(match=match, seat__in=seats).order_by("version", "seat"):
+        out.setdefault(entry.version, []).append({"seat": entry.seat, "text": entry.text})
+    return out
+
+
+def document(match: Match, seen_by: Sight, user: Any = None) -> dict[str, Any]:
+    """The whole match in the format ``manage.py play --out`` writes, as ``seen_by`` sees it.
+
+    The header is the events API's (``selectors.document_header``): seed and options
+    only once the match is over.
+    """
+    doc = selectors.document_header(match, user)
+    doc["events"] = [
+        {"version": ev.version, **event_as_seen(ev.as_engine_event(), seen_by)}
+        for ev in store.read(match.id)
+    ]
+    return doc
