@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import orjson
 import psycopg
 from django.db import connection, transaction
+from django.dispatch import Signal
 from psycopg.types.json import JsonbLoader
 from uuid_utils import uuid7 as fast_uuid7
 from uuid_utils.compat import uuid7
@@ -181,6 +182,20 @@ def _copy_lines(stream_id: uuid.UUID, events: Sequence[NewEvent], after_version:
     )
 
 
+stored = Signal()
+"""Sent once the transaction that appended events commits, with ``stream_id`` and ``types`` (the
+types appended). It only wakes read models: what they read is still the feed (replays/feed.py),
+so a lost signal delays them and never changes what they compute."""
+
+
+def _announce(stream_id: uuid.UUID, events: Sequence[NewEvent]) -> None:
+    _announce_types(stream_id, frozenset(event.type for event in events))
+
+
+def _announce_types(stream_id: uuid.UUID, types: frozenset[str]) -> None:
+    transaction.on_commit(lambda: stored.send(sender=None, stream_id=stream_id, types=types))
+
+
 def append(
     stream_id: uuid.UUID,
     events: Sequence[NewEvent],
@@ -204,6 +219,7 @@ def append(
             _copy(stream_id, events, expected_version)
         except (psycopg.errors.UniqueViolation, psycopg.errors.RaiseException) as exc:
             raise ConcurrencyError(stream_id, expected_version, str(exc).splitlines()[0]) from None
+        _announce(stream_id, events)
         return expected_version + len(events)
     try:
         if connection.in_atomic_block:
@@ -219,6 +235,7 @@ def append(
         ) from None
     except psycopg.errors.RaiseException as exc:
         _raise_gap(stream_id, expected_version, exc)
+    _announce(stream_id, events)
     return expected_version + len(events)
 
 
@@ -265,17 +282,20 @@ class Appender:
         self._open: _OpenCopy | None = None
         self._buffer = bytearray()
         self._savepoint: str | None = None
+        self._types: set[str] = set()
 
     @property
     def is_open(self) -> bool:
         return self._open is not None
 
     def add(self, events: Sequence[NewEvent]) -> None:
+        self._types.update(event.type for event in events)
         self._send(_copy_lines(self.stream_id, events, self.version), len(events))
 
     def add_engine_events(self, events: Sequence[EngineEvent], engine_version: str) -> None:
         """``add`` of the engine's events, as NewEvent.from_engine would wrap them."""
         stream = self._stream
+        self._types.update(ev["type"] for ev in events)
         rows = b"".join(
             [
                 engine_copy_row(stream, version, ev, engine_version)
@@ -318,11 +338,13 @@ class Appender:
                 self.stream_id, self.expected_version, "another writer got there first"
             ) from None
         self._end_savepoint(commit=True)
+        _announce_types(self.stream_id, frozenset(self._types))
+        self._types = set()
         return self.version
 
     def abort(self) -> None:
         """Cancel the open COPY, if any: nothing of it is written."""
-        self._buffer = bytearray()
+        self._buffer, self._types = bytearray(), set()
         if self._open is None:
             return
         open_copy, self._open = self._open, None

@@ -10,9 +10,13 @@ class TournamentsConfig(AppConfig):
         # Django's autodiscovery imports `<app>.admin`; the site's admin lives in the site context.
         # A duplicate deal plays on while a fixture of it may still be played: play's visibility
         # asks competition without importing it (tournaments.play.visibility.DEAL_PLAYS_ON).
+        # Ratings follow the event store's feed, woken by each stored result.
+        from replays import store
         from tournaments.competition.selectors import fixture_to_play
         from tournaments.play import visibility
+        from tournaments.rating import wake
         from tournaments.site import admin  # noqa: F401
 
         if fixture_to_play not in visibility.DEAL_PLAYS_ON:
             visibility.DEAL_PLAYS_ON.append(fixture_to_play)
+        store.stored.connect(wake.on_stored, dispatch_uid="ratings follow results")

@@ -21,6 +21,8 @@ from celery.exceptions import Retry
 from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
 
+from config import queues
+
 log = logging.getLogger(__name__)
 
 
@@ -127,12 +129,10 @@ def _serve(task: Task[Any, Any], upto: int, hint: str, refund_of: str | None = N
     if served.hint_busy:
         # Held by a worker that may have died: look again once its lease can have expired.
         raise task.retry(countdown=runner.lease_seconds() + 1)
-    if served.result == runner.RunResult.FINISHED.value:
-        update_ratings.delay()  # ratings follow results within moments, not at the next beat
     return served.result
 
 
-@shared_task(name="tournaments.play_match", **WAKE_UP)
+@shared_task(name=queues.PLAY_MATCH, **WAKE_UP)
 def play_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None) -> str:
     """Any class of match: people's first, then validations, then the rest."""
     from tournaments.play.models import Match
@@ -140,7 +140,7 @@ def play_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None
     return _serve(self, Match.Priority.PLAY, match_id, refund_of)
 
 
-@shared_task(name="tournaments.play_person_match", **WAKE_UP)
+@shared_task(name=queues.PLAY_PERSON_MATCH, **WAKE_UP)
 def play_person_match(self: Task[Any, Any], match_id: str, refund_of: str | None = None) -> str:
     """People's matches only (the ``people`` queue: a worker kept for them never plays others)."""
     from tournaments.play.models import Match
@@ -148,7 +148,7 @@ def play_person_match(self: Task[Any, Any], match_id: str, refund_of: str | None
     return _serve(self, Match.Priority.PERSON, match_id, refund_of)
 
 
-@shared_task(name="tournaments.validate_bot_version", **WAKE_UP)
+@shared_task(name=queues.VALIDATE_BOT_VERSION, **WAKE_UP)
 def validate_bot_version(
     self: Task[Any, Any], version_id: int, refund_of: str | None = None
 ) -> str:
@@ -172,7 +172,7 @@ def enqueue_match(match_id: str) -> None:
     play_match.apply_async((match_id,), queue=settings.MATCH_QUEUE)
 
 
-@shared_task(name="tournaments.reap_matches")
+@shared_task(name=queues.REAP_MATCHES)
 def reap_matches() -> int:
     from tournaments.play import humans, runner, worker_time
 
@@ -184,7 +184,7 @@ def reap_matches() -> int:
     ) + humans.reap(send=enqueue_match)
 
 
-@shared_task(name="tournaments.update_ratings")
+@shared_task(name=queues.UPDATE_RATINGS)
 def update_ratings() -> int:
     """Rate every finished match the feed has settled (cheap when there is none)."""
     from tournaments.rating import rating_feed
@@ -192,7 +192,7 @@ def update_ratings() -> int:
     return rating_feed.consume()
 
 
-@shared_task(name="tournaments.run_ladders")
+@shared_task(name=queues.RUN_LADDERS)
 def run_ladders() -> int:
     """One round of every active ladder (scheduled by a periodic task editable in the admin)."""
     from tournaments.competition import ladders
@@ -200,7 +200,7 @@ def run_ladders() -> int:
     return ladders.play_rounds()
 
 
-@shared_task(name="tournaments.run_seasons")
+@shared_task(name=queues.RUN_SEASONS)
 def run_seasons() -> int:
     """Start each running season's matches that its pace allows by now."""
     from tournaments.competition import seasons

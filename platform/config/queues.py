@@ -16,11 +16,33 @@ from typing import Any
 
 from kombu import Exchange, Queue
 
+# Every task's name, the one place it is written: tournaments/tasks.py registers each under it,
+# the services send by it (tournaments/play/dispatch.py), the routes and schedules below name it.
+# A name is on the wire and in django-celery-beat's rows, so it never changes.
 PLAY_MATCH = "tournaments.play_match"
 PLAY_PERSON_MATCH = "tournaments.play_person_match"
 VALIDATE_BOT_VERSION = "tournaments.validate_bot_version"
+REAP_MATCHES = "tournaments.reap_matches"
 UPDATE_RATINGS = "tournaments.update_ratings"
+RUN_LADDERS = "tournaments.run_ladders"
 RUN_SEASONS = "tournaments.run_seasons"  # finishing a season fits its final standings
+
+# Every schedule, the one place it is written. Beat reads its schedule from the database
+# (django-celery-beat's DatabaseScheduler), which it fills from BEAT_SCHEDULE at each start;
+# the ladder rounds' interval is the staff's to change in the admin (it is a ladder's round
+# length), so beat must not reset it: its row is made once, by migration 0007 and
+# ``manage.py seed_demo``, from LADDER_ROUNDS.
+BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
+    # Re-queue matches whose worker died (its lease stopped being renewed).
+    "reap-matches": {"task": REAP_MATCHES, "schedule": 30.0},
+    # Ratings catch up with results whose message was lost (the feed's own trigger, rating/).
+    "update-ratings": {"task": UPDATE_RATINGS, "schedule": 15.0},
+    # Seasons start, pause and finish on their own clock; each running one gets its due matches.
+    "run-seasons": {"task": RUN_SEASONS, "schedule": 30.0},
+}
+LADDER_ROUNDS = "ladder rounds"
+"""The periodic task's name (``RUN_LADDERS``, every ``LADDER_ROUND_SECONDS``: editable)."""
+LADDER_ROUND_SECONDS = 180
 
 
 def task_queues(names: list[str], queue_arguments: dict[str, Any] | None = None) -> list[Queue]:

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 from rest_framework.authtoken.models import Token
 
+from config import queues
 from tests.factories import UserFactory
 from tests.faults.conftest import Stack, assert_intact, django_shell, platform_env, wait_until
 from tests.faults.services import OwnRabbit, free_port
@@ -148,7 +149,7 @@ def test_a_ladder_round_beat_could_not_send_is_played_when_the_broker_returns(
         every=SLOT_SECONDS, period=IntervalSchedule.SECONDS
     )
     PeriodicTask.objects.update_or_create(
-        name="ladder rounds", defaults={"task": ladders.ROUND_TASK, "interval": every}
+        name="ladder rounds", defaults={"task": queues.RUN_LADDERS, "interval": every}
     )
     env = platform_env(CELERY_BROKER_URL=own_rabbit.url)
     worker = stack.worker(env)

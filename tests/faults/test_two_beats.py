@@ -13,6 +13,7 @@ from django.db import connection
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
+from config import queues
 from tests.faults.conftest import Stack, assert_intact, platform_env, wait_until
 from tournaments import tasks
 from tournaments.competition import ladders
@@ -83,7 +84,7 @@ def test_two_beats_play_each_round_once(stack: Stack, tmp_path: Any) -> None:
     ladder = two_builtins()
     every, _ = IntervalSchedule.objects.get_or_create(every=2, period=IntervalSchedule.SECONDS)
     PeriodicTask.objects.update_or_create(
-        name="ladder rounds", defaults={"task": ladders.ROUND_TASK, "interval": every}
+        name="ladder rounds", defaults={"task": queues.RUN_LADDERS, "interval": every}
     )
     env = platform_env()
     worker = stack.worker(env)

@@ -37,6 +37,7 @@ from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 from uuid_utils.compat import uuid7
 
+from config import queues
 from tournaments.competition import matchmaking
 from tournaments.competition.models import Ladder, LadderRound
 from tournaments.play import services
@@ -45,8 +46,7 @@ from tournaments.rating import rating_feed, ratings
 from tournaments.rating.models import Rating
 
 RECENT = timedelta(hours=24)
-ROUND_TASK = "tournaments.run_ladders"
-DEFAULT_ROUND_SECONDS = 180
+DEFAULT_ROUND_SECONDS = queues.LADDER_ROUND_SECONDS
 """The slot length when no enabled interval task runs the rounds (the migration's default)."""
 CRONTAB_ROUND_SECONDS = 60
 """A crontab schedule fires at most once a minute."""
@@ -61,7 +61,7 @@ def round_seconds() -> int:
     from django_celery_beat.models import PeriodicTask
 
     lengths = []
-    for task in PeriodicTask.objects.filter(task=ROUND_TASK, enabled=True).select_related(
+    for task in PeriodicTask.objects.filter(task=queues.RUN_LADDERS, enabled=True).select_related(
         "interval"
     ):
         if task.interval is not None:

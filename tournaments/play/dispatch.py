@@ -25,13 +25,10 @@ import logging
 from celery import current_app
 from kombu.exceptions import OperationalError as BrokerError
 
+from config import queues
 from tournaments.play.models import Match
 
 log = logging.getLogger(__name__)
-
-PLAY_MATCH = "tournaments.play_match"
-PLAY_PERSON_MATCH = "tournaments.play_person_match"
-VALIDATE_BOT_VERSION = "tournaments.validate_bot_version"
 
 
 def _send(task: str, arg: str | int) -> bool:
@@ -53,11 +50,11 @@ def play_match(
 ) -> bool:
     """Wake a worker for the match, on the queue of its class (``Match.Priority``)."""
     if priority == Match.Priority.PERSON:
-        return _send(PLAY_PERSON_MATCH, match_id)
+        return _send(queues.PLAY_PERSON_MATCH, match_id)
     if priority == Match.Priority.VALIDATION and validation_of is not None:
-        return _send(VALIDATE_BOT_VERSION, validation_of)
-    return _send(PLAY_MATCH, match_id)
+        return _send(queues.VALIDATE_BOT_VERSION, validation_of)
+    return _send(queues.PLAY_MATCH, match_id)
 
 
 def validate_bot_version(version_id: int) -> bool:
-    return _send(VALIDATE_BOT_VERSION, version_id)
+    return _send(queues.VALIDATE_BOT_VERSION, version_id)

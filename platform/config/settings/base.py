@@ -6,7 +6,7 @@ import environ
 import orjson
 from csp.constants import NONE, SELF
 
-from config.queues import task_queues, task_routes
+from config.queues import BEAT_SCHEDULE, task_queues, task_routes
 
 BASE_DIR = Path(__file__).resolve().parents[3]
 
@@ -136,14 +136,7 @@ CELERY_TASK_QUEUES = task_queues(
 CELERY_TASK_ROUTES = task_routes(
     matches=MATCH_QUEUE, validation=VALIDATION_QUEUE, people=PEOPLE_QUEUE, ratings=RATINGS_QUEUE
 )
-CELERY_BEAT_SCHEDULE = {
-    # Re-queue matches whose worker died (its lease stopped being renewed).
-    "reap-matches": {"task": "tournaments.reap_matches", "schedule": 30.0},
-    # Ratings catch up with results the per-match trigger missed (a worker lost its message).
-    "update-ratings": {"task": "tournaments.update_ratings", "schedule": 15.0},
-    # Seasons start, pause and finish on their own clock; each running one gets its due matches.
-    "run-seasons": {"task": "tournaments.run_seasons", "schedule": 30.0},
-}
+CELERY_BEAT_SCHEDULE = BEAT_SCHEDULE  # config/queues.py: every schedule, and why
 MATCH_LEASE_SECONDS = env.int("MATCH_LEASE_SECONDS", default=60)
 # Fair competition (tournaments/play/scheduler.py, allowance.py; docs/reliability.md): what one
 # account may have queued or running, being validated, and use of the workers in an hour; the

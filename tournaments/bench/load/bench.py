@@ -43,11 +43,11 @@ from django.contrib.auth import get_user_model
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
+from config.queues import PLAY_MATCH
 from replays import store
 from tournaments.bench.children import Child, database_url, delete_queues
 from tournaments.competition.models import Ladder
 from tournaments.play import runner, services
-from tournaments.play.dispatch import PLAY_MATCH
 from tournaments.play.models import BUILTIN_BOTS, Match, Seat
 from tournaments.rating import rating_feed
 

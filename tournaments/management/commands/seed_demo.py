@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
+from config import queues
 from games.engine.builtin import builtin_names
 from tournaments.competition import ladders, seasons
 from tournaments.competition.models import Ladder, Season, SeasonEntrant
@@ -32,7 +33,6 @@ LADDER_SEATS = 3
 DEMO_SEASON = "Demo season"
 DEMO_SEASON_ROUNDS = 2
 """Tables per built-in in the demo season: 4 tables x 3 seat rotations = 12 matches, about 6 min."""
-LADDER_ROUNDS = "ladder rounds"
 
 
 class Command(BaseCommand):
@@ -59,9 +59,11 @@ class Command(BaseCommand):
 
     def _ladder_schedule(self) -> None:
         """The periodic task the migration made (a flushed database may have lost it)."""
-        every, _ = IntervalSchedule.objects.get_or_create(every=3, period=IntervalSchedule.MINUTES)
+        every, _ = IntervalSchedule.objects.get_or_create(
+            every=queues.LADDER_ROUND_SECONDS, period=IntervalSchedule.SECONDS
+        )
         PeriodicTask.objects.get_or_create(
-            name=LADDER_ROUNDS, defaults={"task": "tournaments.run_ladders", "interval": every}
+            name=queues.LADDER_ROUNDS, defaults={"task": queues.RUN_LADDERS, "interval": every}
         )
 
     def _ladder(self, game: str) -> None:
