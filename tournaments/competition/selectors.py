@@ -50,11 +50,31 @@ def ladders_listed(**filters: Any) -> QuerySet[Ladder]:
     )
 
 
+def ladders_by_game() -> QuerySet[Ladder]:
+    """Every ladder, by game then name (the home page's tops)."""
+    return Ladder.objects.order_by("game", "name")
+
+
+def ladders_by_name() -> QuerySet[Ladder]:
+    """Every ladder, by name (the match list's ladder filter)."""
+    return Ladder.objects.order_by("name")
+
+
 # --- seasons ----------------------------------------------------------------------------------
 
 
 def seasons() -> QuerySet[Season]:
     return Season.objects.all()
+
+
+def seasons_by_name() -> QuerySet[Season]:
+    """Every season, by name (the match list's season filter)."""
+    return Season.objects.order_by("name")
+
+
+def running_seasons() -> QuerySet[Season]:
+    """The seasons being played, newest first."""
+    return Season.objects.filter(state=Season.State.RUNNING).order_by("-created_at")
 
 
 def seasons_with_entrants() -> QuerySet[Season]:
