@@ -224,6 +224,12 @@ def versions_to_fork_with(user: Any, game: str, *, limit: int = 50) -> QuerySet[
     ).select_related("bot")[:limit]
 
 
+def logs_once_deal_over(logs: QuerySet[BotLog]) -> QuerySet[BotLog]:
+    """``logs`` of matches whose deal is over: before, a line can quote the bot's hand, which
+    the other matches of a duplicate deal are still dealing (staff's logs, the admin)."""
+    return logs.filter(match__in=Match.objects.filter(visibility.deal_over_q()))
+
+
 def logs_for(user: Any, match: Match) -> QuerySet[BotLog]:
     """Bot logs of the seats whose logs ``user`` may read (``visibility.log_seats``)."""
     qs = BotLog.objects.filter(match=match).order_by("version", "seat", "id")
