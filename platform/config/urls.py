@@ -8,7 +8,7 @@ from tournaments.site.pages.login import limit_logins
 
 handler400 = "tournaments.site.pages.errors.bad_request"
 # A database outage is a 503 with Retry-After; any other uncaught error Django's own 500.
-handler500 = "tournaments.play.outages.server_error"
+handler500 = "tournaments.site.pages.errors.server_error"
 
 urlpatterns = [
     # The admin's login, rate-limited like the site's (it resolves before the admin's own).

@@ -8,6 +8,7 @@ from django.db.models import CharField, Count, Exists, OuterRef, Q, QuerySet, Su
 from django.db.models.functions import Cast, Coalesce, Concat
 
 from tournaments.competition.models import Fixture, Ladder, Season
+from tournaments.play import visibility
 from tournaments.play.models import Match
 from tournaments.rating.models import Rating
 
@@ -50,11 +51,31 @@ def ladders_listed(**filters: Any) -> QuerySet[Ladder]:
     )
 
 
+def ladders_by_game() -> QuerySet[Ladder]:
+    """Every ladder, by game then name (the home page's tops)."""
+    return Ladder.objects.order_by("game", "name")
+
+
+def ladders_by_name() -> QuerySet[Ladder]:
+    """Every ladder, by name (the match list's ladder filter)."""
+    return Ladder.objects.order_by("name")
+
+
 # --- seasons ----------------------------------------------------------------------------------
 
 
 def seasons() -> QuerySet[Season]:
     return Season.objects.all()
+
+
+def seasons_by_name() -> QuerySet[Season]:
+    """Every season, by name (the match list's season filter)."""
+    return Season.objects.order_by("name")
+
+
+def running_seasons() -> QuerySet[Season]:
+    """The seasons being played, newest first."""
+    return Season.objects.filter(state=Season.State.RUNNING).order_by("-created_at")
 
 
 def seasons_with_entrants() -> QuerySet[Season]:
@@ -74,6 +95,13 @@ def seasons_listed(**filters: Any) -> QuerySet[Season]:
         )
         .order_by("-created_at", "id")
     )
+
+
+def with_deal_opened(fixtures: QuerySet[Fixture]) -> QuerySet[Fixture]:
+    """``fixtures`` with their matches, each marked ``opened`` if its duplicate deal is over
+    (its seed may be shown), in the list's own query (the admin lists hundreds)."""
+    opened = Match.objects.filter(pk=OuterRef("match_id")).filter(visibility.deal_over_q())
+    return fixtures.select_related("match").annotate(opened=Exists(opened))
 
 
 def schedule(season: Season) -> QuerySet[Fixture]:

@@ -154,6 +154,82 @@ def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]
     )
 
 
+# The site's pages
+
+
+MATCH_STATUSES: list[str] = list(Match.Status.values)
+"""Every status a match may have, in their order: the match list's status filter."""
+
+LIVE_STATUSES = (Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.WAITING)
+"""Statuses of a match whose page follows new events."""
+
+
+def is_live(match: Match) -> bool:
+    """Whether more events may still come (queued, running or waiting for a person)."""
+    return match.status in LIVE_STATUSES
+
+
+def is_waiting(match: Match) -> bool:
+    """Whether the match waits for a person's decision."""
+    return bool(match.status == Match.Status.WAITING)
+
+
+def is_finished(match: Match) -> bool:
+    """Whether the match was played to its end (not aborted): its seats are ranked."""
+    return bool(match.status == Match.Status.FINISHED)
+
+
+def bots_by_name(user: Any, *, limit: int = 200) -> QuerySet[Bot]:
+    """The first ``limit`` bots ``user`` may see, by name (the match list's bot filter)."""
+    return bots_visible_to(user).order_by("name")[:limit]
+
+
+def bot_versions(bot: Bot) -> QuerySet[BotVersion]:
+    """The bot's versions, newest first (its page: the bot is one the caller may see)."""
+    return bot.versions.order_by("-number")
+
+
+def bot_seats(user: Any, bot: Bot) -> QuerySet[Seat]:
+    """The bot's seats in matches ``user`` may see, newest match first, with their matches."""
+    return (
+        Seat.objects.filter(bot_version__bot=bot, match__in=matches_visible_to(user))
+        .select_related("match", "bot_version")
+        .order_by("-match__created_at")
+    )
+
+
+def bot_verdicts(user: Any, bot: Bot) -> list[tuple[str, int]]:
+    """How many of each verdict the bot's seats (of matches ``user`` may see) received, by
+    verdict name."""
+    verdicts: dict[str, int] = {}
+    for counts in bot_seats(user, bot).values_list("verdicts", flat=True):
+        for name, count in (counts or {}).items():
+            verdicts[name] = verdicts.get(name, 0) + int(count)
+    return sorted(verdicts.items())
+
+
+def forks_of(match: Match) -> QuerySet[Match]:
+    """The matches forked from ``match``, oldest first."""
+    return Match.objects.filter(forked_from=match).order_by("created_at")
+
+
+def versions_to_fork_with(user: Any, game: str, *, limit: int = 50) -> QuerySet[BotVersion]:
+    """``user``'s ready versions of active bots of ``game``, which a fork may seat (at most
+    ``limit``; none for an anonymous user)."""
+    return BotVersion.objects.filter(
+        bot__owner=user_id(user),
+        bot__game=game,
+        bot__is_active=True,
+        status=BotVersion.Status.READY,
+    ).select_related("bot")[:limit]
+
+
+def logs_once_deal_over(logs: QuerySet[BotLog]) -> QuerySet[BotLog]:
+    """``logs`` of matches whose deal is over: before, a line can quote the bot's hand, which
+    the other matches of a duplicate deal are still dealing (staff's logs, the admin)."""
+    return logs.filter(match__in=Match.objects.filter(visibility.deal_over_q()))
+
+
 def logs_for(user: Any, match: Match) -> QuerySet[BotLog]:
     """Bot logs of the seats whose logs ``user`` may read (``visibility.log_seats``)."""
     qs = BotLog.objects.filter(match=match).order_by("version", "seat", "id")

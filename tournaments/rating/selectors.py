@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db.models import QuerySet
 
-from tournaments.play.models import BotVersion
+from tournaments.play.models import Bot, BotVersion
 from tournaments.rating.models import Rating, RatingHistory
 
 
@@ -25,3 +27,13 @@ def private_players(pool: str) -> list[tuple[str, BotVersion]]:
         )
         if r.bot_version is not None
     ]
+
+
+def bot_history(bot: Bot, *, limit: int = 2000) -> list[tuple[str, datetime | None, float]]:
+    """(pool, the match's end, rating after) of the bot's first ``limit`` rated matches,
+    oldest first, in every pool it was rated in (its versions' alike)."""
+    return list(
+        RatingHistory.objects.filter(bot_version__bot=bot)
+        .order_by("position")
+        .values_list("pool", "match__finished_at", "rating_after")[:limit]
+    )

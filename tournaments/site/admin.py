@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tournaments.play import visibility
+from tournaments.play import selectors, visibility
 from tournaments.play.models import Bot, BotLog, BotVersion, Match, Seat
 from tournaments.site.admin_base import DealsKeptAdmin
 
@@ -168,8 +168,7 @@ class BotLogAdmin(DealsKeptAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[BotLog]:
         # Staff read logs once the deal is over: before, a line can quote the bot's hand, which
         # the other matches of a duplicate deal are still dealing.
-        over = Match.objects.filter(visibility.deal_over_q())
-        return super().get_queryset(request).filter(match__in=over)
+        return selectors.logs_once_deal_over(super().get_queryset(request))
 
 
 # Ladders and seasons live in tournaments/site/season_admin.py; imported here so they register.

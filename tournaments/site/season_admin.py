@@ -6,16 +6,16 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin, messages
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from tournaments.competition import ladders, seasons
+from tournaments.competition import selectors as competition_selectors
 from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
 from tournaments.play import services, visibility
-from tournaments.play.models import Match
 from tournaments.rating import ratings
 from tournaments.site.admin_base import DealsKeptAdmin
 
@@ -116,9 +116,8 @@ class FixtureInline(admin.TabularInline):  # type: ignore[type-arg]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Fixture]:
         # Whether each fixture's deal is over, in the list's own query (a page lists hundreds).
-        opened = Match.objects.filter(pk=OuterRef("match_id")).filter(visibility.deal_over_q())
         fixtures: QuerySet[Fixture] = super().get_queryset(request)
-        return fixtures.select_related("match").annotate(opened=Exists(opened))
+        return competition_selectors.with_deal_opened(fixtures)
 
     # The seed deals every card of the table's games: as secret as a match's (admin.MatchAdmin).
     @admin.display(description="seed")

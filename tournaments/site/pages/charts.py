@@ -9,7 +9,7 @@ from typing import Any
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from tournaments.rating.models import RatingHistory
+from tournaments.rating import selectors
 
 WIDTH, HEIGHT, PAD = 640, 180, 28
 
@@ -55,11 +55,7 @@ def line_chart(points: Sequence[tuple[str, float]], *, label: str = "rating") ->
 def _history(bot: Any) -> list[tuple[str, float]]:
     """``bot``'s rating after each rated match (RatingHistory), oldest first, in the pool
     where it played most (one line per chart: pools are different scales of opponents)."""
-    rows = list(
-        RatingHistory.objects.filter(bot_version__bot=bot)
-        .order_by("position")
-        .values_list("pool", "match__finished_at", "rating_after")[:2000]
-    )
+    rows = selectors.bot_history(bot, limit=2000)
     if not rows:
         return []
     pools = Counter(pool for pool, _, _ in rows)

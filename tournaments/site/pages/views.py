@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.paginator import Paginator
@@ -19,14 +19,17 @@ from django.views.decorators.http import require_safe
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 from tournaments.competition import ladders, seasons
-from tournaments.competition.models import Ladder, Season
+from tournaments.competition import selectors as competition_selectors
 from tournaments.play import humans, selectors, visibility
-from tournaments.play.models import Bot, BotVersion, Match, Seat
 from tournaments.rating import ratings
 from tournaments.site import replay
 from tournaments.site.pages import markdown
 from tournaments.site.pages.charts import rating_chart
 from tournaments.site.pages.errors import BadQuery
+
+if TYPE_CHECKING:
+    from tournaments.competition.models import Ladder, Season
+    from tournaments.play.models import Bot, Match
 
 PAGE_SIZE = 25
 DOCS_DIR = Path(settings.BASE_DIR) / "docs"
@@ -92,9 +95,15 @@ def _rating_rows(ladder: Ladder, user: Any, limit: int | None = None) -> list[di
 @require_safe
 def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     """A ladder's or a season's standings and latest matches."""
-    competition: Ladder | Season = (
-        get_object_or_404(Ladder, pk=pk) if kind == "ladder" else get_object_or_404(Season, pk=pk)
-    )
+    competition: Ladder | Season
+    rating_rows: list[dict[str, Any]] = []
+    standings: list[dict[str, Any]] = []
+    if kind == "ladder":
+        ladder = get_object_or_404(competition_selectors.ladders(), pk=pk)
+        competition, rating_rows = ladder, _rating_rows(ladder, request.user)
+    else:
+        season = get_object_or_404(competition_selectors.seasons(), pk=pk)
+        competition, standings = season, seasons.standings_seen_by(season, request.user)
     return render(
         request,
         "site/competition.html",
@@ -102,12 +111,8 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
             "kind": kind,
             "competition": competition,
             "provisional_games": ratings.PROVISIONAL_GAMES,
-            "ratings": _rating_rows(competition, request.user)
-            if isinstance(competition, Ladder)
-            else [],
-            "standings": seasons.standings_seen_by(competition, request.user)
-            if isinstance(competition, Season)
-            else [],
+            "ratings": rating_rows,
+            "standings": standings,
             "latest": selectors.matches(
                 user=request.user,
                 ladder=competition.pk if kind == "ladder" else None,
@@ -124,12 +129,12 @@ def home(request: HttpRequest) -> HttpResponse:
         {"name": g.name, "title": g.title, "blurb": g.blurb, "info": g} for g in GAMES.values()
     ]
     tops = []
-    for lad in Ladder.objects.order_by("game", "name"):
+    for lad in competition_selectors.ladders_by_game():
         top = _rating_rows(lad, request.user, limit=10)
         tops.append(
             {"ladder": lad, "top": top, "has_provisional": any(r["provisional"] for r in top)}
         )
-    running = Season.objects.filter(state=Season.State.RUNNING).order_by("-created_at")
+    running = competition_selectors.running_seasons()
     latest = selectors.matches(user=request.user)[:10]
     return render(
         request,
@@ -149,7 +154,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
     q = request.GET
     filters: dict[str, Any] = {
         "game": q.get("game") if q.get("game") in GAMES else None,
-        "status": q.get("status") if q.get("status") in Match.Status.values else None,
+        "status": q.get("status") if q.get("status") in selectors.MATCH_STATUSES else None,
         "bot": _int(request, "bot"),
         "season": _int(request, "season"),
         "ladder": _int(request, "ladder"),
@@ -165,10 +170,10 @@ def match_list(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "query": query,
             "games": GAMES.values(),
-            "statuses": Match.Status.values,
-            "seasons": Season.objects.order_by("name"),
-            "ladders": Ladder.objects.order_by("name"),
-            "bots": selectors.bots_visible_to(request.user).order_by("name")[:200],
+            "statuses": selectors.MATCH_STATUSES,
+            "seasons": competition_selectors.seasons_by_name(),
+            "ladders": competition_selectors.ladders_by_name(),
+            "bots": selectors.bots_by_name(request.user, limit=200),
         },
     )
 
@@ -224,7 +229,7 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
         if line.verdict and line.verdict != "ok" and line.actor in log_seats
     ]
     stderr = replay.logs_by_step(match, set(log_seats)) if log_seats else {}
-    forks = Match.objects.filter(forked_from=match).order_by("created_at")
+    forks = selectors.forks_of(match)
     ctx.update(
         {
             "lines": lines,
@@ -240,18 +245,13 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
             "log_seats": sorted(log_seats),
             "verdicts": verdicts,
             "stderr_json": json.dumps({str(k): v for k, v in stderr.items()}),
-            "live": match.status in LIVE,
+            "live": selectors.is_live(match),
             "status_text": status_text(match, names),
             "play": _play(request, match, names),
             "can_fork": bool(mine) and visibility.deal_over(match) and match.last_version > 1,
             "forks": forks,
             "fork_builtins": builtin_names(match.game),
-            "fork_versions": BotVersion.objects.filter(
-                bot__owner=request.user.pk if request.user.is_authenticated else None,
-                bot__game=match.game,
-                bot__is_active=True,
-                status=BotVersion.Status.READY,
-            ).select_related("bot")[:50]
+            "fork_versions": selectors.versions_to_fork_with(request.user, match.game, limit=50)
             if mine
             else [],
             "game_title": GAMES[match.game].title,
@@ -261,13 +261,9 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
     return render(request, "site/viewer.html", ctx)
 
 
-LIVE = (Match.Status.QUEUED, Match.Status.RUNNING, Match.Status.WAITING)
-"""Statuses of a match whose page follows new events."""
-
-
 def status_text(match: Match, names: list[str]) -> str:
     """The status as the page shows it: "waiting for <seat>" names who must act."""
-    if match.status != Match.Status.WAITING or not match.waiting_for:
+    if not selectors.is_waiting(match) or not match.waiting_for:
         return str(match.status)
     who = [names[k] if k < len(names) else f"seat {k}" for k in match.waiting_for]
     return f"waiting for {', '.join(who)}"
@@ -279,7 +275,7 @@ def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any
     if not own:
         return None
     panel: dict[str, Any] = {"seats": own, "over": visibility.is_over(match), "decisions": []}
-    if match.status == Match.Status.FINISHED:
+    if selectors.is_finished(match):
         ranked = sorted(match.seats.all(), key=lambda s: (s.rank or 0, s.number))
         panel["ranking"] = [
             {
@@ -384,25 +380,14 @@ def act_download(request: HttpRequest, match_id: Any, seat: int) -> HttpResponse
 @require_safe
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot: Bot = get_object_or_404(selectors.bots_visible_to(request.user), pk=bot_id)
-    seats = (
-        Seat.objects.filter(
-            bot_version__bot=bot, match__in=selectors.matches_visible_to(request.user)
-        )
-        .select_related("match", "bot_version")
-        .order_by("-match__created_at")
-    )
-    verdicts: dict[str, int] = {}
-    for counts in seats.values_list("verdicts", flat=True):
-        for name, count in (counts or {}).items():
-            verdicts[name] = verdicts.get(name, 0) + int(count)
     return render(
         request,
         "site/bot.html",
         {
             "bot": bot,
-            "versions": bot.versions.order_by("-number"),
-            "recent": seats[:20],
-            "verdicts": sorted(verdicts.items()),
+            "versions": selectors.bot_versions(bot),
+            "recent": selectors.bot_seats(request.user, bot)[:20],
+            "verdicts": selectors.bot_verdicts(request.user, bot),
             "chart": rating_chart(bot),
             "matches_url": reverse("site-matches") + f"?bot={bot.pk}",
         },
