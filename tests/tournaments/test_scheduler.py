@@ -104,6 +104,19 @@ def test_a_persons_matches_go_first_one_at_a_time_per_account() -> None:
     assert pick() == person.id
 
 
+def test_accounts_of_one_address_share_one_persons_head_start() -> None:
+    # Two accounts of one address, each with a "person" answering at once, held both workers
+    # ahead of another user's challenge for the whole attack (the second outside review).
+    first, second, elsewhere = UserFactory(), UserFactory(), UserFactory()
+    for user in (first, second):
+        AccountOrigin.objects.create(user=user, address="198.51.100.7")
+    AccountOrigin.objects.create(user=elsewhere, address="203.0.113.9")
+    running(first, priority=PERSON)
+    queued(second, priority=PERSON)
+    challenge = queued(elsewhere)
+    assert pick() == challenge.id
+
+
 def test_an_account_over_its_hourly_budget_loses_its_persons_head_start(settings: Any) -> None:
     settings.FAIR_WORKER_SECONDS_PER_HOUR = 100.0
     spent, within = UserFactory(), UserFactory()

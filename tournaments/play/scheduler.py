@@ -105,10 +105,11 @@ WITH claimable AS MATERIALIZED (
             -- the class: a person's seat gives no way around it.
             (a.account LIKE 'u:%%' AND coalesce(ua.seconds, 0) >= %(budget)s)
                 OR (a.origin LIKE 'a:%%' AND coalesce(uo.seconds, 0) >= %(origin_budget)s),
-            -- A person's match goes first only while none of its account's is being played:
-            -- one person plays one game at a time, and a script's many "people" take turns.
+            -- A person's match goes first only while none of its origin's is being played: one
+            -- person plays one game at a time, and a script's many "people", on one account or
+            -- on several of one address, take turns.
             CASE WHEN a.priority = {PERSON} AND EXISTS (
-                SELECT 1 FROM running r WHERE r.account = a.account AND r.people > 0
+                SELECT 1 FROM running r WHERE r.origin = a.origin AND r.people > 0
             ) THEN {PLAY} ELSE a.priority END,
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.origin = a.origin),
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.account = a.account),
