@@ -196,6 +196,15 @@ class MatchLimits:
         )
 
 
+def refusal(exc: Exception) -> str:
+    """Why an action was refused, in words a player reads, bounded however large the action:
+    the rules' own reason (an IllegalAction), else that the engine failed on it. A bot's
+    verdict and a person's 400 say the same."""
+    if isinstance(exc, IllegalAction):
+        return str(exc)[:DETAIL_CAP]
+    return f"the engine could not apply this action ({type(exc).__name__}: {exc})"[:DETAIL_CAP]
+
+
 class MatchDriver:
     """Plays one match from whatever events are already stored to its end."""
 
@@ -329,9 +338,7 @@ class MatchDriver:
         the recorded events again costs a replay, at most once per strike.
         """
         self.state = replay(self.rules, self.history)
-        if isinstance(exc, IllegalAction):
-            return str(exc)[:DETAIL_CAP]
-        return f"the engine could not apply this action ({type(exc).__name__}: {exc})"[:DETAIL_CAP]
+        return refusal(exc)
 
     def _account(self, seat: Seat, move: Move, strikes: int, step: int) -> None:
         """Count the move and record its verdict. Its texts are made storable here, whoever the

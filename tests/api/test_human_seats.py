@@ -123,6 +123,11 @@ def test_an_illegal_action_is_refused_with_the_engines_reason_and_nothing_stored
     assert r.status_code == 400 and "malformed placement action" in r.data["action"][0]
     r = api.post(url, {"action": [1, 2]}, format="json")
     assert r.status_code == 400 and "JSON object" in r.data["action"][0]
+    # A card id of a megabyte is named, not echoed whole (as a bot's verdict caps its detail).
+    huge = "X" * 1_000_000
+    r = api.post(url, {"action": {"place": [{"card": huge, "slot": 0}]}}, format="json")
+    assert r.status_code == 400 and "XXXX" in r.data["action"][0]
+    assert len(r.content) < 5_000
     assert store.current_version(match.pk) == before
     match.refresh_from_db()
     assert match.status == "waiting" and enqueued.play_match == []

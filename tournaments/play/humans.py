@@ -27,6 +27,7 @@ from django.db import transaction
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
+from games.engine.driver import refusal
 from games.engine.errors import IllegalAction
 from games.engine.platform_events import aborted_event, verdict_event
 from games.engine.registry import get
@@ -184,12 +185,10 @@ def submit(
             rules.check(state, seat, action)
             events = rules.decide(state, seat, action, step_rng(match.seed, version))
         except IllegalAction as exc:
-            raise Refused(str(exc)) from None
+            raise Refused(refusal(exc)) from None
         except Exception as exc:  # as for a bot: an engine that fails on an action refuses it
             log.warning("match %s: the engine failed on seat %s's action", match.id, seat)
-            raise Refused(
-                f"the engine could not apply this action ({type(exc).__name__}: {exc})"
-            ) from None
+            raise Refused(refusal(exc)) from None
         started = (match.deadline or timezone.now()) - timedelta(seconds=match.human_move_seconds)
         elapsed = max(0, int((timezone.now() - started).total_seconds() * 1000))
         verdict = verdict_event(seat, "ok", detail="", elapsed_ms=elapsed, strikes=0, step=version)
