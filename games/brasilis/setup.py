@@ -153,6 +153,10 @@ def _power_ids(tokens: object, name: str, taken: set[str]) -> list[str]:
         raise BadOptions(f"scenario {name!r} must be a list of Power card ids or kinds")
     found = []
     for token in tokens:
+        if type(token) is not str:
+            raise BadOptions(
+                f"scenario {name!r}: a card id or kind is a string, not {token!r}"[:300]
+            )
         if token in POWER_KIND:
             card = token
         else:
@@ -188,7 +192,11 @@ def _scenario(seats: int, raw: object) -> dict[str, Any]:
     if raw.get("piles") is not None:
         piles = _per_seat(raw["piles"], "piles", seats)
         for pile in piles:
+            if not isinstance(pile, list):
+                raise BadOptions("scenario 'piles' must hold one list of News ids per seat")
             for card in pile:
+                if type(card) is not str:
+                    raise BadOptions(f"scenario 'piles': a News id is a string, not {card!r}"[:300])
                 if (card not in NEWS and card not in EXTRA_VOTE_IDS) or card in used_news:
                     raise BadOptions(f"scenario 'piles': unknown or repeated card {card!r}")
                 used_news.add(card)
@@ -197,6 +205,7 @@ def _scenario(seats: int, raw: object) -> dict[str, Any]:
         deck = raw["news_deck"]
         if (
             not isinstance(deck, list)
+            or any(type(c) is not str for c in deck)
             or any(c not in NEWS or c in used_news for c in deck)
             or len(set(deck)) != len(deck)
         ):
@@ -215,7 +224,12 @@ def _scenario(seats: int, raw: object) -> dict[str, Any]:
         sc["fury"] = _int(raw["fury"], "scenario.fury", 0, 100)
     if raw.get("wallet_order") is not None:
         order = raw["wallet_order"]
-        if not isinstance(order, list) or sorted(order) != list(range(seats)):
+        # Integers only: 1.0 and true sort like 1, then fail as list indices mid-match.
+        if (
+            not isinstance(order, list)
+            or any(type(rank) is not int for rank in order)
+            or sorted(order) != list(range(seats))
+        ):
             raise BadOptions(f"scenario 'wallet_order' must be a permutation of 0..{seats - 1}")
         sc["wallet_order"] = list(order)
     if raw.get("round") is not None:
@@ -259,7 +273,8 @@ def _auction_aids(value: object, seats: int) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for key, aids in value.items():
         number = str(key)
-        if not number.isdigit() or not 2 <= int(number) <= 12:
+        # ASCII digits: "²" is a digit to str.isdigit, and no int.
+        if not (number.isascii() and number.isdigit()) or not 2 <= int(number) <= 12:
             raise BadOptions(wrong)
         if (
             not isinstance(aids, list)

@@ -78,6 +78,44 @@ def test_unknown_option_is_a_400_on_options(api: APIClient, enqueued: Enqueued) 
 
 
 @pytest.mark.parametrize(
+    "scenario",
+    [
+        {"wallet_order": [1.0, 0, 2]},  # was accepted, then aborted the match on the worker
+        {"wallet_order": [True, 0, 2]},
+        {"piles": [1, [], []]},  # these answered 500
+        {"news_deck": [["x"]]},
+        {"hands": [[["x"]], None, None]},
+        {"auction_aids": {"²": ["lawyer", "colonel"]}},
+        {"wallet_order": [0, "a", []]},
+    ],
+)
+def test_options_the_game_cannot_start_with_are_a_400(
+    api: APIClient, enqueued: Enqueued, scenario: dict[str, Any]
+) -> None:
+    seats = [{"builtin": "random"}] * 3
+    r = challenge(api, game="brasilis", seats=seats, options={"scenario": scenario})
+    assert r.status_code == 400, r.content
+    assert "scenario" in r.data["options"][0]
+    assert not Match.objects.exists() and enqueued.play_match == []
+
+
+def test_options_a_games_check_misses_are_refused_before_any_match_exists(
+    api: APIClient, enqueued: Enqueued, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The last line of defence: the setup the worker would run is run at the door.
+    rules = get("brasilis").rules
+
+    def broken_setup(*args: Any, **kwargs: Any) -> Any:
+        raise TypeError("list indices must be integers or slices, not float")
+
+    monkeypatch.setattr(rules, "setup", broken_setup)
+    r = challenge(api, game="brasilis", seats=[{"builtin": "random"}] * 3)
+    assert r.status_code == 400
+    assert "cannot start with these options (TypeError" in r.data["options"][0]
+    assert not Match.objects.exists() and enqueued.play_match == []
+
+
+@pytest.mark.parametrize(
     ("game", "count"), [("brexit", 6), ("brexit", 1), ("brasilis", 2), ("brasilis", 7)]
 )
 def test_wrong_seat_count_is_a_400_on_seats(api: APIClient, game: str, count: int) -> None:

@@ -9,6 +9,7 @@ so a worker never looks for a row that is not committed yet, or was rolled back.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import uuid
 from collections.abc import Mapping, Sequence
@@ -25,12 +26,15 @@ from rest_framework.authtoken.models import Token
 
 from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
+from games.engine.match import replay
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, unpack
 from tournaments.play import allowance, dispatch, humans, selectors
 from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
 
 MAX_SEED = 2**63 - 1
+
+log = logging.getLogger(__name__)
 
 
 class Invalid(Exception):
@@ -298,11 +302,12 @@ def create_challenge(
         # `play --out`'s and a later change of a default leaves old matches (and forks) alone.
         played_options = dict(info.rules.options(len(seats), dict(options or {})))
     except BadOptions as exc:
-        raise Invalid({"options": str(exc)}) from None
+        raise Invalid({"options": str(exc)[:2000]}) from None
     if seed is None:
         seed = secrets.randbits(63)
     elif not 0 <= seed <= MAX_SEED:
         raise Invalid({"seed": f"seed must be between 0 and {MAX_SEED}"})
+    _check_start(info.rules, len(seats), seed, played_options)
     move_seconds = humans.DEFAULT_MOVE_SECONDS if human_move_seconds is None else human_move_seconds
     if not humans.MIN_MOVE_SECONDS <= move_seconds <= humans.MAX_MOVE_SECONDS:
         raise Invalid(
@@ -330,6 +335,23 @@ def create_challenge(
         if queue:
             transaction.on_commit(lambda: dispatch.play_match(match_id, priority))
     return match
+
+
+def _check_start(rules: Any, seats: int, seed: int, options: Mapping[str, Any]) -> None:
+    """The game starts with these options, here rather than on a worker: options a game's check
+    let through but its setup cannot use are a 400, never a match that aborts (the games'
+    own checks are tested to the same end, tests/games/test_options.py)."""
+    try:
+        replay(rules, rules.setup(seats, seed, options))
+    except Exception as exc:
+        log.warning("options passed the check but not the setup: %r", options)
+        raise Invalid(
+            {
+                "options": f"the game cannot start with these options ({type(exc).__name__}: {exc})"[
+                    :2000
+                ]
+            }
+        ) from None
 
 
 def priority_of(seats: Sequence[Mapping[str, Any]]) -> int:
