@@ -76,6 +76,10 @@ def _check(state: State, seat: Seat, action: Action) -> str:
 class BrasilisRules:
     name = "brasilis"
     engine_version = ENGINE_VERSION
+    # Who took which News, the last wallets and images: the final tally's workings.
+    end_reveals: Mapping[str, frozenset[str]] = {
+        "game_over": frozenset({"order", "news_counts", "piles", "image", "money"})
+    }
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
 

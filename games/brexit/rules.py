@@ -18,6 +18,9 @@ from games.engine.types import JSON, Action, Event, Legal, Outcome, Pending
 class BrexitRules:
     name = "brexit"
     engine_version = _setup.ENGINE_VERSION
+    end_reveals: Mapping[str, frozenset[str]] = {
+        "game_ended": frozenset({"detail"})
+    }  # every seat's hidden agenda
     min_seats = _setup.MIN_SEATS
     max_seats = _setup.MAX_SEATS
 

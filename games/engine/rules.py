@@ -38,6 +38,11 @@ class Rules(Protocol[StateT]):
     """Changes when the meaning of stored events changes; written in event metadata."""
     min_seats: int
     max_seats: int
+    end_reveals: Mapping[str, frozenset[str]]
+    """Event type -> the payload keys that show hidden cards once the game is over (the final
+    hands, the hidden agendas). Public at the end of a match, they are withheld while another
+    match dealt the same cards still plays (a duplicate deal); the outcome's ``detail`` is
+    withheld alike."""
 
     def options(self, seats: int, options: Mapping[str, Any] | None) -> JSON:
         """Validated options with defaults filled in; raises BadOptions."""

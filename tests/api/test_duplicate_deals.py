@@ -22,6 +22,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from games.engine.events import view as event_view
+from games.engine.registry import GAMES
 from replays import store
 from replays.store import NewEvent
 from tests.api.test_access_matrix import (
@@ -39,7 +41,7 @@ from tests.api.test_access_matrix import (
 )
 from tests.factories import MatchFactory, SeatFactory, UserFactory
 from tests.viewer.conftest import play
-from tests.viewer.test_visibility import hidden_from, leaked, strings
+from tests.viewer.test_visibility import CARD_IDS, hidden_from, leaked, strings
 from tournaments.competition import ladders, seasons
 from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
 from tournaments.play import services, visibility
@@ -141,11 +143,27 @@ def _client(user: Any) -> Client:
     return c
 
 
+def hidden_while_dealt_again(match: Match, seat: int | None) -> set[str]:
+    """Card ids ``seat`` (None: a spectator) was never shown before the end revealed them: the
+    end's reveals (a Brexit game's hidden agendas, its outcome's detail) show the deal's other
+    matches their hidden cards, so they do not count as shown while the deal plays on."""
+    reveals = {**GAMES[match.game].rules.end_reveals, "match_finished": frozenset({"outcome"})}
+    private: set[str] = set()
+    shown: set[str] = set()
+    for stored in store.read(match.id):
+        ev = stored.as_engine_event()
+        payload = event_view(ev, seat)["payload"]
+        withheld = reveals.get(ev["type"], frozenset())
+        shown |= set(strings({k: v for k, v in payload.items() if k not in withheld}))
+        private |= set(strings(ev["payload"]))
+    return (private & CARD_IDS[match.game]) - shown
+
+
 def _doors_answer(deal_set: dict[str, Any], role: str, over: bool) -> list[tuple[Any, ...]]:
     """What is wrong in each door's answer to ``role``, the set playing (or ``over``)."""
     m: Match = deal_set["finished"]
     c = _client(deal_set["users"][role])
-    hidden = set() if over else hidden_from(m, 0 if role == "owner" else None)
+    hidden = set() if over else hidden_while_dealt_again(m, 0 if role == "owner" else None)
     wrong: list[tuple[Any, ...]] = []
     for template, playing, once_over in DOORS:
         url = template.format(**deal_set["fill"])
@@ -170,6 +188,9 @@ def test_a_finished_rotation_stays_closed_while_its_set_plays(
 ) -> None:
     m = deal_set["finished"]
     assert m.status == "finished" and len(hidden_from(m, None)) > 5
+    # The end revealed every seat's hidden agenda: they too stay hidden while the set plays.
+    revealed_at_end = hidden_while_dealt_again(m, None) - hidden_from(m, None)
+    assert revealed_at_end and all(card.startswith("AG_") for card in revealed_at_end)
     assert str(SEED) in str(store.read(m.id)[-1].payload)  # match_finished carries the seed
     assert _doors_answer(deal_set, role, over=False) == []
 

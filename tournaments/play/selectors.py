@@ -267,7 +267,7 @@ def document_header(match: Match, user: Any = None) -> dict[str, Any]:
         seed=match.seed if over else None,
         seats=[visibility.seat_as_seen(user, seat).label for seat in match.seats.all()],
         status=match.status,
-        outcome=match.outcome,
+        outcome=visibility.outcome_as_seen(match),
         events=(),
     )
 

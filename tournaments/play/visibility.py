@@ -44,8 +44,8 @@ Which matches a user may see at all (another user's smoke matches are hidden) is
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import (
@@ -62,7 +62,8 @@ from django.utils.crypto import salted_hmac
 
 from games.engine.events import can_see, redacted
 from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED, MATCH_FINISHED
-from games.engine.types import Event
+from games.engine.registry import GAMES
+from games.engine.types import Event, Outcome
 from tournaments.play.models import Bot, BotVersion, Match, Seat
 
 PUBLIC = "public"
@@ -398,6 +399,27 @@ class Sight:
     """Whether the abort's reason is shown."""
     seed: bool
     """Whether the seed is shown (in ``match_finished``): once the deal is over."""
+    withheld: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Event type -> payload keys withheld: the end's reveals while the deal plays on."""
+
+
+def withheld_at_end(match: Match) -> Mapping[str, frozenset[str]]:
+    """What the end of ``match`` reveals of its deal's hidden cards, while that deal plays on
+    in another match (its game's ``end_reveals``, the outcome's ``detail``); nothing once the
+    deal is over, or for a match that is not over (its end is not stored yet)."""
+    if deal_over(match):
+        return {}
+    return {**GAMES[match.game].rules.end_reveals, MATCH_FINISHED: frozenset({"seed"})}
+
+
+def outcome_as_seen(match: Match) -> Outcome | None:
+    """The stored outcome, without its ``detail`` (the end's reveals) until the deal is over:
+    a Brexit outcome lists every seat's hidden agenda, which the deal's other matches share."""
+    outcome: Outcome | None = match.outcome
+    if outcome is None or deal_over(match):
+        return outcome
+    shown: Outcome = {"scores": outcome["scores"], "ranks": outcome["ranks"]}
+    return shown
 
 
 def sight(user: Any, match: Match, view: View | None = None) -> Sight:
@@ -417,6 +439,7 @@ def sight(user: Any, match: Match, view: View | None = None) -> Sight:
         logs=log_seats(user, match),
         reads_error=may_read_error(user, match),
         seed=open_,
+        withheld={} if open_ else withheld_at_end(match),
     )
 
 
@@ -435,8 +458,16 @@ def event_as_seen(ev: Event, seen_by: Sight) -> Event:
     elif ev["type"] == MATCH_ABORTED:
         full = seen_by.reads_error
     elif ev["type"] == MATCH_FINISHED and not seen_by.seed:
-        # A public event, but its seed deals the cards the deal's other matches still play.
-        return {**ev, "payload": {k: v for k, v in ev["payload"].items() if k != "seed"}}
+        # A public event, but its seed deals the cards the deal's other matches still play,
+        # and its outcome's detail shows what the end revealed of them.
+        payload = {k: v for k, v in ev["payload"].items() if k != "seed"}
+        if isinstance(payload.get("outcome"), dict):
+            payload["outcome"] = {k: v for k, v in payload["outcome"].items() if k != "detail"}
+        return {**ev, "payload": payload}
+    elif ev["type"] in seen_by.withheld:
+        # The game's own end reveals hidden cards publicly: not while its deal plays on.
+        keys = seen_by.withheld[ev["type"]]
+        return {**ev, "payload": {k: v for k, v in ev["payload"].items() if k not in keys}}
     elif seen_by.cards is None:
         full = True
     else:

@@ -103,7 +103,7 @@ class MatchAdmin(DealsKeptAdmin):
     list_filter = ["game", "status", "rated", "season", "ladder"]
     # Staff see no hidden card before the end either (of the duplicate deal, if the match is one
     # of a set): the seed and the options deal them.
-    exclude = ["seed", "options"]
+    exclude = ["seed", "options", "outcome"]
     # A match's status and result follow its events (the only source of truth), written by the
     # runner and the result trigger: an edit here could mark a running match finished and so
     # open every hidden card. Staff change matches through the actions, never by hand.
@@ -124,7 +124,7 @@ class MatchAdmin(DealsKeptAdmin):
         "lease_expires_at",
         "attempts",
         "last_version",
-        "outcome",
+        "outcome_once_over",
         "error",
         "validation_of",
         "started_at",
@@ -140,6 +140,10 @@ class MatchAdmin(DealsKeptAdmin):
     @admin.display(description="seed")
     def seed_once_over(self, match: Match) -> int | str:
         return match.seed if visibility.deal_over(match) else visibility.HIDDEN_UNTIL_OVER
+
+    @admin.display(description="outcome")
+    def outcome_once_over(self, match: Match) -> object:
+        return visibility.outcome_as_seen(match)
 
     @admin.display(description="options")
     def options_once_over(self, match: Match) -> object:

@@ -6,8 +6,9 @@ from django.contrib import admin
 from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpRequest
 
-DEAL_SECRETS = frozenset({"seed", "options"})
-"""The fields that deal a match's cards: hidden from staff too until the deal is over."""
+DEAL_SECRETS = frozenset({"seed", "options", "outcome"})
+"""The fields that deal a match's cards or show them (an outcome's detail): hidden from staff
+too until the deal is over."""
 
 
 class DealsKeptAdmin(admin.ModelAdmin):  # type: ignore[type-arg]

@@ -334,6 +334,10 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     seats = MatchSeatSerializer(many=True, read_only=True)
     seed = serializers.SerializerMethodField()
     options = serializers.SerializerMethodField()
+    outcome = serializers.SerializerMethodField(
+        help_text="Ranks and scores; its detail (what the end revealed) once every match of its"
+        " duplicate deal is over."
+    )
     error = serializers.SerializerMethodField(
         help_text="Why it was aborted: its bots' owners, its creator and staff only (null for others)."
     )
@@ -392,6 +396,11 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     @extend_schema_field({"type": "object", "additionalProperties": {}, "nullable": True})
     def get_options(self, match: Match) -> dict[str, Any] | None:
         return match.options if visibility.deal_over(match) else None
+
+    @extend_schema_field({"type": "object", "additionalProperties": {}, "nullable": True})
+    def get_outcome(self, match: Match) -> dict[str, Any] | None:
+        outcome = visibility.outcome_as_seen(match)
+        return None if outcome is None else dict(outcome)
 
     def get_error(self, match: Match) -> str | None:
         if not match.error:

@@ -86,6 +86,9 @@ def _draw(s: State, seat: int, rng: random.Random, type_: str, actor: int | None
 class HighCardRules:
     name = "highcard"
     engine_version = "highcard-1"
+    end_reveals: Mapping[str, frozenset[str]] = {
+        "revealed": frozenset({"cards"})
+    }  # every hand, face up at the end
     min_seats = 2
     max_seats = 4
 
