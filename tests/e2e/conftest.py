@@ -67,7 +67,7 @@ def _env(lease_seconds: int) -> dict[str, str]:
         "VALIDATION_QUEUE": settings.VALIDATION_QUEUE,
         "PEOPLE_QUEUE": settings.PEOPLE_QUEUE,
         "RATINGS_QUEUE": settings.RATINGS_QUEUE,
-        "MEDIA_ROOT": os.environ.get("MEDIA_ROOT", str(ROOT / "var" / "test-media")),
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
     }
 
 
