@@ -5,7 +5,7 @@ import uuid
 
 from config.queues import task_queues, task_routes
 from config.settings.base import *  # noqa: F403
-from config.settings.base import BASE_DIR, CACHES, env
+from config.settings.base import BASE_DIR, CACHES, CELERY_BEAT_SCHEDULE, env
 from games.engine.registry import GameInfo, register
 
 DEBUG = False
@@ -39,6 +39,14 @@ CELERY_TASK_QUEUES = task_queues(
 CELERY_TASK_ROUTES = task_routes(
     matches=MATCH_QUEUE, validation=VALIDATION_QUEUE, people=PEOPLE_QUEUE, ratings=RATINGS_QUEUE
 )
+# A test that starts a beat may have its periodic tasks come round every TEST_BEAT_SECONDS
+# (at most) rather than every 15-30 s, so that it waits seconds for a tick, not half a minute.
+TEST_BEAT_SECONDS = env.float("TEST_BEAT_SECONDS", default=None)
+if TEST_BEAT_SECONDS:
+    CELERY_BEAT_SCHEDULE = {
+        name: {**entry, "schedule": min(float(entry["schedule"]), TEST_BEAT_SECONDS)}  # type: ignore[arg-type]
+        for name, entry in CELERY_BEAT_SCHEDULE.items()
+    }
 DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
 BOT_MOVE_SECONDS = 0.5  # hostile bots that sleep or spin cost the suite less
 BOT_BANK_SECONDS = 1.0
@@ -47,7 +55,9 @@ PASSWORD_HASHERS = [
 ]  # speed only; never in production
 CACHES["default"]["KEY_PREFIX"] = _own(env.str("TEST_CACHE_PREFIX", default="backroom-test"))
 # Bots' unpacked sources and uploads: a folder per xdist worker (the e2e workers get the same).
-MEDIA_ROOT = env.str("MEDIA_ROOT", default=str(BASE_DIR / "var" / "test-media" / (XDIST_WORKER or "main")))
+MEDIA_ROOT = env.str(
+    "MEDIA_ROOT", default=str(BASE_DIR / "var" / "test-media" / (XDIST_WORKER or "main"))
+)
 
 # The one escape hatch of the append-only events table: the test database is wiped
 # between transactional tests with TRUNCATE (see replays/migrations/0002_append_only.py).
