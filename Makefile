@@ -67,7 +67,7 @@ COVERAGE_FLOOR := 89
 # --dist loadgroup keeps each module that starts processes on one worker, costliest first
 # (tests/conftest.py). Lint runs meanwhile, into var/lint.log; the target fails if either did.
 PYTEST_WORKERS ?= 3
-PYTEST_XDIST = -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST_XDIST = -n $(PYTEST_WORKERS) --dist loadgroup --durations=40
 
 test: install services sandbox browser isolation-tools
 	@mkdir -p var
