@@ -241,7 +241,9 @@ class Processes:
         command the worker runs under (e.g. a seccomp profile's loader)."""
         name = f"{prefix}-{uuid.uuid4().hex[:6]}@%h"
         args = [*under, *worker_args(queues or all_queues(), name, pool)]
-        return self.start(args, env, " ready.", "worker", timeout)
+        proc = self.start(args, env, " ready.", "worker", timeout)
+        proc.name = name  # its Celery node name (a health check pings it by that name)
+        return proc
 
     def beat(
         self, env: dict[str, str] | None = None, schedule: Path | None = None, max_interval: int = 1
