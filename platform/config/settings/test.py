@@ -44,7 +44,7 @@ CELERY_TASK_ROUTES = task_routes(
 TEST_BEAT_SECONDS = env.float("TEST_BEAT_SECONDS", default=None)
 if TEST_BEAT_SECONDS:
     CELERY_BEAT_SCHEDULE = {
-        name: {**entry, "schedule": min(float(entry["schedule"]), TEST_BEAT_SECONDS)}  # type: ignore[arg-type]
+        name: {**entry, "schedule": min(float(entry["schedule"]), TEST_BEAT_SECONDS)}
         for name, entry in CELERY_BEAT_SCHEDULE.items()
     }
 DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
