@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export DJANGO_SETTINGS_MODULE ?= config.settings.local
 
-.PHONY: up test lint deploy-check install services sandbox browser isolation-tools database migrate admin check-deploy audit clean
+.PHONY: up test test-fast lint deploy-check install services sandbox browser isolation-tools database migrate admin check-deploy audit clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,9 +63,25 @@ deploy-check: install
 # reports coverage without the floor.
 COVERAGE_FLOOR := 89
 
-test: install services sandbox browser isolation-tools lint
-	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest --cov --cov-report=term \
-		$(if $(PYTEST_ARGS),,--cov-fail-under=$(COVERAGE_FLOOR)) $(PYTEST_ARGS)
+# pytest-xdist: this many processes (2 cores; the process tests mostly wait on workers and beats).
+# --dist loadgroup keeps each module that starts processes on one worker, costliest first
+# (tests/conftest.py). Lint runs meanwhile, into var/lint.log; the target fails if either did.
+PYTEST_WORKERS ?= 3
+PYTEST_XDIST = -n $(PYTEST_WORKERS) --dist loadgroup --durations=40
+
+test: install services sandbox browser isolation-tools
+	@mkdir -p var
+	@( $(MAKE) --no-print-directory lint > var/lint.log 2>&1; echo $$? > var/lint.rc ) & \
+	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest $(PYTEST_XDIST) --cov --cov-report=term \
+		$(if $(PYTEST_ARGS),,--cov-fail-under=$(COVERAGE_FLOOR)) $(PYTEST_ARGS); tests=$$?; \
+	wait; lint=$$(cat var/lint.rc); \
+	if [ "$$lint" != 0 ]; then cat var/lint.log; echo "make test: lint failed (var/lint.log)" >&2; exit 1; fi; \
+	echo "lint passed (var/lint.log)"; exit $$tests
+
+# Feedback in a minute or two: every test but those that start the platform's processes
+# (tests/conftest.py's tiers), in parallel, no lint, no coverage. `-m unit`: no database at all.
+test-fast: install services
+	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest $(PYTEST_XDIST) -m "not processes" $(PYTEST_ARGS)
 
 # Checks the configuration in the environment (`set -a; . /etc/backroom/env; make check-deploy`).
 # SECRET_KEY and ALLOWED_HOSTS are the operator's when set; only when unset does it put in a

@@ -73,7 +73,12 @@ def test_each_test_run_has_queues_of_its_own() -> None:
     )
 
     def queues(**env: str) -> str:
-        clean = {k: v for k, v in os.environ.items() if k != "TEST_QUEUE_PREFIX"}
+        # A process of its own, not an xdist worker (which would suffix the prefix with its id).
+        clean = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in {"TEST_QUEUE_PREFIX", "PYTEST_XDIST_WORKER"}
+        }
         out = subprocess.run(
             [sys.executable, "-c", code],
             cwd=ROOT,

@@ -137,13 +137,15 @@ def test_migrate_check_tells_a_migrated_database_from_a_new_one() -> None:
         return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, timeout=120).returncode
 
     assert check(db["NAME"]) == 0  # the test database is migrated
+    empty = f"{db['NAME']}_docs_empty"  # the test database's suffix: one per xdist worker
     with connection.cursor() as cursor:
-        cursor.execute("CREATE DATABASE deploy_docs_empty")
+        cursor.execute(f"DROP DATABASE IF EXISTS {empty} WITH (FORCE)")
+        cursor.execute(f"CREATE DATABASE {empty}")
     try:
-        assert check("deploy_docs_empty") != 0  # nothing applied: migrations pending
+        assert check(empty) != 0  # nothing applied: migrations pending
     finally:
         with connection.cursor() as cursor:
-            cursor.execute("DROP DATABASE deploy_docs_empty WITH (FORCE)")
+            cursor.execute(f"DROP DATABASE {empty} WITH (FORCE)")
 
 
 def test_a_new_key_with_the_old_one_as_fallback_keeps_old_signatures_valid() -> None:

@@ -20,14 +20,9 @@ from pathlib import Path
 import pytest
 
 from tests.deploy.conftest import PRODUCTION, ROOT
+from tests.support.processes import free_port
 
 BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 30) -> None:

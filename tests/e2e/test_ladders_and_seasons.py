@@ -7,7 +7,6 @@ broker never take these tasks (and this worker never takes theirs).
 
 from __future__ import annotations
 
-import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 
@@ -18,8 +17,9 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from config.queues import task_routes
 from games.engine.builtin import builtin_names
-from tests.e2e.conftest import ROOT, Worker, _env, wait_until
+from tests.e2e.conftest import Worker, _env, wait_until
 from tests.factories import UserFactory
+from tests.support.processes import BIN, Processes
 from tests.tournaments.test_season_admin import create_season_in_admin, season_action
 from tournaments.competition.models import Ladder, Season
 from tournaments.play.models import Match
@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
 
 @pytest.fixture
 def worker_and_beat(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, processes: Processes
 ) -> Iterator[Callable[[], tuple[Worker, Worker]]]:
     from config.celery import app
 
@@ -54,64 +54,36 @@ def worker_and_beat(
             ratings=queues["TEST_RATINGS_QUEUE"],
         ),
     )
-    started: list[Worker] = []
+    env = {
+        **_env(60),
+        **queues,
+        # Beat's periodic tasks (run-seasons, update-ratings, reap-matches) every 2 s instead of
+        # every 15-30 s: a season's next due matches are queued on the next tick (settings/test.py).
+        "TEST_BEAT_SECONDS": "2",
+    }
 
     def start() -> tuple[Worker, Worker]:
-        env = {**_env(60), **queues}
-        common = {
-            "cwd": ROOT,
-            "env": env,
-            "stdout": subprocess.PIPE,
-            "stderr": subprocess.STDOUT,
-            "text": True,
-            "start_new_session": True,
-        }
-        worker = Worker(
-            subprocess.Popen(
-                [
-                    str(ROOT / ".venv/bin/celery"),
-                    "-A",
-                    "config",
-                    "worker",
-                    "--pool",
-                    "solo",
-                    "--queues",
-                    ",".join(queues.values()),
-                    "--loglevel",
-                    "INFO",
-                    "--hostname",
-                    f"t9-{suffix}@%h",
-                    "--without-mingle",
-                    "--without-gossip",
-                ],
-                **common,  # type: ignore[call-overload]
-            ),
-            "worker",
+        worker = processes.worker(env, queues=",".join(queues.values()), prefix="t9")
+        beat = processes.start(
+            [
+                str(BIN / "celery"),
+                "-A",
+                "config",
+                "beat",
+                "--loglevel",
+                "INFO",
+                "--max-interval",
+                "1",
+            ],
+            env,
+            what="beat",
         )
-        beat = Worker(
-            subprocess.Popen(
-                [
-                    str(ROOT / ".venv/bin/celery"),
-                    "-A",
-                    "config",
-                    "beat",
-                    "--loglevel",
-                    "INFO",
-                    "--max-interval",
-                    "2",
-                ],
-                **common,  # type: ignore[call-overload]
-            ),
-            "beat",
-        )
-        started.extend([worker, beat])
-        if not worker.ready.wait(60):
-            pytest.fail(f"worker did not start:\n{worker.log}")
         return worker, beat
 
-    yield start
-    for process in started:
-        process.stop()
+    try:
+        yield start
+    finally:
+        processes.stop_all()
         app.control.purge()
 
 

@@ -69,7 +69,7 @@ def start_worker(host: netns.Host, name: str) -> Worker:
         text=True,
         start_new_session=True,
     )
-    worker = Worker(process, name)
+    worker = Worker(process, ready=" ready.", name=name)
     if not worker.ready.wait(90):
         worker.kill()
         pytest.fail(f"worker on {host.namespace} did not start:\n{worker.log}")

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
 import sys
-import threading
 import time
 import urllib.request
 import uuid
@@ -15,17 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, _env
+from tests.e2e.conftest import _env
+from tests.support.processes import Processes, free_port
 
 BIN = Path(sys.executable).parent
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def status(url: str) -> int:
@@ -36,7 +26,7 @@ def status(url: str) -> int:
         return 0
 
 
-def test_web_worker_and_beat_start_and_connect() -> None:
+def test_web_worker_and_beat_start_and_connect(processes: Processes) -> None:
     port = free_port()
     # The Procfile runs the programs of this interpreter's environment.
     # A node name of its own: two suites on one host must not share a worker's control queue.
@@ -46,42 +36,23 @@ def test_web_worker_and_beat_start_and_connect() -> None:
         "VENV_BIN": str(BIN),
         "WORKER_NAME": f"procfile-{uuid.uuid4().hex[:8]}@%h",
     }
-    honcho = subprocess.Popen(
-        [
-            str(BIN / "honcho"),
-            "--procfile",
-            "deploy/Procfile",
-            "--app-root",
-            ".",
-            "start",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
+    honcho = processes.start(
+        [str(BIN / "honcho"), "--procfile", "deploy/Procfile", "--app-root", ".", "start"],
+        env,
+        what="honcho",
     )
-    lines: list[str] = []
-    threading.Thread(target=lambda: lines.extend(honcho.stdout or []), daemon=True).start()
+    lines = honcho.lines
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        wanted = {
-            "admin": lambda: status(f"{base}/admin/login/") == 200,
-            "schema": lambda: status(f"{base}/api/schema/") == 200,
-            "worker": lambda: any("worker" in line and " ready." in line for line in lines),
-            "beat": lambda: any("beat" in line and "beat: Starting" in line for line in lines),
-        }
-        while wanted and time.monotonic() < deadline:
-            wanted = {name: check for name, check in wanted.items() if not check()}
-            time.sleep(0.5)
-        assert not wanted, f"not up: {sorted(wanted)}\n{''.join(lines)[-4000:]}"
-        with urllib.request.urlopen(f"{base}/api/schema/", timeout=5) as response:
-            assert b"openapi: 3" in response.read()
-    finally:
-        os.killpg(honcho.pid, signal.SIGTERM)
-        try:
-            honcho.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(honcho.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 90
+    wanted = {
+        "admin": lambda: status(f"{base}/admin/login/") == 200,
+        "schema": lambda: status(f"{base}/api/schema/") == 200,
+        "worker": lambda: any("worker" in line and " ready." in line for line in lines),
+        "beat": lambda: any("beat" in line and "beat: Starting" in line for line in lines),
+    }
+    while wanted and time.monotonic() < deadline:
+        wanted = {name: check for name, check in wanted.items() if not check()}
+        time.sleep(0.5)
+    assert not wanted, f"not up: {sorted(wanted)}\n{''.join(lines)[-4000:]}"
+    with urllib.request.urlopen(f"{base}/api/schema/", timeout=5) as response:
+        assert b"openapi: 3" in response.read()

@@ -9,14 +9,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
-import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,125 +20,22 @@ import psycopg
 import pytest
 from django.conf import settings
 
-from tests.e2e.conftest import ROOT, _env
 from tests.faults.services import OwnPostgres, OwnRabbit, OwnRedis
+from tests.support.processes import ROOT, Proc, Processes, platform_env, wait_until
 
-BIN = Path(sys.executable).parent
-
-
-class Proc:
-    """A platform process (worker, beat, web) whose output the test keeps for its messages."""
-
-    def __init__(self, args: list[str], env: dict[str, str], ready: str) -> None:
-        self.process = subprocess.Popen(
-            args,
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines: list[str] = []
-        self.ready = threading.Event()
-        self._marker = ready
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.append(line)
-            if self._marker in line:
-                self.ready.set()
-
-    @property
-    def log(self) -> str:
-        return "".join(self.lines)
-
-    def terminate(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-
-    def stop(self, grace: float = 5) -> None:
-        """SIGTERM, then SIGKILL after ``grace`` s: a warm shutdown is not what is under test."""
-        self.terminate()
-        try:
-            self.process.wait(grace)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(10)
+__all__ = ["Proc", "Stack", "platform_env", "wait_until"]
 
 
-class Stack:
-    """Starts the platform's processes with an environment; stops them all after the test."""
+class Stack(Processes):
+    """The platform's processes of one fault test: workers on the default and match queues."""
 
-    def __init__(self) -> None:
-        self.procs: list[Proc] = []
-
-    def _start(self, args: list[str], env: dict[str, str], ready: str, what: str) -> Proc:
-        proc = Proc(args, env, ready)
-        self.procs.append(proc)
-        if not proc.ready.wait(90):
-            proc.stop()
-            pytest.fail(f"{what} did not start:\n{proc.log[-4000:]}")
-        return proc
-
-    def worker(self, env: dict[str, str]) -> Proc:
-        name = f"faults-{uuid.uuid4().hex[:6]}@%h"
-        args = [
-            str(BIN / "celery"),
-            "-A",
-            "config",
-            "worker",
-            "--pool",
-            "solo",
-            "--loglevel",
-            "INFO",
-            "--queues",
-            f"{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.MATCH_QUEUE}",
-            "--hostname",
-            name,
-            "--without-mingle",
-            "--without-gossip",
-        ]
-        return self._start(args, env, " ready.", "worker")
-
-    def beat(self, env: dict[str, str], schedule: Path) -> Proc:
-        args = [
-            str(BIN / "celery"),
-            "-A",
-            "config",
-            "beat",
-            "--loglevel",
-            "INFO",
-            "--schedule",
-            str(schedule),
-            "--max-interval",
-            "1",
-        ]
-        return self._start(args, env, "beat: Starting", "beat")
-
-    def web(self, env: dict[str, str], port: int) -> Proc:
-        args = [
-            str(BIN / "gunicorn"),
-            "config.wsgi",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "1",
-            "--threads",
-            "4",
-            "--access-logfile",
-            "-",
-        ]
-        return self._start(args, env, "Booting worker", "web")
+    def worker(self, env: dict[str, str] | None = None, **options: Any) -> Proc:  # type: ignore[override]
+        options.setdefault("queues", f"{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.MATCH_QUEUE}")
+        options.setdefault("prefix", "faults")
+        return super().worker(env, **options)
 
     def stop(self) -> None:
-        for proc in self.procs:  # all at once: their shutdowns overlap
-            proc.terminate()
-        deadline = time.monotonic() + 5
-        for proc in self.procs:
-            proc.stop(grace=max(0.1, deadline - time.monotonic()))
+        self.stop_all()
 
 
 @pytest.fixture
@@ -151,15 +44,10 @@ def stack() -> Iterator[Stack]:
 
     app.control.purge()  # this run's queues only
     started = Stack()
-    yield started
-    started.stop()
-
-
-def platform_env(**overrides: str) -> dict[str, str]:
-    """A platform process's environment: this run's queues and test database, then overrides."""
-    env = _env(lease_seconds=int(overrides.pop("MATCH_LEASE_SECONDS", "60")))
-    env.update(overrides)
-    return env
+    try:
+        yield started
+    finally:
+        started.stop_all()
 
 
 def django_shell(env: dict[str, str], code: str) -> Any:
@@ -224,16 +112,6 @@ def own_redis(tmp_root: Path) -> Iterator[OwnRedis]:
     redis.start()
     yield redis
     redis.stop()
-
-
-def wait_until(condition: Callable[[], bool], timeout: float, what: str, *procs: Proc) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    logs = "".join(f"\n--- log:\n{p.log[-6000:]}" for p in procs)
-    pytest.fail(f"timed out waiting for {what}{logs}")
 
 
 STREAMS = """

@@ -12,12 +12,14 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.processes import free_port, wait_for_port
+
+__all__ = ["OwnPostgres", "OwnRabbit", "OwnRedis", "free_port", "need"]
 
 
 def need(binary: str | None, what: str) -> str:
@@ -28,24 +30,6 @@ def need(binary: str | None, what: str) -> str:
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for_port(port: int, timeout: float, what: str, *, up: bool = True) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            s.settimeout(0.2)
-            listening = s.connect_ex(("127.0.0.1", port)) == 0
-        if listening == up:
-            return
-        time.sleep(0.1)
-    pytest.fail(f"{what} did not {'start' if up else 'stop'} on port {port} in {timeout:.0f} s")
 
 
 def _as(user: str) -> list[str]:

@@ -1,17 +1,31 @@
 """The test suite: the real Postgres, broker and Redis, with a separate cache prefix."""
 
+import os
 import uuid
 
 from config.queues import task_queues, task_routes
 from config.settings.base import *  # noqa: F403
-from config.settings.base import CACHES, env
+from config.settings.base import BASE_DIR, CACHES, CELERY_BEAT_SCHEDULE, env
 from games.engine.registry import GameInfo, register
 
 DEBUG = False
+# pytest-xdist runs the suite in several processes at once (gw0, gw1, ...): each has its own
+# queues, cache keys and media folder, and pytest-django gives each its own test database
+# (TEST_DATABASE_NAME plus "_gw0"), so no worker sees another's tasks, rows or files. The
+# processes a test starts inherit PYTEST_XDIST_WORKER and are handed the suffixed names, so
+# the suffix is added once: `_own` leaves a name that has it already.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+_SUFFIX = f"-{XDIST_WORKER}" if XDIST_WORKER else ""
+
+
+def _own(name: str) -> str:
+    return name if name.endswith(_SUFFIX) else name + _SUFFIX
+
+
 # The suite's tasks go to queues of its own run, so neither a running `make up` worker nor
 # another suite on the same broker takes (or purges) them. The e2e tests pass the prefix on to
 # the workers they start. Unused for 6 hours, RabbitMQ drops a run's queues (x-expires).
-TEST_QUEUE_PREFIX = env.str("TEST_QUEUE_PREFIX", default=f"test-{uuid.uuid4().hex[:8]}")
+TEST_QUEUE_PREFIX = _own(env.str("TEST_QUEUE_PREFIX", default=f"test-{uuid.uuid4().hex[:8]}"))
 # A test that starts its own worker and beat may name its own queues.
 CELERY_TASK_DEFAULT_QUEUE = env.str("TEST_CELERY_QUEUE", default=f"{TEST_QUEUE_PREFIX}-celery")
 MATCH_QUEUE = env.str("TEST_MATCH_QUEUE", default=f"{TEST_QUEUE_PREFIX}-matches")
@@ -25,13 +39,25 @@ CELERY_TASK_QUEUES = task_queues(
 CELERY_TASK_ROUTES = task_routes(
     matches=MATCH_QUEUE, validation=VALIDATION_QUEUE, people=PEOPLE_QUEUE, ratings=RATINGS_QUEUE
 )
+# A test that starts a beat may have its periodic tasks come round every TEST_BEAT_SECONDS
+# (at most) rather than every 15-30 s, so that it waits seconds for a tick, not half a minute.
+TEST_BEAT_SECONDS = env.float("TEST_BEAT_SECONDS", default=None)
+if TEST_BEAT_SECONDS:
+    CELERY_BEAT_SCHEDULE = {
+        name: {**entry, "schedule": min(float(entry["schedule"]), TEST_BEAT_SECONDS)}
+        for name, entry in CELERY_BEAT_SCHEDULE.items()
+    }
 DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
 BOT_MOVE_SECONDS = 0.5  # hostile bots that sleep or spin cost the suite less
 BOT_BANK_SECONDS = 1.0
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.MD5PasswordHasher"
 ]  # speed only; never in production
-CACHES["default"]["KEY_PREFIX"] = env.str("TEST_CACHE_PREFIX", default="backroom-test")
+CACHES["default"]["KEY_PREFIX"] = _own(env.str("TEST_CACHE_PREFIX", default="backroom-test"))
+# Bots' unpacked sources and uploads: a folder per xdist worker (the e2e workers get the same).
+MEDIA_ROOT = env.str(
+    "MEDIA_ROOT", default=str(BASE_DIR / "var" / "test-media" / (XDIST_WORKER or "main"))
+)
 
 # The one escape hatch of the append-only events table: the test database is wiped
 # between transactional tests with TRUNCATE (see replays/migrations/0002_append_only.py).
