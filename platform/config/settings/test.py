@@ -1,5 +1,6 @@
 """The test suite: the real Postgres, broker and Redis, with a separate cache prefix."""
 
+import hashlib
 import os
 import uuid
 
@@ -47,13 +48,18 @@ if TEST_BEAT_SECONDS:
         name: {**entry, "schedule": min(float(entry["schedule"]), TEST_BEAT_SECONDS)}
         for name, entry in CELERY_BEAT_SCHEDULE.items()
     }
-DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default="test_backroom")
+# Each checkout's suite has a database and cache keys of its own, so two copies of the suite
+# on one machine (a developer's and CI's clone) never drop or flush each other's.
+CHECKOUT = hashlib.sha256(str(BASE_DIR).encode()).hexdigest()[:8]
+DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default=f"test_backroom_{CHECKOUT}")
 BOT_MOVE_SECONDS = 0.5  # hostile bots that sleep or spin cost the suite less
 BOT_BANK_SECONDS = 1.0
 PASSWORD_HASHERS = [
     "django.contrib.auth.hashers.MD5PasswordHasher"
 ]  # speed only; never in production
-CACHES["default"]["KEY_PREFIX"] = _own(env.str("TEST_CACHE_PREFIX", default="backroom-test"))
+CACHES["default"]["KEY_PREFIX"] = _own(
+    env.str("TEST_CACHE_PREFIX", default=f"backroom-test-{CHECKOUT}")
+)
 # Bots' unpacked sources and uploads: a folder per xdist worker (the e2e workers get the same).
 MEDIA_ROOT = env.str(
     "MEDIA_ROOT", default=str(BASE_DIR / "var" / "test-media" / (XDIST_WORKER or "main"))
