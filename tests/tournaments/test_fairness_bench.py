@@ -52,7 +52,9 @@ def test_bench_fairness_counts_the_flood_matches_that_started_before_the_other_c
         and m.started_at <= victim.created_at
         and (m.finished_at is None or m.finished_at > victim.created_at)
     ]
-    assert figures["running_when_created"] == len(running) == 2  # both workers were busy
+    # The bench makes it once both workers are busy; on a loaded machine one of their matches
+    # may end in between: the figure must still be what the rows say.
+    assert figures["running_when_created"] == len(running) and 1 <= len(running) <= 2
     waited = (victim.started_at - victim.created_at).total_seconds()
     assert figures["waited_seconds"] == pytest.approx(waited, abs=0.01)
     assert figures["overtaken_by"] <= figures["workers"]  # the target

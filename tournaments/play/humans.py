@@ -24,18 +24,19 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
 from games.engine.driver import refusal
 from games.engine.errors import IllegalAction
-from games.engine.platform_events import aborted_event, verdict_event
+from games.engine.platform_events import verdict_event
 from games.engine.registry import get
 from games.engine.rng import step_rng
 from games.engine.types import JSON
 from replays import snapshots, store
 from replays.store import ConcurrencyError, NewEvent
-from tournaments.play import dispatch, selectors, visibility
+from tournaments.play import dispatch, lifecycle, selectors, visibility
 from tournaments.play.models import Match, Seat
 
 log = logging.getLogger(__name__)
@@ -313,16 +314,5 @@ def reap(*, send: Callable[[str], object]) -> int:
 
 def _abandon(match: Match) -> int:
     reason = abandoned_reason(list(match.waiting_for or ()))
-    with transaction.atomic():
-        if not Match.objects.filter(id=match.id, status=Match.Status.WAITING).update(
-            status=Match.Status.ABORTED, finished_at=Now(), error=reason
-        ):
-            return 0
-        event = aborted_event(reason)
-        store.append(
-            match.id,
-            [NewEvent.from_engine(event, engine_version=get(match.game).rules.engine_version)],
-            store.current_version(match.id),
-        )
-    log.warning("match %s aborted: %s", match.id, reason)
-    return 1
+    waiting = Q(status=Match.Status.WAITING)
+    return int(lifecycle.abort(match.id, match.game, reason, taken_from=waiting))

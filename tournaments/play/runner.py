@@ -51,13 +51,13 @@ from games.engine.driver import (
     SeatStats,
     Suspended,
 )
-from games.engine.platform_events import BOT_VERDICT, aborted_event
+from games.engine.platform_events import BOT_VERDICT
 from games.engine.registry import get
 from games.engine.types import Event as EngineEvent
 from games.sandbox.readiness import isolation_status
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
-from tournaments.play import humans
+from tournaments.play import humans, lifecycle
 from tournaments.play.models import BotLog, BotVersion, Match, Seat
 from tournaments.play.outages import is_database_outage
 from tournaments.play.players import human_player, match_limits, player_for
@@ -477,28 +477,10 @@ def abort(match: Match, owner: str, reason: str) -> None:
 
 
 def _abort(match: Match, owner: str, reason: str) -> None:
-    """Record why the match could not finish; the stream gets a final event too.
-
-    A leased match is aborted only by its lease owner; an unleased (built-in) one by anyone
-    while it is still queued.
-    """
+    """Record why the match could not finish (lifecycle.abort): a leased match only by its
+    lease owner; an unleased (built-in) one by anyone while it is still queued."""
     mine = Q(status=Match.Status.RUNNING, lease_owner=owner) | Q(status=Match.Status.QUEUED)
-    with transaction.atomic():
-        updated = Match.objects.filter(mine, id=match.id).update(
-            status=Match.Status.ABORTED,
-            finished_at=Now(),
-            error=reason[:2000],
-            lease_owner="",
-            lease_expires_at=None,
-        )
-        if updated:
-            version = store.current_version(match.id)
-            engine_version = get(match.game).rules.engine_version
-            store.append(
-                match.id,
-                [NewEvent.from_engine(aborted_event(reason[:2000]), engine_version=engine_version)],
-                version,
-            )
+    lifecycle.abort(match.id, match.game, reason, taken_from=mine)
 
 
 def resend_after() -> timedelta:

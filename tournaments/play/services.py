@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -29,7 +29,7 @@ from games.engine.errors import BadOptions
 from games.engine.match import replay
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, unpack
-from tournaments.play import allowance, dispatch, humans, selectors
+from tournaments.play import allowance, dispatch, humans, lifecycle, selectors
 from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
 
 MAX_SEED = 2**63 - 1
@@ -484,28 +484,10 @@ def cancel_queued_matches(*, matches: Any, reason: str) -> int:
     in the stream ends a built-in match that a worker is playing without a lease:
     its next append meets a stream that moved on and stops.
     """
-    from games.engine.platform_events import aborted_event
-    from replays import store
-    from replays.store import ConcurrencyError, NewEvent
-
-    ids = list(matches.filter(status=Match.Status.QUEUED).values_list("id", flat=True).distinct())
-    cancelled = 0
-    for match_id in ids:
-        with transaction.atomic():
-            done = Match.objects.filter(id=match_id, status=Match.Status.QUEUED).update(
-                status=Match.Status.ABORTED, error=f"cancelled: {reason}"[:2000]
-            )
-            if not done:
-                continue
-            cancelled += 1
-            game = Match.objects.values_list("game", flat=True).get(id=match_id)
-            event = NewEvent.from_engine(
-                aborted_event(f"cancelled: {reason}"),
-                engine_version=GAMES[game].rules.engine_version,
-            )
-            try:
-                with transaction.atomic():
-                    store.append(match_id, [event], store.current_version(match_id))
-            except ConcurrencyError:
-                pass  # a worker is appending: it finishes the match (its result stands)
-    return cancelled
+    queued = matches.filter(status=Match.Status.QUEUED).values_list("id", "game").distinct()
+    return sum(
+        lifecycle.abort(
+            match_id, game, f"cancelled: {reason}", taken_from=Q(status=Match.Status.QUEUED)
+        )
+        for match_id, game in list(queued)
+    )
