@@ -381,3 +381,18 @@ def test_staff_cannot_look_a_seed_up_through_the_admins_lists(
         assert answer.status_code == 400, (asked, answer.status_code)
     # The lists themselves still work.
     assert staff.get(asked.split("?")[0]).status_code == 200
+
+
+def test_a_bots_log_from_the_end_of_its_game_waits_for_the_deal(deal_set: dict[str, Any]) -> None:
+    # The bot's end() is told the outcome, whose detail names every seat's hidden agenda; what
+    # it prints there is its owner's log (the third outside review of issue 21).
+    m: Match = deal_set["finished"]
+    told = "END OUTCOME agendas AG_EU AG_ASIA"
+    BotLog.objects.create(match=m, seat=0, version=m.last_version, text=told)
+    owner = _client(deal_set["users"]["owner"])
+    doors = [f"/api/matches/{m.pk}/logs/", f"/matches/{m.pk}/?view=seat0"]
+    for url in doors:
+        answer = owner.get(url)
+        assert answer.status_code == 200 and told not in answer.content.decode(), url
+    end_the_set(deal_set)
+    assert told in owner.get(doors[0]).content.decode()

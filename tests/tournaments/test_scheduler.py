@@ -117,6 +117,19 @@ def test_accounts_of_one_address_share_one_persons_head_start() -> None:
     assert pick() == challenge.id
 
 
+def test_an_addresss_uploads_are_validated_ahead_of_the_rest_one_at_a_time() -> None:
+    # One address's slow uploads ran back to back on both workers ahead of another user's
+    # challenge for 26 s (the third outside review of issue 21).
+    first, second, elsewhere = UserFactory(), UserFactory(), UserFactory()
+    for user in (first, second):
+        AccountOrigin.objects.create(user=user, address="198.51.100.7")
+    AccountOrigin.objects.create(user=elsewhere, address="203.0.113.9")
+    running(first, priority=VALIDATION)
+    queued(second, priority=VALIDATION)
+    challenge = queued(elsewhere)
+    assert pick() == challenge.id
+
+
 def test_an_account_over_its_hourly_budget_loses_its_persons_head_start(settings: Any) -> None:
     settings.FAIR_WORKER_SECONDS_PER_HOUR = 100.0
     spent, within = UserFactory(), UserFactory()

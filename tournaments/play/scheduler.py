@@ -56,7 +56,7 @@ ACCOUNT = """CASE
     WHEN m.ladder_id IS NOT NULL THEN 'ladder:' || m.ladder_id
     WHEN m.season_id IS NOT NULL THEN 'season:' || m.season_id
     ELSE '' END"""
-PERSON, PLAY = int(Match.Priority.PERSON), int(Match.Priority.PLAY)
+PERSON, VALIDATION, PLAY = (int(p) for p in Match.Priority)
 CLAIMABLE = "(m.status = 'queued' OR (m.status = 'running' AND m.lease_expires_at < now()))"
 # The same test on a row about to be locked, written so that no index serves it: the rows are
 # then found by primary key (a plan over the status index misjudged on fresh tables cost 200 ms).
@@ -88,7 +88,8 @@ WITH claimable AS MATERIALIZED (
     LEFT JOIN tournaments_accountorigin o ON o.user_id = a.user_id
 ), running AS (
     SELECT {ACCOUNT} AS account, COALESCE('a:' || host(o.address), {ACCOUNT}) AS origin,
-        count(*) AS n, count(*) FILTER (WHERE m.priority = {PERSON}) AS people
+        count(*) AS n, count(*) FILTER (WHERE m.priority = {PERSON}) AS people,
+        count(*) FILTER (WHERE m.priority = {VALIDATION}) AS smokes
     FROM tournaments_match m
     LEFT JOIN tournaments_accountorigin o ON o.user_id = m.created_by_id
     WHERE m.status = 'running' AND m.lease_expires_at >= now()
@@ -105,12 +106,15 @@ WITH claimable AS MATERIALIZED (
             -- the class: a person's seat gives no way around it.
             (a.account LIKE 'u:%%' AND coalesce(ua.seconds, 0) >= %(budget)s)
                 OR (a.origin LIKE 'a:%%' AND coalesce(uo.seconds, 0) >= %(origin_budget)s),
-            -- A person's match goes first only while none of its origin's is being played: one
-            -- person plays one game at a time, and a script's many "people", on one account or
-            -- on several of one address, take turns.
-            CASE WHEN a.priority = {PERSON} AND EXISTS (
+            -- A person's match, or an upload's smoke match, goes ahead of the rest only while
+            -- none of its origin's of that class is being played: one person plays one game
+            -- at a time, and a script's many "people", or many slow uploads, of one account
+            -- or of several of one address, take turns with everyone's work.
+            CASE WHEN (a.priority = {PERSON} AND EXISTS (
                 SELECT 1 FROM running r WHERE r.origin = a.origin AND r.people > 0
-            ) THEN {PLAY} ELSE a.priority END,
+            )) OR (a.priority = {VALIDATION} AND EXISTS (
+                SELECT 1 FROM running r WHERE r.origin = a.origin AND r.smokes > 0
+            )) THEN {PLAY} ELSE a.priority END,
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.origin = a.origin),
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.account = a.account),
             coalesce(uo.seconds, 0),

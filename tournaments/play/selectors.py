@@ -230,10 +230,28 @@ def logs_once_deal_over(logs: QuerySet[BotLog]) -> QuerySet[BotLog]:
     return logs.filter(match__in=Match.objects.filter(visibility.deal_over_q()))
 
 
+END_SEARCH = 32
+"""How many of a match's last events may follow its end's first reveal (the end, the result)."""
+
+
+def last_step_shown(match: Match) -> int:
+    """The last stored step, or, while the match's deal plays on in another match, the step
+    before its end revealed the deal's hidden cards: the state there is the one a running
+    match shows (the end's observation shows every seat's hidden agenda), and a bot's log goes
+    no further (its ``end()`` is told the outcome, whose detail it may print)."""
+    withheld = visibility.withheld_at_end(match)
+    if not withheld or match.status != Match.Status.FINISHED:
+        return match.last_version
+    tail = store.read(match.id, from_version=max(1, match.last_version - END_SEARCH))
+    ends = [e.version for e in tail if e.type in withheld]
+    return min(ends) - 1 if ends else match.last_version
+
+
 def logs_for(user: Any, match: Match) -> QuerySet[BotLog]:
-    """Bot logs of the seats whose logs ``user`` may read (``visibility.log_seats``)."""
-    qs = BotLog.objects.filter(match=match).order_by("version", "seat", "id")
-    return qs.filter(seat__in=visibility.log_seats(user, match))
+    """Bot logs of the seats whose logs ``user`` may read (``visibility.log_seats``), up to
+    the last step shown (``last_step_shown``)."""
+    qs = BotLog.objects.filter(match=match, version__lte=last_step_shown(match))
+    return qs.order_by("version", "seat", "id").filter(seat__in=visibility.log_seats(user, match))
 
 
 # The match document, as one user may see it

@@ -22,26 +22,10 @@ def seat_count(match: Match) -> int:
     return len(match.seats.all())
 
 
-END_SEARCH = 32
-"""How many of a match's last events may follow its end's first reveal (the end, the result)."""
-
-
-def last_step_shown(match: Match) -> int:
-    """The last stored step, or, while the match's deal plays on in another match, the step
-    before its end revealed the deal's hidden cards: the state there is the one a running
-    match shows (the end's observation shows every seat's hidden agenda)."""
-    withheld = visibility.withheld_at_end(match)
-    if not withheld or match.status != Match.Status.FINISHED:
-        return match.last_version
-    tail = store.read(match.id, from_version=max(1, match.last_version - END_SEARCH))
-    ends = [e.version for e in tail if e.type in withheld]
-    return min(ends) - 1 if ends else match.last_version
-
-
 def clamp_step(match: Match, step: int | None) -> int:
-    """A step between 0 (before the first event) and the last shown (``last_step_shown``);
-    None is the last shown."""
-    last = last_step_shown(match)
+    """A step between 0 (before the first event) and the last shown
+    (``selectors.last_step_shown``); None is the last shown."""
+    last = selectors.last_step_shown(match)
     return last if step is None else max(0, min(step, last))
 
 
@@ -181,7 +165,10 @@ def act_message(match: Match, step: int, seat: int) -> JSON | None:
 def logs_by_step(match: Match, seats: set[int]) -> dict[int, list[dict[str, Any]]]:
     """stderr lines of ``seats``, by the step at which their bot wrote them."""
     out: dict[int, list[dict[str, Any]]] = {}
-    for entry in BotLog.objects.filter(match=match, seat__in=seats).order_by("version", "seat"):
+    shown = BotLog.objects.filter(
+        match=match, seat__in=seats, version__lte=selectors.last_step_shown(match)
+    )
+    for entry in shown.order_by("version", "seat"):
         out.setdefault(entry.version, []).append({"seat": entry.seat, "text": entry.text})
     return out
 
