@@ -20,11 +20,17 @@ def finished_match() -> Any:
     return match
 
 
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ratings updates sent, instead of sending them."""
+    out: list[str] = []
+    monkeypatch.setattr(tasks.update_ratings, "delay", lambda: out.append("ratings"))
+    return out
+
+
 def test_a_stored_result_wakes_the_ratings_once_it_commits(
-    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+    sent: list[str], django_capture_on_commit_callbacks: Any
 ) -> None:
-    sent: list[str] = []
-    monkeypatch.setattr(tasks.update_ratings, "delay", lambda: sent.append("ratings"))
     match = finished_match()
     with django_capture_on_commit_callbacks(execute=True):
         assert runner.run_match(match.id) is runner.RunResult.FINISHED
@@ -32,14 +38,12 @@ def test_a_stored_result_wakes_the_ratings_once_it_commits(
 
 
 def test_nothing_is_sent_for_events_that_end_no_match(
-    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+    sent: list[str], django_capture_on_commit_callbacks: Any
 ) -> None:
     from games.engine.platform_events import aborted_event
     from replays import store
     from replays.store import NewEvent
 
-    sent: list[str] = []
-    monkeypatch.setattr(tasks.update_ratings, "delay", lambda: sent.append("ratings"))
     match = finished_match()
     with django_capture_on_commit_callbacks(execute=True):
         store.append(match.id, [NewEvent.from_engine(aborted_event("stop"), engine_version="1")], 0)

@@ -104,28 +104,17 @@ def test_a_persons_matches_go_first_one_at_a_time_per_account() -> None:
     assert pick() == person.id
 
 
-def test_accounts_of_one_address_share_one_persons_head_start() -> None:
+@pytest.mark.parametrize("urgent", [PERSON, VALIDATION])
+def test_an_addresss_people_and_uploads_go_ahead_of_the_rest_one_at_a_time(urgent: int) -> None:
     # Two accounts of one address, each with a "person" answering at once, held both workers
-    # ahead of another user's challenge for the whole attack (the second outside review).
+    # ahead of another user's challenge for the whole attack (the second outside review of
+    # issue 21); one address's slow uploads ran back to back on both, for 26 s (the third).
     first, second, elsewhere = UserFactory(), UserFactory(), UserFactory()
     for user in (first, second):
         AccountOrigin.objects.create(user=user, address="198.51.100.7")
     AccountOrigin.objects.create(user=elsewhere, address="203.0.113.9")
-    running(first, priority=PERSON)
-    queued(second, priority=PERSON)
-    challenge = queued(elsewhere)
-    assert pick() == challenge.id
-
-
-def test_an_addresss_uploads_are_validated_ahead_of_the_rest_one_at_a_time() -> None:
-    # One address's slow uploads ran back to back on both workers ahead of another user's
-    # challenge for 26 s (the third outside review of issue 21).
-    first, second, elsewhere = UserFactory(), UserFactory(), UserFactory()
-    for user in (first, second):
-        AccountOrigin.objects.create(user=user, address="198.51.100.7")
-    AccountOrigin.objects.create(user=elsewhere, address="203.0.113.9")
-    running(first, priority=VALIDATION)
-    queued(second, priority=VALIDATION)
+    running(first, priority=urgent)
+    queued(second, priority=urgent)
     challenge = queued(elsewhere)
     assert pick() == challenge.id
 
