@@ -75,6 +75,7 @@ def test_a_human_seat_makes_an_unrated_match_that_waits_without_a_worker(
     match = play_bots(match)
     assert match.status == "waiting" and match.waiting_for == [0]
     assert match.lease_owner == "" and match.lease_expires_at is None  # no worker holds it
+    assert match.suspended_at is not None  # the scheduler's gap before a head start
     assert match.waiting_step == match.last_version == store.current_version(match.pk)
     detail = api.get(f"/api/matches/{match.pk}/").data
     assert detail["status"] == "waiting" and detail["waiting_for"] == [0]

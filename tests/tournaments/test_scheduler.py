@@ -119,6 +119,35 @@ def test_an_addresss_people_and_uploads_go_ahead_of_the_rest_one_at_a_time(urgen
     assert pick() == challenge.id
 
 
+@pytest.mark.parametrize("same_address", [False, True])
+def test_a_person_answering_at_once_takes_turns_until_the_gap_passes(
+    settings: Any, same_address: bool
+) -> None:
+    # With one worker free, a script answering its "person's" seats the moment each match
+    # stopped for it had every next segment go first, delaying another user's challenge by
+    # 11 s (the known limit of issue 21's fourth review): the head start waits for the gap.
+    settings.FAIR_PERSON_GAP_SECONDS = 30.0
+    script, helper, other = UserFactory(), UserFactory(), UserFactory()
+    AccountOrigin.objects.create(user=script, address="198.51.100.7")
+    AccountOrigin.objects.create(user=helper, address="198.51.100.7")
+    challenge = queued(other)  # the oldest: first among equals once no head start is left
+    just_now = timezone.now() - timedelta(seconds=1)
+    # The match that just stopped (this one, or another of the address's) and its next segment.
+    queued(helper if same_address else script, status=Match.Status.WAITING, suspended_at=just_now)
+    answered = queued(script, priority=PERSON, suspended_at=just_now)
+    assert pick() == challenge.id
+    assert pick() == answered.id
+
+
+def test_a_person_who_thought_keeps_the_head_start(settings: Any) -> None:
+    settings.FAIR_PERSON_GAP_SECONDS = 1.0
+    person, other = UserFactory(), UserFactory()
+    challenge = queued(other)
+    thought = queued(person, priority=PERSON, suspended_at=timezone.now() - timedelta(seconds=5))
+    assert pick() == thought.id
+    assert pick() == challenge.id
+
+
 def test_an_account_over_its_hourly_budget_loses_its_persons_head_start(settings: Any) -> None:
     settings.FAIR_WORKER_SECONDS_PER_HOUR = 100.0
     spent, within = UserFactory(), UserFactory()

@@ -76,6 +76,7 @@ def suspend(match: Match, owner: str, seats: list[int], step: int) -> bool:
         waiting_for=sorted(seats),
         waiting_step=step,
         deadline=Now() + timedelta(seconds=match.human_move_seconds),
+        suspended_at=Now(),
         lease_owner="",
         lease_expires_at=None,
         attempts=0,

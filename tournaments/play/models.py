@@ -192,6 +192,12 @@ class Match(models.Model):
     human_acted_at = models.DateTimeField(
         null=True, blank=True, help_text="A person's last action; abandoned a day after it."
     )
+    suspended_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the match last stopped to wait for a person: an address's people's"
+        " head start waits FAIR_PERSON_GAP_SECONDS after it (docs/reliability.md).",
+    )
     # A fork replays the first ``forked_at`` events of another match, then plays on.
     forked_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks"
@@ -209,6 +215,12 @@ class Match(models.Model):
             models.Index(fields=["status"], name="match_status"),
             models.Index(
                 fields=["deal"], name="match_deal", condition=models.Q(deal__isnull=False)
+            ),
+            # The scheduler's "whose people stopped for a person within the gap" (scheduler.py).
+            models.Index(
+                fields=["suspended_at"],
+                name="match_suspended",
+                condition=models.Q(suspended_at__isnull=False),
             ),
         ]
 

@@ -7,7 +7,11 @@ then takes from Postgres, in one statement (``FOR UPDATE SKIP LOCKED``, so two w
 take the same row), the queued match that comes first in this order:
 
 1. its class (``Match.priority``): a person's seat, then an upload's smoke match, then
-   everything else (challenges, forks, ladders, seasons); a message never takes a match of a
+   everything else (challenges, forks, ladders, seasons). An origin's person's match or smoke
+   match keeps its class only while none of the origin's of that class is being played, and a
+   person's only if none of the origin's stopped for a person within ``FAIR_PERSON_GAP_SECONDS``
+   (else it takes its turn among the rest): a script answering its "person's" seats at once
+   would otherwise have each next segment go first. A message never takes a match of a
    later class than its own, so a worker reading only the ``people`` queue plays people's
    matches alone (the reserve that keeps a person's wait short while ladders play);
 2. within the class, whose turn it is. The "account" of a match is whoever it is for: the user
@@ -94,6 +98,14 @@ WITH claimable AS MATERIALIZED (
     LEFT JOIN tournaments_accountorigin o ON o.user_id = m.created_by_id
     WHERE m.status = 'running' AND m.lease_expires_at >= now()
     GROUP BY 1, 2
+), paused AS (
+    -- The origins one of whose people's matches stopped for a person within the gap: their
+    -- people's next segment takes its turn with the rest until the gap has passed, so a script
+    -- answering its seats at once cannot chain head starts (a person thinks longer than that).
+    SELECT DISTINCT COALESCE('a:' || host(o.address), {ACCOUNT}) AS origin
+    FROM tournaments_match m
+    LEFT JOIN tournaments_accountorigin o ON o.user_id = m.created_by_id
+    WHERE m.suspended_at > now() - make_interval(secs => %(person_gap)s)
 ), used AS (
     SELECT key, sum(seconds) AS seconds FROM tournaments_workertime
     WHERE minute > now() - interval '1 hour'
@@ -107,12 +119,13 @@ WITH claimable AS MATERIALIZED (
             (a.account LIKE 'u:%%' AND coalesce(ua.seconds, 0) >= %(budget)s)
                 OR (a.origin LIKE 'a:%%' AND coalesce(uo.seconds, 0) >= %(origin_budget)s),
             -- A person's match, or an upload's smoke match, goes ahead of the rest only while
-            -- none of its origin's of that class is being played: one person plays one game
-            -- at a time, and a script's many "people", or many slow uploads, of one account
-            -- or of several of one address, take turns with everyone's work.
-            CASE WHEN (a.priority = {PERSON} AND EXISTS (
+            -- none of its origin's of that class is being played (and, for people, none
+            -- stopped for a person within the gap): one person plays one game at a time, and
+            -- a script's many "people", or many slow uploads, of one account or of several of
+            -- one address, take turns with everyone's work.
+            CASE WHEN (a.priority = {PERSON} AND (EXISTS (
                 SELECT 1 FROM running r WHERE r.origin = a.origin AND r.people > 0
-            )) OR (a.priority = {VALIDATION} AND EXISTS (
+            ) OR a.origin IN (SELECT origin FROM paused))) OR (a.priority = {VALIDATION} AND EXISTS (
                 SELECT 1 FROM running r WHERE r.origin = a.origin AND r.smokes > 0
             )) THEN {PLAY} ELSE a.priority END,
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.origin = a.origin),
@@ -206,6 +219,7 @@ def pick(*, upto: int, owner: str, sandbox: bool, refund_of: str | None = None) 
         "lease": runner.lease_seconds(),
         "budget": budget_seconds(),
         "origin_budget": budget_seconds() * origin_factor(),
+        "person_gap": float(settings.FAIR_PERSON_GAP_SECONDS),
     }
     connection.ensure_connection()
     # One statement, so one transaction of its own: the row is locked, claimed and committed
