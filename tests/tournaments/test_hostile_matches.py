@@ -52,22 +52,44 @@ EXPECTED = {
 START_SECONDS = {"fill_writable.py": 120.0}
 
 
+def play_against_builtins(
+    upload: bytes,
+    *,
+    game: str = "brexit",
+    seed: int = 3,
+    builtins: tuple[str, str] = ("random", "random"),
+    **fields: Any,
+) -> Match:
+    """Play ``upload`` in seat 0 against two built-ins, as a worker does; the finished match."""
+    match = MatchFactory(game=game, seed=seed, **fields)
+    version = BotVersionFactory(bot__game=game, upload=upload)
+    SeatFactory(match=match, number=0, bot_version=version)
+    for number, builtin in enumerate(builtins, start=1):
+        SeatFactory(match=match, number=number, bot_version=None, builtin=builtin)
+    assert runner.run_match(match.id) is runner.RunResult.FINISHED
+    match.refresh_from_db()
+    return match
+
+
+def seat0_verdicts(match: Match) -> list[dict[str, Any]]:
+    """The verdicts stored for seat 0's decisions, in order."""
+    return [
+        e.payload
+        for e in store.read(match.id)
+        if e.type == "bot_verdict" and e.payload["seat"] == 0
+    ]
+
+
 @pytest.mark.parametrize("bot_file", sorted(EXPECTED))
 def test_a_hostile_bot_gets_its_verdict_and_the_match_finishes(
     bot_file: str, settings: Any
 ) -> None:
     settings.BOT_START_SECONDS = START_SECONDS.get(bot_file, settings.BOT_START_SECONDS)
-    match = MatchFactory(game="brexit", seed=3)
-    hostile = BotVersionFactory(bot__game="brexit", upload=(HOSTILE / bot_file).read_bytes())
-    SeatFactory(match=match, number=0, bot_version=hostile)
-    SeatFactory(match=match, number=1, bot_version=None, builtin="random")
-    SeatFactory(match=match, number=2, bot_version=None, builtin="random")
     me = os.getpid()
 
-    assert runner.run_match(match.id) is runner.RunResult.FINISHED
+    match = play_against_builtins((HOSTILE / bot_file).read_bytes())
 
     assert os.getpid() == me  # still here: nothing killed the "worker"
-    match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
     events = store.read(match.id)
     assert [e.version for e in events] == list(range(1, len(events) + 1))
@@ -94,21 +116,12 @@ def test_a_bots_text_never_voids_its_match(bot_file: str) -> None:
     # What Postgres refuses in text and jsonb (NUL) or cannot encode (a lone surrogate), written by
     # a bot where its owner reads it, is kept escaped: the match has its result, the bot its verdicts.
     verdicts, kept, where = TEXT_BOTS[bot_file]
-    match = MatchFactory(game="brexit", seed=3)
-    upload = (HOSTILE / bot_file).read_bytes()
-    SeatFactory(
-        match=match, number=0, bot_version=BotVersionFactory(bot__game="brexit", upload=upload)
-    )
-    SeatFactory(match=match, number=1, bot_version=None, builtin="random")
-    SeatFactory(match=match, number=2, bot_version=None, builtin="random")
 
-    assert runner.run_match(match.id) is runner.RunResult.FINISHED
+    match = play_against_builtins((HOSTILE / bot_file).read_bytes())
 
-    match.refresh_from_db()
     assert match.status == Match.Status.FINISHED and match.outcome and not match.error
     assert all(seat.rank is not None for seat in match.seats.all())
-    events = store.read(match.id)
-    mine = [e.payload for e in events if e.type == "bot_verdict" and e.payload["seat"] == 0]
+    mine = seat0_verdicts(match)
     assert {v["verdict"] for v in mine} == verdicts
     if where == "log":
         texts = list(BotLog.objects.filter(match=match, seat=0).values_list("text", flat=True))
@@ -177,22 +190,10 @@ def said(texts: list[str], raw: list[bytes]) -> str:
 def test_whatever_a_bot_says_at_any_door_its_match_finishes_and_keeps_it(
     texts: list[str], raw: list[bytes]
 ) -> None:
-    source = TALKER.format(texts=texts, raw=raw).encode()
-    match = MatchFactory(game="brexit", seed=3)
-    version = BotVersionFactory(bot__game="brexit", upload=source)
-    SeatFactory(match=match, number=0, bot_version=version)
-    SeatFactory(match=match, number=1, bot_version=None, builtin="random")
-    SeatFactory(match=match, number=2, bot_version=None, builtin="random")
+    match = play_against_builtins(TALKER.format(texts=texts, raw=raw).encode())
 
-    assert runner.run_match(match.id) is runner.RunResult.FINISHED
-
-    match.refresh_from_db()
     assert match.status == Match.Status.FINISHED and match.outcome and not match.error
-    mine = [
-        e.payload
-        for e in store.read(match.id)
-        if e.type == "bot_verdict" and e.payload["seat"] == 0
-    ]
+    mine = seat0_verdicts(match)
     verdicts = [v["verdict"] for v in mine]
     assert verdicts[:3] == ["ok", "crash", "illegal_action"] and set(verdicts[3:]) == {"ok"}
     message = storable("".join(texts))
@@ -225,20 +226,14 @@ cannot keep, so accepting it would have aborted the match (issue 21's outside re
 
 
 def test_a_number_the_event_store_cannot_hold_is_an_illegal_action() -> None:
-    match = MatchFactory(game="brasilis", seed=5, options={"trading": True})
-    version = BotVersionFactory(bot__game="brasilis", upload=TRADE_BOMB)
-    SeatFactory(match=match, number=0, bot_version=version)
-    SeatFactory(match=match, number=1, bot_version=None, builtin="greedy")
-    SeatFactory(match=match, number=2, bot_version=None, builtin="random")
+    match = play_against_builtins(
+        TRADE_BOMB,
+        game="brasilis",
+        seed=5,
+        builtins=("greedy", "random"),
+        options={"trading": True},
+    )
 
-    assert runner.run_match(match.id) is runner.RunResult.FINISHED
-
-    match.refresh_from_db()
     assert match.status == Match.Status.FINISHED and match.outcome and not match.error
-    mine = [
-        e.payload
-        for e in store.read(match.id)
-        if e.type == "bot_verdict" and e.payload["seat"] == 0
-    ]
-    refused = [v for v in mine if v["verdict"] == "illegal_action"]
+    refused = [v for v in seat0_verdicts(match) if v["verdict"] == "illegal_action"]
     assert len(refused) == 1 and "64 bits" in refused[0]["detail"], refused
