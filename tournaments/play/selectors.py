@@ -234,17 +234,25 @@ END_SEARCH = 32
 """How many of a match's last events may follow its end's first reveal (the end, the result)."""
 
 
+_LAST_STEP_SHOWN = "_last_step_shown"
+
+
 def last_step_shown(match: Match) -> int:
     """The last stored step, or, while the match's deal plays on in another match, the step
     before its end revealed the deal's hidden cards: the state there is the one a running
     match shows (the end's observation shows every seat's hidden agenda), and a bot's log goes
     no further (its ``end()`` is told the outcome, whose detail it may print)."""
+    known: int | None = getattr(match, _LAST_STEP_SHOWN, None)
+    if known is not None:
+        return known  # a request asks it for the state, the board and the logs: read once
     withheld = visibility.withheld_at_end(match)
-    if not withheld or match.status != Match.Status.FINISHED:
-        return match.last_version
-    tail = store.read(match.id, from_version=max(1, match.last_version - END_SEARCH))
-    ends = [e.version for e in tail if e.type in withheld]
-    return min(ends) - 1 if ends else match.last_version
+    last = match.last_version
+    if withheld and match.status == Match.Status.FINISHED:
+        tail = store.read(match.id, from_version=max(1, match.last_version - END_SEARCH))
+        ends = [e.version for e in tail if e.type in withheld]
+        last = min(ends) - 1 if ends else match.last_version
+    setattr(match, _LAST_STEP_SHOWN, last)
+    return last
 
 
 def logs_for(user: Any, match: Match) -> QuerySet[BotLog]:
