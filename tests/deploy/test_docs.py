@@ -44,6 +44,10 @@ ELSEWHERE_TESTED = {
         "tests/tournaments/test_fairness_bench.py",
         "test_bench_fairness_counts_the_flood_matches_that_started_before_the_other_challenge",
     ),
+    ".venv/bin/python manage.py bench human": (
+        "tests/tournaments/test_human_bench.py",
+        "test_bench_human_times_the_bots_reply_to_each_move_while_a_ladder_plays",
+    ),
     ".venv/bin/python manage.py bench ratings": (
         "tests/tournaments/test_rating_bench.py",
         "test_bench_ratings_prints_rebuild_and_consumer_figures",

@@ -68,7 +68,16 @@ def test_the_schema_check_rejects_a_broken_compose_file(tmp_path: Path) -> None:
 def test_the_compose_file_holds_the_platform_and_its_references_resolve() -> None:
     spec = compose()
     services = spec["services"]
-    assert set(services) == {"postgres", "rabbitmq", "redis", "migrate", "web", "worker", "beat"}
+    assert set(services) == {
+        "postgres",
+        "rabbitmq",
+        "redis",
+        "migrate",
+        "web",
+        "worker",
+        "people",
+        "beat",
+    }
     for name, service in services.items():
         for needed in service.get("depends_on", {}):
             assert needed in services, f"{name} depends on a missing {needed}"
@@ -76,11 +85,16 @@ def test_the_compose_file_holds_the_platform_and_its_references_resolve() -> Non
             source = volume.split(":")[0]
             assert source in spec["volumes"], f"{name} mounts an undeclared volume {source}"
     assert "pgdata" in " ".join(services["postgres"]["volumes"])
-    for name in ("postgres", "rabbitmq", "redis", "web", "worker"):
+    for name in ("postgres", "rabbitmq", "redis", "web", "worker", "people"):
         assert services[name]["healthcheck"]["test"], name
     # Scalable worker: no fixed container name or published port; beat is one, never scaled.
     assert "container_name" not in services["worker"] and "ports" not in services["worker"]
     assert services["beat"].get("deploy", {}).get("replicas", 1) == 1
+    # The worker kept for people reads their queue alone, isolated as every worker is.
+    people = services["people"]
+    assert people["command"][people["command"].index("--queues") + 1] == "people"
+    for key in ("user", "cap_drop", "cap_add", "security_opt", "build"):
+        assert people[key] == services["worker"][key], key
     # The app services run the image built from deploy/Dockerfile, with the Procfile's programs.
     procfile = (DEPLOY / "Procfile").read_text()
     for name, program in (("web", "gunicorn"), ("worker", "worker"), ("beat", "beat")):

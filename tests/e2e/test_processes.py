@@ -47,7 +47,9 @@ def test_web_worker_and_beat_start_and_connect(processes: Processes) -> None:
     wanted = {
         "admin": lambda: status(f"{base}/admin/login/") == 200,
         "schema": lambda: status(f"{base}/api/schema/") == 200,
-        "worker": lambda: any("worker" in line and " ready." in line for line in lines),
+        "worker": lambda: any(" worker.1 " in line and " ready." in line for line in lines),
+        # The worker kept for people's matches, on this run's people queue alone.
+        "people": lambda: any(" people.1 " in line and " ready." in line for line in lines),
         "beat": lambda: any("beat" in line and "beat: Starting" in line for line in lines),
     }
     while wanted and time.monotonic() < deadline:

@@ -13,11 +13,15 @@ import os
 import signal
 import subprocess
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote
 
 from django.conf import settings
 from django.db import connection
+
+from config.queues import task_routes
 
 log = logging.getLogger(__name__)
 
@@ -98,3 +102,39 @@ def delete_queues(names: list[str]) -> None:
                 log.debug("queue %s: nothing to delete", name, exc_info=True)
             finally:
                 channel.close()
+
+
+@contextmanager
+def routed_to(queues: dict[str, str]) -> Iterator[None]:
+    """This process sends its tasks to the run's queues, declared as the workers declare them
+    (the same arguments: the test settings' queues expire)."""
+    from config.celery import app
+    from config.queues import task_queues
+
+    arguments = settings.CELERY_TASK_QUEUES[0].queue_arguments
+    added = task_queues(list(queues.values()), queue_arguments=arguments)
+    routes, default = app.conf.task_routes, app.conf.task_default_queue
+    for queue in added:
+        app.amqp.queues[queue.name] = queue
+    app.conf.task_routes = task_routes(
+        matches=queues["matches"],
+        validation=queues["validation"],
+        people=queues["people"],
+        ratings=queues["ratings"],
+    )
+    app.conf.task_default_queue = queues["celery"]
+    reroute(app)
+    try:
+        yield
+    finally:
+        app.conf.task_routes, app.conf.task_default_queue = routes, default
+        reroute(app)
+        for queue in added:
+            app.amqp.queues.pop(queue.name, None)
+
+
+def reroute(app: Any) -> None:
+    """Make the app's router read its routes again (it keeps the table it was made with, and is
+    made once per process: a send before the bench would have sent the bench's to old queues)."""
+    app.amqp.flush_routes()
+    app.amqp.router = app.amqp.Router()

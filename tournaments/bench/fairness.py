@@ -22,15 +22,11 @@ from __future__ import annotations
 import statistics
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from config.queues import task_routes
-from tournaments.bench.children import delete_queues
+from tournaments.bench.children import delete_queues, routed_to
 from tournaments.bench.scale import BenchWorker, worker_env
 from tournaments.play import services
 from tournaments.play.allowance import OverLimit
@@ -44,42 +40,6 @@ def act(observation, legal):
         return legal["actions"][0]
     return {{"place": []}}
 """
-
-
-@contextmanager
-def _routed_to(queues: dict[str, str]) -> Iterator[None]:
-    """This process sends its tasks to the run's queues, declared as the workers declare them
-    (the same arguments: the test settings' queues expire)."""
-    from config.celery import app
-    from config.queues import task_queues
-
-    arguments = settings.CELERY_TASK_QUEUES[0].queue_arguments
-    added = task_queues(list(queues.values()), queue_arguments=arguments)
-    routes, default = app.conf.task_routes, app.conf.task_default_queue
-    for queue in added:
-        app.amqp.queues[queue.name] = queue
-    app.conf.task_routes = task_routes(
-        matches=queues["matches"],
-        validation=queues["validation"],
-        people=queues["people"],
-        ratings=queues["ratings"],
-    )
-    app.conf.task_default_queue = queues["celery"]
-    _reroute(app)
-    try:
-        yield
-    finally:
-        app.conf.task_routes, app.conf.task_default_queue = routes, default
-        _reroute(app)
-        for queue in added:
-            app.amqp.queues.pop(queue.name, None)
-
-
-def _reroute(app: Any) -> None:
-    """Make the app's router read its routes again (it keeps the table it was made with, and is
-    made once per process: a send before the bench would have sent the bench's to old queues)."""
-    app.amqp.flush_routes()
-    app.amqp.router = app.amqp.Router()
 
 
 def _slow_version(owner: Any, sleep: float) -> BotVersion:
@@ -122,7 +82,7 @@ def bench_fairness(
     try:
         for worker in pool:
             worker.wait_ready(120)
-        with _routed_to(queues):
+        with routed_to(queues):
             flood_ids = []
             for _ in range(flood):
                 try:

@@ -96,6 +96,19 @@ def _fairness(options: dict[str, Any]) -> dict[str, Any]:
         )
 
 
+def _human(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.bench.human import bench_human
+
+    with _database(options):
+        return bench_human(
+            workers=options["workers"],
+            people_workers=options["people_workers"],
+            games=options["games"],
+            think=options["think"],
+            max_moves=options["max_moves"],
+        )
+
+
 def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
     """A throwaway database unless --in-place (the test suite's database is throwaway already)."""
     from tournaments.bench.eventstore import bench_database
@@ -114,6 +127,7 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "scale": _scale,
     "load": _load,
     "fairness": _fairness,
+    "human": _human,
 }
 
 
@@ -169,7 +183,10 @@ class Command(BaseCommand):
             " as a ladder match of uploaded bots does; random: 10 ms, which measures Postgres)",
         )
         parser.add_argument(
-            "--workers", type=int, default=2, help="fairness: worker processes (solo pool each)"
+            "--workers",
+            type=int,
+            default=2,
+            help="fairness, human: worker processes reading every queue (solo pool each)",
         )
         parser.add_argument(
             "--flood",
@@ -182,6 +199,19 @@ class Command(BaseCommand):
             type=float,
             default=0.2,
             help="fairness: seconds the flood's sandboxed bot sleeps each decision",
+        )
+        parser.add_argument(
+            "--people-workers",
+            type=int,
+            default=1,
+            help="human: worker processes reading only the people queue (deploy/Procfile: 1)",
+        )
+        parser.add_argument("--games", type=int, default=2, help="human: games the person plays")
+        parser.add_argument(
+            "--think", type=float, default=1.5, help="human: seconds the person thinks a move"
+        )
+        parser.add_argument(
+            "--max-moves", type=int, default=None, help="human: stop after this many moves"
         )
         parser.add_argument(
             "--in-place",
