@@ -222,10 +222,14 @@ def _stored_skills(found: Iterable[ratings.Result]) -> dict[tuple[str, str], rat
 _UPSERT = """
 INSERT INTO tournaments_rating (pool, player, ladder_id, season_id, bot_version_id, builtin,
     mu, sigma, elo, rating, deviation, conservative, games, updated_at)
-SELECT v.*, now() FROM unnest(
+SELECT pool, player, ladder_id, season_id, bot_version_id, builtin,
+    mu, sigma, elo, rating, deviation, conservative, games, now()
+FROM unnest(
     %s::text[], %s::text[], %s::bigint[], %s::bigint[], %s::bigint[], %s::text[],
     %s::float8[], %s::float8[], %s::float8[], %s::float8[], %s::float8[], %s::float8[], %s::int[]
-) AS v
+) WITH ORDINALITY AS v(pool, player, ladder_id, season_id, bot_version_id, builtin,
+    mu, sigma, elo, rating, deviation, conservative, games, n)
+ORDER BY n
 ON CONFLICT (pool, player) DO UPDATE SET
     mu = excluded.mu, sigma = excluded.sigma, elo = excluded.elo, rating = excluded.rating,
     deviation = excluded.deviation, conservative = excluded.conservative,
@@ -318,9 +322,15 @@ class _HistoryRows:
 
 
 def _upsert(book: ratings.Book, touched: Iterable[tuple[str, str]]) -> None:
-    """Upsert the touched ratings in one statement."""
+    """Upsert the touched ratings in one statement, new rows in ``touched``'s order.
+
+    A new row's id is the ladder's last tie-break (tournaments.rating.ladder_order: the order
+    players were first rated), so ``touched`` comes in the order the results rated them, never
+    sorted by key: a private bot's key must not decide its place among equals, and the
+    rebuild, whose batches need not be the consumer's, gives the same order.
+    """
     columns: list[list[Any]] = [[] for _ in range(13)]
-    for pool, player in sorted(touched):
+    for pool, player in touched:
         skill = book.skills[(pool, player)]
         ladder, season, vid, builtin = _ids(pool, player)
         values = (
@@ -355,7 +365,7 @@ def rate_and_write(book: ratings.Book, found: Iterable[ratings.Result]) -> int:
     hands each chunk to the connection, so the database stores one chunk while
     Python rates the next. Returns how many history rows it wrote.
     """
-    touched: set[tuple[str, str]] = set()
+    touched: dict[tuple[str, str], None] = {}  # in the order first rated: a set has none
     rows = _HistoryRows()
     written = 0
     with _raw().cursor() as cur, cur.copy(_HISTORY_COPY, writer=QueuedLibpqWriter(cur)) as copy:
@@ -365,7 +375,7 @@ def rate_and_write(book: ratings.Book, found: Iterable[ratings.Result]) -> int:
             changes = book.apply(result)
             if changes:
                 pending.append(rows.pack(result.match, result.position, changes))
-                touched.update((c.pool, c.player) for c in changes)
+                touched.update(dict.fromkeys((c.pool, c.player) for c in changes))
                 written += len(changes)
             if len(pending) >= _CHUNK:
                 copy.write(b"".join(pending))
