@@ -42,7 +42,8 @@ class Rating(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["pool", "-conservative"]
+        # No default ordering: a pool's order is the ladder's (tournaments.rating.ladder_order),
+        # and a default one would be a second order, ready to be listed by mistake.
         constraints = [
             models.UniqueConstraint(fields=["pool", "player"], name="rating_per_pool_player")
         ]
