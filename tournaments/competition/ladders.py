@@ -29,7 +29,7 @@ from tournaments.competition import matchmaking
 from tournaments.competition.models import Ladder, LadderRound
 from tournaments.play import services
 from tournaments.play.models import BUILTIN_BOTS, BotVersion, Match, Seat
-from tournaments.rating import ladder_order, rating_feed, ratings
+from tournaments.rating import keys, ladder_order, rating_feed, ratings
 from tournaments.rating.models import Rating
 
 RECENT = timedelta(hours=24)
@@ -123,7 +123,7 @@ def member_counts(ladders: list[Ladder]) -> dict[int, int]:
 
 
 def _players(seats: list[tuple[int | None, str]]) -> list[str]:
-    return [rating_feed.player_of(bot_version_id=v, builtin=b) for v, b in seats]
+    return [keys.player_of(bot_version_id=v, builtin=b) for v, b in seats]
 
 
 def entrants(ladder: Ladder, players: list[str]) -> tuple[list[matchmaking.Entrant], set[str]]:
@@ -135,9 +135,7 @@ def entrants(ladder: Ladder, players: list[str]) -> tuple[list[matchmaking.Entra
         .values_list("bot_version_id", "builtin")
         .annotate(n=Count("id"))
     )
-    recent = Counter(
-        {rating_feed.player_of(bot_version_id=v, builtin=b): n for v, b, n in recent_seats}
-    )
+    recent = Counter({keys.player_of(bot_version_id=v, builtin=b): n for v, b, n in recent_seats})
     pending = set(
         _players(
             list(
@@ -163,7 +161,7 @@ def entrants(ladder: Ladder, players: list[str]) -> tuple[list[matchmaking.Entra
 
 def withdraw_departed(ladder: Ladder, players: list[str]) -> int:
     """Cancel queued matches of versions that left the ladder (deactivated, rejected, replaced)."""
-    keep = {rating_feed.version_id(p) for p in players} - {None}
+    keep = {keys.version_id(p) for p in players} - {None}
     gone = (
         Seat.objects.filter(match__ladder=ladder, match__status=Match.Status.QUEUED)
         .exclude(bot_version_id=None)

@@ -1,5 +1,5 @@
 """Rating's rows: live ratings per pool and each rated match's changes, a read model of the
-event store's feed (written only by ``tournaments.rating.rating_feed``).
+event store's feed (written only by its consumer, ``tournaments.rating.rating_feed``).
 
 A rating names its ladder or season by the model's name ("Ladder", "Season"): rating imports
 nothing of competition; its versions and matches are play's.
