@@ -378,7 +378,12 @@ def rerun_void(*, season: Season) -> int:
 
 
 def results(season: Season) -> list[dict[str, int]]:
-    """Each finished match of the season as ``{player: rank}``."""
+    """Each finished match of the season as ``{player: rank}``.
+
+    The seats' ranks, written from each ``match_finished`` event in the statement that appends
+    it (the result projection), as the season's end reads its matches' status: the ratings'
+    feed comes later (docs/architecture.md, "Ratings and standings: two reads of the results").
+    """
     by_match: dict[Any, dict[str, int]] = {}
     seats = Seat.objects.filter(
         match__season=season, match__status=Match.Status.FINISHED, rank__isnull=False
