@@ -2,5 +2,5 @@
 
 ``store.py`` is the only code that writes events. Snapshots (``snapshots.py``)
 are disposable caches of folded state; ``feed.py`` reads all streams in global
-order for read models such as ratings and standings.
+order for read models such as the ratings.
 """

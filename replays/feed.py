@@ -82,6 +82,13 @@ def consume(
     return consume_step(consumer, step)
 
 
+def lock(consumer: str) -> None:
+    """Take ``consumer``'s lock until the transaction ends: its checkpoint stays put meanwhile
+    (a rebuild of its read model holds it while it reads up to the checkpoint)."""
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(consumer.encode())])
+
+
 T = TypeVar("T")
 
 
@@ -93,8 +100,7 @@ def consume_step(consumer: str, step: Callable[[int], tuple[int | None, T]]) -> 
     back; the checkpoint moves there in the same transaction.
     """
     with transaction.atomic():
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(consumer.encode())])
+        lock(consumer)
         last, value = step(checkpoint(consumer))
         if last is not None:
             FeedCheckpoint.objects.update_or_create(consumer=consumer, defaults={"position": last})

@@ -15,6 +15,7 @@ from replays import feed, store
 from replays.models import Event, FeedCheckpoint
 from replays.store import NewEvent
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
+from tournaments.competition import ladders
 from tournaments.competition.models import Ladder
 from tournaments.play.models import Match
 from tournaments.rating import rating_feed, ratings
@@ -181,6 +182,32 @@ def test_rebuild_gives_exactly_the_stored_ratings(ladder: Ladder) -> None:
         )
         == history
     )
+
+
+def tied(ladder: Ladder) -> list[str]:
+    """Zeta and alpha in the order the ladder lists them (next to each other: they are equal)."""
+    listed = [r.player for r in ladders.ratings_of(ladder)]
+    at = min(listed.index("builtin:zeta"), listed.index("builtin:alpha"))
+    return listed[at : at + 2]
+
+
+def test_bots_first_rated_together_keep_that_order_among_equals_through_a_rebuild(
+    ladder: Ladder,
+) -> None:
+    """Tied in their first match, two new bots have the same rating: the ladder lists them in
+    the order the feed rated them (seat order), not by player key, and a rebuild keeps it."""
+    finish(["zeta", "alpha", "mid", "beta"], [1, 1, 3, 4], ladder=ladder)
+    settle(rating_feed.consume, 4)
+    zeta, alpha = (Rating.objects.get(player=f"builtin:{name}") for name in ("zeta", "alpha"))
+    assert (zeta.mu, zeta.sigma, zeta.elo, zeta.games) == (
+        alpha.mu,
+        alpha.sigma,
+        alpha.elo,
+        alpha.games,
+    )
+    assert tied(ladder) == ["builtin:zeta", "builtin:alpha"]
+    assert rating_feed.rebuild().differences == []
+    assert tied(ladder) == ["builtin:zeta", "builtin:alpha"]
 
 
 def test_rebuild_reports_a_stored_rating_that_the_events_do_not_give(ladder: Ladder) -> None:

@@ -113,46 +113,6 @@ def test_a_player_in_two_seats_is_not_rated() -> None:
     assert book.skills == {}
 
 
-def test_order_is_by_conservative_estimate_among_equally_known_bots() -> None:
-    skills = {
-        "sure": Skill(mu=30.0, sigma=1.0, games=50),
-        "lucky": Skill(mu=33.0, sigma=5.0, games=50),
-        "middle": Skill(mu=31.0, sigma=1.0, games=50),
-    }
-    # The median deviation is 1 (in mu); "lucky" is counted at 1 too: 33 - 3 > 31 - 3.
-    assert ratings.uncertainty_cap(skills.values()) == pytest.approx(ratings.ELO_PER_MU)
-    assert ratings.order(skills) == ["lucky", "middle", "sure"]
-    skills["shaky"] = Skill(mu=29.0, sigma=5.0, games=50)
-    # Now the median is 3: "lucky" 33 - 9 < "middle" 31 - 3.
-    assert ratings.order(skills) == ["middle", "sure", "lucky", "shaky"]
-
-
-def test_a_provisional_bot_comes_after_every_established_bot() -> None:
-    games = ratings.PROVISIONAL_GAMES
-    skills = {
-        "established": Skill(mu=20.0, sigma=2.0, games=games),
-        "provisional": Skill(mu=40.0, sigma=2.0, games=games - 1),
-        "new": Skill(),
-    }
-    assert ratings.order(skills) == ["established", "provisional", "new"]
-
-
-def test_an_established_newcomer_is_ranked_as_if_as_well_known_as_the_field() -> None:
-    """Its deviation, twice the field's after 8 games, is counted at the field's median."""
-    field = {f"p{i}": Skill(mu=20.0 + i, sigma=1.0, games=60) for i in range(9)}
-    newcomer = Skill(mu=24.6, sigma=2.0, games=ratings.PROVISIONAL_GAMES)
-    order = ratings.order({**field, "new": newcomer})
-    assert order.index("new") == 4  # below p8..p5 (mu 28..25), above p4 (mu 24)
-    uncapped = sorted({**field, "new": newcomer}.items(), key=lambda kv: -kv[1].conservative)
-    assert [p for p, _ in uncapped].index("new") == 7  # 24.6 - 6 sits below p2's 22 - 3
-
-
-def test_the_cap_is_every_bots_median_when_none_is_established() -> None:
-    skills = [Skill(sigma=2.0), Skill(sigma=4.0), Skill(sigma=9.0)]
-    assert ratings.uncertainty_cap(skills) == pytest.approx(4.0 * ratings.ELO_PER_MU)
-    assert ratings.uncertainty_cap([]) == pytest.approx(ratings.SIGMA * ratings.ELO_PER_MU)
-
-
 def _results(
     strengths: dict[str, float], games: int, seats: int, seed: int
 ) -> list[dict[str, int]]:

@@ -10,11 +10,17 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from games.engine.platform_events import MATCH_FINISHED
+from replays import store
+from replays.store import NewEvent
 from tests.factories import BotVersionFactory
+from tests.tournaments.test_rating_feed import settle
 from tournaments.competition import seasons
 from tournaments.competition.models import Fixture, Season, SeasonEntrant
 from tournaments.play import services
 from tournaments.play.models import Match
+from tournaments.rating import rating_feed
+from tournaments.rating.models import RatingHistory
 
 pytestmark = pytest.mark.django_db
 
@@ -144,6 +150,45 @@ def test_a_season_runs_to_its_end_and_freezes_standings() -> None:
     Match.objects.filter(season=season).update(status=Match.Status.ABORTED)
     season.refresh_from_db()
     assert season.standings == standings
+
+
+def finish_by_events(matches: list[Match], rng: random.Random) -> None:
+    """As the workers end a match: its match_finished event, which the result projection (a
+    trigger, in the same statement) copies onto the match and its seats."""
+    for match in matches:
+        ranks = [1 + rng.randrange(2) for _ in range(match.seats.count())]  # ties too
+        outcome = {"ranks": ranks, "scores": [float(-r) for r in ranks]}
+        event = NewEvent(type=MATCH_FINISHED, payload={"outcome": outcome, "seed": match.seed})
+        store.append(match.id, [event], 0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_standings_fit_the_result_projection_which_the_ratings_feed_agrees_with() -> None:
+    """A season ends, and its standings are frozen, on the match and seat rows the final events
+    wrote, before the ratings' consumer has read those events (docs/architecture.md, "Season
+    standings"); once it has, the season's rating history holds the very same results."""
+    season = make_season(entrants=4, seats=2, rounds=2, matches_per_hour=100_000)
+    seasons.open_season(season=season)
+    seasons.start_season(season=season)
+    rng = random.Random(7)
+    for _ in range(10):
+        finish_by_events(seasons.play_due(season=season), rng)
+        season.refresh_from_db()
+        if season.state == "finished":
+            break
+    assert season.state == "finished" and season.standings is not None
+    assert [s["games"] for s in season.standings] == [4, 4, 4, 4]  # every game, none rated yet
+    assert not RatingHistory.objects.exists()
+
+    settle(rating_feed.consume, 16)  # 8 matches of 2 seats
+    rated: dict[object, dict[str, int]] = {}
+    for match, player, rank in RatingHistory.objects.filter(pool=f"season:{season.pk}").values_list(
+        "match_id", "player", "rank"
+    ):
+        rated.setdefault(match, {})[player] = rank
+    assert sorted(sorted(r.items()) for r in seasons.results(season)) == sorted(
+        sorted(r.items()) for r in rated.values()
+    )
 
 
 def test_swiss_draws_each_round_after_the_last() -> None:

@@ -2,9 +2,9 @@
 
 Results are drawn from Plackett-Luce with the bots' true strengths and go
 through the real matchmaking (:mod:`tournaments.competition.matchmaking`) and rating code
-(:mod:`tournaments.rating.ratings`), round after round, as the ladder plays them.
-Pure Python: ``manage.py bench convergence`` prints its figures and a shorter
-run is a test.
+(:mod:`tournaments.rating.ratings`), round after round, as the ladder plays them, and are
+read in the ladder's order (the pure form of :mod:`tournaments.rating.ladder_order`).
+No database: ``manage.py bench convergence`` prints its figures and a shorter run is a test.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tournaments.competition import matchmaking
-from tournaments.rating import ratings
+from tournaments.rating import ladder_order, ratings
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ def simulate(
 ) -> Run:
     rng = random.Random(seed)  # noqa: S311 (seeded simulation, reproducible by design)
     strength = {_name(i): i * elo_gap / ratings.ELO_PER_THETA for i in range(bots)}
+    # In the order the bots join (the newcomer last), which the ladder's order keeps for ties.
     skills = {p: ratings.Skill() for p in strength}
     settings = matchmaking.Settings(seats=seats, games_per_day=10**9)
     history: deque[dict[str, int]] = deque(maxlen=recent_rounds)
@@ -76,7 +77,7 @@ def simulate(
     while statistics.mean(s.games for s in skills.values()) < games_per_bot:
         play_round()
         mean_games = statistics.mean(s.games for s in skills.values())
-        taus.append((mean_games, ratings.kendall_tau(ratings.order(skills), true_order())))
+        taus.append((mean_games, ratings.kendall_tau(ladder_order.order(skills), true_order())))
     settled_at = None
     for games, tau in reversed(taus):
         if tau < target:
@@ -92,7 +93,7 @@ def simulate(
     while skills[newcomer].games < newcomer_games:
         play_round()
         truth = true_order().index(newcomer)
-        place = ratings.order(skills).index(newcomer)
+        place = ladder_order.order(skills).index(newcomer)
         by_mean = sorted(skills, key=lambda p: -skills[p].mu).index(newcomer)
         errors.append((skills[newcomer].games, abs(place - truth)))
         mean_errors.append((skills[newcomer].games, abs(by_mean - truth)))
@@ -169,7 +170,7 @@ def bench_convergence(*, seeds: int = 10, games_per_bot: int = 100) -> dict[str,
         "newcomer": "own games until the new bot stays within 1 rank of its true place (null: not within 30)",
         "newcomer_games_to_land_per_seed": landed,
         "newcomer_rank_error": "places between the new bot's rank and its true place after"
-        " its 8th game, when it is established: in the ladder's order (ratings.order) and by mean rating",
+        " its 8th game, when it is established: in the ladder's order (ladder_order.order) and by mean rating",
         "newcomer_rank_error_after_8_games": [r.newcomer_error_at_8 for r in runs],
         "newcomer_rank_error_after_8_games_median": _median([r.newcomer_error_at_8 for r in runs]),
         "newcomer_within_1_rank_after_8_games_share": _share([r.newcomer_error_at_8 for r in runs]),

@@ -20,20 +20,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
-from django.db.models import (
-    Aggregate,
-    BooleanField,
-    Count,
-    ExpressionWrapper,
-    F,
-    FloatField,
-    Max,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-)
-from django.db.models.functions import Coalesce, Least
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 from uuid_utils.compat import uuid7
 
@@ -42,7 +29,7 @@ from tournaments.competition import matchmaking
 from tournaments.competition.models import Ladder, LadderRound
 from tournaments.play import services
 from tournaments.play.models import BUILTIN_BOTS, BotVersion, Match, Seat
-from tournaments.rating import rating_feed, ratings
+from tournaments.rating import keys, ladder_order, rating_feed, ratings
 from tournaments.rating.models import Rating
 
 RECENT = timedelta(hours=24)
@@ -85,41 +72,10 @@ def pool(ladder: Ladder) -> str:
     return f"ladder:{ladder.pk}"
 
 
-class _Median(Aggregate):
-    function = "PERCENTILE_CONT"
-    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
-    output_field = FloatField()
-
-
-def _median_deviation(rows: QuerySet[Rating]) -> Subquery:
-    return Subquery(rows.values("pool").annotate(m=_Median("deviation")).values("m")[:1])
-
-
 def ratings_of(ladder: Ladder) -> QuerySet[Rating]:
-    """The ladder's ratings, built-in bots included, best first as :func:`ratings.order` ranks.
-
-    ``provisional`` and ``score`` are annotated: a bot with fewer than ``PROVISIONAL_GAMES``
-    is provisional and comes after the established ones; they go by the conservative estimate
-    with its deviation capped at the established bots' median (ratings.uncertainty_cap). The
-    median is one uncorrelated subquery, computed once per query. Exact ties go by mean, then
-    by the row's id (the order bots were first rated), not by player key as ratings.order
-    does: a private bot's real key would show through its place among equals.
-    """
-    rows = Rating.objects.filter(pool=pool(ladder))
-    cap = Coalesce(
-        _median_deviation(rows.filter(games__gte=ratings.PROVISIONAL_GAMES)),
-        _median_deviation(rows),
-    )
-    return (
-        rows.select_related("bot_version__bot")
-        .annotate(
-            provisional=ExpressionWrapper(
-                Q(games__lt=ratings.PROVISIONAL_GAMES), output_field=BooleanField()
-            ),
-            score=F("rating") - ratings.CONSERVATIVE_K * Least(F("deviation"), cap),
-        )
-        .order_by("provisional", "-score", "-mu", "pk")
-    )
+    """The ladder's ratings, built-in bots included, in the ladder's order (ladder_order.ranked:
+    best first, each annotated with ``provisional`` and ``score``)."""
+    return ladder_order.ranked(pool(ladder))
 
 
 def members(ladder: Ladder) -> list[str]:
@@ -167,7 +123,7 @@ def member_counts(ladders: list[Ladder]) -> dict[int, int]:
 
 
 def _players(seats: list[tuple[int | None, str]]) -> list[str]:
-    return [rating_feed.player_of(bot_version_id=v, builtin=b) for v, b in seats]
+    return [keys.player_of(bot_version_id=v, builtin=b) for v, b in seats]
 
 
 def entrants(ladder: Ladder, players: list[str]) -> tuple[list[matchmaking.Entrant], set[str]]:
@@ -179,9 +135,7 @@ def entrants(ladder: Ladder, players: list[str]) -> tuple[list[matchmaking.Entra
         .values_list("bot_version_id", "builtin")
         .annotate(n=Count("id"))
     )
-    recent = Counter(
-        {rating_feed.player_of(bot_version_id=v, builtin=b): n for v, b, n in recent_seats}
-    )
+    recent = Counter({keys.player_of(bot_version_id=v, builtin=b): n for v, b, n in recent_seats})
     pending = set(
         _players(
             list(
@@ -207,7 +161,7 @@ def entrants(ladder: Ladder, players: list[str]) -> tuple[list[matchmaking.Entra
 
 def withdraw_departed(ladder: Ladder, players: list[str]) -> int:
     """Cancel queued matches of versions that left the ladder (deactivated, rejected, replaced)."""
-    keep = {rating_feed.version_id(p) for p in players} - {None}
+    keep = {keys.version_id(p) for p in players} - {None}
     gone = (
         Seat.objects.filter(match__ladder=ladder, match__status=Match.Status.QUEUED)
         .exclude(bot_version_id=None)

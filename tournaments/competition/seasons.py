@@ -26,7 +26,7 @@ from uuid_utils.compat import uuid7
 from tournaments.competition.models import Fixture, Season
 from tournaments.play import services, visibility
 from tournaments.play.models import BotVersion, Match, Seat
-from tournaments.rating import rating_feed, ratings
+from tournaments.rating import keys, ratings
 
 State = Season.State
 Format = Season.Format
@@ -85,7 +85,7 @@ def _check_field(season: Season, field: Sequence[str]) -> None:
         raise services.Invalid(
             {"entrants": f"a {season.seats}-seat season needs at least {season.seats} entrants"}
         )
-    versions = [rating_feed.version_id(p) for p in field]
+    versions = [keys.version_id(p) for p in field]
     bad = BotVersion.objects.filter(id__in=[v for v in versions if v is not None]).exclude(
         status=BotVersion.Status.READY, bot__game=season.game, bot__is_active=True
     )
@@ -309,7 +309,7 @@ def play_due(*, season: Season, now: datetime | None = None) -> list[Match]:
 
 def _departed(season: Season) -> set[str]:
     """Entrants whose bot was disabled (or version rejected) since the season started."""
-    ids = [v for v in map(rating_feed.version_id, players(season)) if v is not None]
+    ids = [v for v in map(keys.version_id, players(season)) if v is not None]
     ok = set(
         BotVersion.objects.filter(
             id__in=ids, status=BotVersion.Status.READY, bot__is_active=True
@@ -378,20 +378,25 @@ def rerun_void(*, season: Season) -> int:
 
 
 def results(season: Season) -> list[dict[str, int]]:
-    """Each finished match of the season as ``{player: rank}``."""
+    """Each finished match of the season as ``{player: rank}``.
+
+    The seats' ranks, written from each ``match_finished`` event in the statement that appends
+    it (the result projection), as the season's end reads its matches' status: the ratings'
+    feed comes later (docs/architecture.md, "Ratings and standings: two reads of the results").
+    """
     by_match: dict[Any, dict[str, int]] = {}
     seats = Seat.objects.filter(
         match__season=season, match__status=Match.Status.FINISHED, rank__isnull=False
     ).values_list("match_id", "bot_version_id", "builtin", "rank")
     for match_id, version, builtin, rank in seats:
         by_match.setdefault(match_id, {})[
-            rating_feed.player_of(bot_version_id=version, builtin=builtin)
+            keys.player_of(bot_version_id=version, builtin=builtin)
         ] = int(rank or 0)
     return list(by_match.values())
 
 
 def label(player: str) -> str:
-    vid = rating_feed.version_id(player)
+    vid = keys.version_id(player)
     if vid is None:
         return player
     version = BotVersion.objects.select_related("bot").filter(pk=vid).first()

@@ -1,5 +1,5 @@
 """Rating's rows: live ratings per pool and each rated match's changes, a read model of the
-event store's feed (written only by ``tournaments.rating.rating_feed``).
+event store's feed (written only by its consumer, ``tournaments.rating.rating_feed``).
 
 A rating names its ladder or season by the model's name ("Ladder", "Season"): rating imports
 nothing of competition; its versions and matches are play's.
@@ -42,7 +42,8 @@ class Rating(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["pool", "-conservative"]
+        # No default ordering: a pool's order is the ladder's (tournaments.rating.ladder_order),
+        # and a default one would be a second order, ready to be listed by mistake.
         constraints = [
             models.UniqueConstraint(fields=["pool", "player"], name="rating_per_pool_player")
         ]

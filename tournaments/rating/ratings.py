@@ -3,9 +3,8 @@
 Three views of the same results:
 
 * **Live rating**: openskill's Plackett-Luce model, run without drift (``tau = 0``)
-  because a bot version never changes; shown on an Elo-like scale. Ladders rank
-  by the conservative estimate ``rating - 3 * deviation``, the deviation capped at
-  the field's median, and list a provisional bot (fewer than 8 games) last.
+  because a bot version never changes; shown on an Elo-like scale. A ladder's order
+  of them is :mod:`tournaments.rating.ladder_order`.
 * **Classic multiplayer Elo**: every pair at a table is one Elo game, and K is
   divided by ``seats - 1`` so a table moves a rating about as much as one duel.
 * **Season standings**: an offline maximum-likelihood Plackett-Luce fit of all of
@@ -43,10 +42,6 @@ ELO_PER_THETA = 400.0 / math.log(10.0)
 ELO_PER_MU = ELO_PER_THETA / (math.sqrt(2.0) * BETA)
 CONSERVATIVE_K = 3.0
 
-# A bot's rating is provisional until its 8th game (two duplicate sets of a 4-seat ladder):
-# until then the ladder lists it after the established bots.
-PROVISIONAL_GAMES = 8
-
 # A new version of a bot starts from its predecessor's mean, with its deviation widened by
 # this much (in quadrature) but never beyond a newcomer's: the new code is probably close
 # to the old, and the widening lets a few games move it a long way if it is not.
@@ -80,7 +75,8 @@ class Skill(NamedTuple):
 
     @property
     def conservative(self) -> float:
-        """The player is very probably at least this strong (ladders cap the deviation: ladder_score)."""
+        """The player is very probably at least this strong (ladders cap the deviation:
+        tournaments.rating.ladder_order)."""
         return self.rating - CONSERVATIVE_K * self.deviation
 
 
@@ -139,52 +135,6 @@ def elo_update(elos: Sequence[float], ranks: Sequence[int], k: float = ELO_K) ->
                 delta += actual - 1.0 / (1.0 + 10.0 ** ((elos[j] - elo) / 400.0))
         out.append(elo + scale * delta)
     return out
-
-
-def uncertainty_cap(skills: Iterable[Skill]) -> float:
-    """The most deviation a ladder subtracts: its established bots' median (everyone's, if none).
-
-    A newcomer's deviation after its placement games is still about twice the settled
-    bots' (a few games cannot say more), so ``rating - 3 * deviation`` alone would keep it
-    several places below where its results put it for dozens of games. Capped at the
-    field's median, an established newcomer is ranked as if it were as well known as a typical
-    bot, and the settled bots, whose deviations are near the median, keep their order.
-    """
-    everyone = list(skills)
-    established = [s.deviation for s in everyone if s.games >= PROVISIONAL_GAMES]
-    deviations = established or [s.deviation for s in everyone]
-    return _median(deviations) if deviations else SIGMA * ELO_PER_MU
-
-
-def _median(values: Sequence[float]) -> float:
-    """The median as Postgres' ``percentile_cont(0.5)`` computes it, to the bit: the SQL
-    order of a ladder (tournaments.competition.ladders.ratings_of) must be this one."""
-    ordered = sorted(values)
-    middle = (len(ordered) - 1) / 2
-    low, high = ordered[math.floor(middle)], ordered[math.ceil(middle)]
-    return low + (high - low) * (middle - math.floor(middle))
-
-
-def ladder_score(skill: Skill, cap: float) -> float:
-    """What a ladder ranks by: the conservative estimate, the deviation capped at ``cap``."""
-    return skill.rating - CONSERVATIVE_K * min(skill.deviation, cap)
-
-
-def order(skills: Mapping[str, Skill]) -> list[str]:
-    """Players best first: established bots by :func:`ladder_score`, then provisional ones.
-
-    Ties are broken by mean, then name, for a stable order.
-    """
-    cap = uncertainty_cap(skills.values())
-    return sorted(
-        skills,
-        key=lambda p: (
-            skills[p].games < PROVISIONAL_GAMES,
-            -ladder_score(skills[p], cap),
-            -skills[p].mu,
-            p,
-        ),
-    )
 
 
 # The live ratings of many pools, fed one result at a time in the feed's global order

@@ -16,7 +16,7 @@ from tournaments.competition import ladders, seasons
 from tournaments.competition import selectors as competition_selectors
 from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
 from tournaments.play import services, visibility
-from tournaments.rating import ratings
+from tournaments.rating import ladder_order
 from tournaments.site.admin_base import DealsKeptAdmin
 
 
@@ -65,7 +65,7 @@ class LadderAdmin(DealsKeptAdmin):
                     f"{r.deviation:.0f}",
                     f"{r.elo:.0f}",
                     r.games,
-                    ", provisional" if r.games < ratings.PROVISIONAL_GAMES else "",
+                    ", provisional" if ladder_order.is_provisional(r.games) else "",
                 )
                 for n, r in enumerate(rows, 1)
             ),

@@ -21,7 +21,7 @@ from games.engine.registry import GAMES
 from tournaments.competition import ladders, seasons
 from tournaments.competition import selectors as competition_selectors
 from tournaments.play import humans, selectors, visibility
-from tournaments.rating import ratings
+from tournaments.rating import ladder_order
 from tournaments.site import replay
 from tournaments.site.pages import markdown
 from tournaments.site.pages.charts import rating_chart
@@ -86,7 +86,7 @@ def _rating_rows(ladder: Ladder, user: Any, limit: int | None = None) -> list[di
                 "deviation": r.deviation,
                 "conservative": r.conservative,
                 "games": r.games,
-                "provisional": r.games < ratings.PROVISIONAL_GAMES,
+                "provisional": ladder_order.is_provisional(r.games),
             }
         )
     return rows
@@ -110,7 +110,7 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         {
             "kind": kind,
             "competition": competition,
-            "provisional_games": ratings.PROVISIONAL_GAMES,
+            "provisional_games": ladder_order.PROVISIONAL_GAMES,
             "ratings": rating_rows,
             "standings": standings,
             "latest": selectors.matches(
@@ -144,7 +144,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "ladders": tops,
             "seasons": list(running[:10]),
             "latest": latest,
-            "provisional_games": ratings.PROVISIONAL_GAMES,
+            "provisional_games": ladder_order.PROVISIONAL_GAMES,
         },
     )
 
