@@ -8,7 +8,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0017_fair_scheduling"),
+        ("tournaments", "0018_person_head_start_gap"),
     ]
 
     operations = [
