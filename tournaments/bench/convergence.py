@@ -37,6 +37,86 @@ def _name(i: int) -> str:
     return f"bot{i:02d}"
 
 
+class _Ladder:
+    """A simulated ladder: bots of known strength, rated round after round as the ladder plays."""
+
+    def __init__(self, rng: random.Random, strength: dict[str, float], seats: int, recent: int):
+        self.rng = rng
+        self.strength = strength
+        # In the order the bots join (a newcomer last), which the ladder's order keeps for ties.
+        self.skills = {p: ratings.Skill() for p in strength}
+        self.settings = matchmaking.Settings(seats=seats, games_per_day=10**9)
+        self.history: deque[dict[str, int]] = deque(maxlen=recent)
+
+    def play_round(self) -> None:
+        skills, history = self.skills, self.history
+        recent = {p: sum(h.get(p, 0) for h in history) for p in skills}
+        entrants = [
+            matchmaking.Entrant(p, s.rating, s.deviation, recent[p]) for p, s in skills.items()
+        ]
+        played: dict[str, int] = {}
+        for table in matchmaking.round_tables(entrants, self.settings, self.rng):
+            for seating in matchmaking.rotations(table, self.settings.duplicate):
+                ranks = ratings.plackett_luce_draw([self.strength[p] for p in seating], self.rng)
+                new = ratings.rate([skills[p] for p in seating], ranks)
+                for p, s in zip(seating, new, strict=True):
+                    skills[p] = s
+                    played[p] = played.get(p, 0) + 1
+        history.append(played)
+
+    def true_order(self) -> list[str]:
+        return sorted(self.strength, key=lambda p: -self.strength[p])
+
+    def mean_games(self) -> float:
+        return statistics.mean(s.games for s in self.skills.values())
+
+    def enter(self, player: str, strength: float, skill: ratings.Skill, replaces: str = "") -> None:
+        """``player`` joins (a new version takes its predecessor's place) with ``skill``."""
+        if replaces:
+            del self.skills[replaces], self.strength[replaces]
+        self.strength[player] = strength
+        self.skills[player] = skill
+        self.history.clear()
+
+    def land(self, player: str, games: int) -> tuple[int | None, list[tuple[int, int, int]]]:
+        """Play until ``player`` has ``games`` games: from which of its games it stayed within
+        one place of its true rank (None: not by then), and after each round its games and its
+        distance from its true place in the ladder's order and by mean rating."""
+        errors: list[tuple[int, int, int]] = []
+        while self.skills[player].games < games:
+            self.play_round()
+            truth = self.true_order().index(player)
+            place = ladder_order.order(self.skills).index(player)
+            by_mean = sorted(self.skills, key=lambda p: -self.skills[p].mu).index(player)
+            errors.append((self.skills[player].games, abs(place - truth), abs(by_mean - truth)))
+        landed = None
+        for played, error, _ in reversed(errors):
+            if error > 1:
+                break
+            landed = played
+        return landed, errors
+
+
+def _settled(ladder: _Ladder, games_per_bot: int, target: float) -> tuple[float | None, float]:
+    """Play until the bots have ``games_per_bot`` games on average: from which mean games the
+    order kept Kendall tau >= ``target`` to the end (None: not by then), and the last tau."""
+    taus: list[tuple[float, float]] = []
+    while ladder.mean_games() < games_per_bot:
+        ladder.play_round()
+        tau = ratings.kendall_tau(ladder_order.order(ladder.skills), ladder.true_order())
+        taus.append((ladder.mean_games(), tau))
+    settled_at = None
+    for games, tau in reversed(taus):
+        if tau < target:
+            break
+        settled_at = games
+    return settled_at, taus[-1][1]
+
+
+def _field(bots: int, elo_gap: float) -> dict[str, float]:
+    return {_name(i): i * elo_gap / ratings.ELO_PER_THETA for i in range(bots)}
+
+
 def simulate(
     *,
     seed: int,
@@ -49,62 +129,42 @@ def simulate(
     recent_rounds: int = 5,
 ) -> Run:
     rng = random.Random(seed)  # noqa: S311 (seeded simulation, reproducible by design)
-    strength = {_name(i): i * elo_gap / ratings.ELO_PER_THETA for i in range(bots)}
-    # In the order the bots join (the newcomer last), which the ladder's order keeps for ties.
-    skills = {p: ratings.Skill() for p in strength}
-    settings = matchmaking.Settings(seats=seats, games_per_day=10**9)
-    history: deque[dict[str, int]] = deque(maxlen=recent_rounds)
-
-    def play_round() -> None:
-        recent = {p: sum(h.get(p, 0) for h in history) for p in skills}
-        entrants = [
-            matchmaking.Entrant(p, s.rating, s.deviation, recent[p]) for p, s in skills.items()
-        ]
-        played: dict[str, int] = {}
-        for table in matchmaking.round_tables(entrants, settings, rng):
-            for seating in matchmaking.rotations(table, settings.duplicate):
-                ranks = ratings.plackett_luce_draw([strength[p] for p in seating], rng)
-                new = ratings.rate([skills[p] for p in seating], ranks)
-                for p, s in zip(seating, new, strict=True):
-                    skills[p] = s
-                    played[p] = played.get(p, 0) + 1
-        history.append(played)
-
-    def true_order() -> list[str]:
-        return sorted(strength, key=lambda p: -strength[p])
-
-    taus: list[tuple[float, float]] = []
-    while statistics.mean(s.games for s in skills.values()) < games_per_bot:
-        play_round()
-        mean_games = statistics.mean(s.games for s in skills.values())
-        taus.append((mean_games, ratings.kendall_tau(ladder_order.order(skills), true_order())))
-    settled_at = None
-    for games, tau in reversed(taus):
-        if tau < target:
-            break
-        settled_at = games
+    ladder = _Ladder(rng, _field(bots, elo_gap), seats, recent_rounds)
+    settled_at, final_tau = _settled(ladder, games_per_bot, target)
     # A newcomer of middling true strength, placed between two of the old bots.
-    newcomer = "newcomer"
-    strength[newcomer] = (bots // 2 - 0.5) * elo_gap / ratings.ELO_PER_THETA
-    skills[newcomer] = ratings.Skill()
-    history.clear()
-    errors: list[tuple[int, int]] = []
-    mean_errors: list[tuple[int, int]] = []
-    while skills[newcomer].games < newcomer_games:
-        play_round()
-        truth = true_order().index(newcomer)
-        place = ladder_order.order(skills).index(newcomer)
-        by_mean = sorted(skills, key=lambda p: -skills[p].mu).index(newcomer)
-        errors.append((skills[newcomer].games, abs(place - truth)))
-        mean_errors.append((skills[newcomer].games, abs(by_mean - truth)))
-    landed = None
-    for games, error in reversed(errors):
-        if error > 1:
-            break
-        landed = games
-    at_8 = next((e for g, e in errors if g >= 8), None)
-    mean_at_8 = next((e for g, e in mean_errors if g >= 8), None)
-    return Run(settled_at, taus[-1][1], landed, at_8, mean_at_8)
+    middle = (bots // 2 - 0.5) * elo_gap / ratings.ELO_PER_THETA
+    ladder.enter("newcomer", middle, ratings.Skill())
+    landed, errors = ladder.land("newcomer", newcomer_games)
+    at_8 = next((e for g, e, _ in errors if g >= 8), None)
+    mean_at_8 = next((m for g, _, m in errors if g >= 8), None)
+    return Run(settled_at, final_tau, landed, at_8, mean_at_8)
+
+
+def simulate_new_version(
+    *,
+    seed: int,
+    moved_elo: float,
+    bots: int = 20,
+    seats: int = 4,
+    elo_gap: float = 50.0,
+    games_per_bot: int = 100,
+    version_games: int = 30,
+    recent_rounds: int = 5,
+    from_scratch: bool = False,
+) -> int | None:
+    """A settled bot of middling strength uploads a new version, ``moved_elo`` stronger (0: as
+    strong): its own games until the new version stays within one place of its true rank
+    (None: not within ``version_games``). It enters from its predecessor's rating, widened
+    (``ratings.new_version``), and takes its place in the ladder, as the platform does;
+    ``from_scratch``: it enters as a new bot would, which the bench sets beside it."""
+    rng = random.Random(seed)  # noqa: S311 (seeded simulation, reproducible by design)
+    ladder = _Ladder(rng, _field(bots, elo_gap), seats, recent_rounds)
+    _settled(ladder, games_per_bot, 0.9)
+    old = _name(bots // 2)
+    moved = ladder.strength[old] + moved_elo / ratings.ELO_PER_THETA
+    start = ratings.Skill() if from_scratch else ratings.new_version(ladder.skills[old])
+    ladder.enter("new_version", moved, start, replaces=old)
+    return ladder.land("new_version", version_games)[0]
 
 
 def _log_likelihood(theta: float, table: Sequence[float], order: Sequence[int]) -> float:
@@ -152,6 +212,16 @@ def oracle_newcomer_error(
 
 def bench_convergence(*, seeds: int = 10, games_per_bot: int = 100) -> dict[str, object]:
     runs = [simulate(seed=s, games_per_bot=games_per_bot) for s in range(seeds)]
+    versions = {
+        (moved, scratch): [
+            simulate_new_version(
+                seed=s, moved_elo=moved, games_per_bot=games_per_bot, from_scratch=scratch
+            )
+            for s in range(seeds)
+        ]
+        for moved in (0, 50)
+        for scratch in (False, True)
+    }
     oracle = [oracle_newcomer_error(seed=s) for s in range(20 * seeds)]
     settled = [r.settled_at for r in runs]
     landed = [r.newcomer_games for r in runs]
@@ -182,6 +252,19 @@ def bench_convergence(*, seeds: int = 10, games_per_bot: int = 100) -> dict[str,
             [r.newcomer_mean_error_at_8 for r in runs]
         ),
         "target_newcomer_games": 8,
+        "new_version": "own games until a settled bot's new version (as strong, or 50 Elo"
+        " stronger) stays within 1 rank of its true place (null: not within 30), starting from"
+        " its predecessor's rating with the deviation widened (ratings.new_version), and the"
+        " same version entering from scratch as a new bot, on the same seeds",
+        "new_version_games_to_land_median": {
+            f"{moved:+d} elo, {'from scratch' if scratch else 'from its predecessor'}": _median(v)
+            for (moved, scratch), v in versions.items()
+        },
+        "new_version_games_to_land_per_seed": {
+            f"{moved:+d} elo, {'from scratch' if scratch else 'from its predecessor'}": v
+            for (moved, scratch), v in versions.items()
+        },
+        "target_new_version": "from its predecessor in fewer games than from scratch",
         "oracle": "the same error for the best estimate any rating could make from the same"
         " 8 games (opponents' true strengths known, exact maximum likelihood), over 20 seeds a seed:"
         " the information in 8 games bounds the newcomer target",
