@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -130,17 +131,23 @@ def test_matches_start_at_the_seasons_pace_and_pause_stops_them() -> None:
     assert len(seasons.play_due(season=season)) == 6
 
 
-def test_a_season_runs_to_its_end_and_freezes_standings() -> None:
-    season = make_season(entrants=4, seats=2, rounds=3, matches_per_hour=100_000)
+def play_to_the_end(
+    season: Season, finish: Callable[[list[Match], random.Random], None], rng: random.Random
+) -> None:
+    """Open and start ``season``, then finish its due matches with ``finish`` until it ends."""
     seasons.open_season(season=season)
     seasons.start_season(season=season)
-    rng = random.Random(5)
     for _ in range(10):
-        finish_matches(seasons.play_due(season=season), rng)
+        finish(seasons.play_due(season=season), rng)
         season.refresh_from_db()
         if season.state == "finished":
             break
     assert season.state == "finished"
+
+
+def test_a_season_runs_to_its_end_and_freezes_standings() -> None:
+    season = make_season(entrants=4, seats=2, rounds=3, matches_per_hour=100_000)
+    play_to_the_end(season, finish_matches, random.Random(5))
     assert seasons.progress(season) == (12, 12)  # 3 rounds of 2 tables, 2 rotations each
     standings = season.standings
     assert standings is not None
@@ -168,15 +175,8 @@ def test_standings_fit_the_result_projection_which_the_ratings_feed_agrees_with(
     wrote, before the ratings' consumer has read those events (docs/architecture.md, "Season
     standings"); once it has, the season's rating history holds the very same results."""
     season = make_season(entrants=4, seats=2, rounds=2, matches_per_hour=100_000)
-    seasons.open_season(season=season)
-    seasons.start_season(season=season)
-    rng = random.Random(7)
-    for _ in range(10):
-        finish_by_events(seasons.play_due(season=season), rng)
-        season.refresh_from_db()
-        if season.state == "finished":
-            break
-    assert season.state == "finished" and season.standings is not None
+    play_to_the_end(season, finish_by_events, random.Random(7))
+    assert season.standings is not None
     assert [s["games"] for s in season.standings] == [4, 4, 4, 4]  # every game, none rated yet
     assert not RatingHistory.objects.exists()
 
