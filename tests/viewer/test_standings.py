@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import statistics
 
 import pytest
 from django.test import Client
@@ -10,7 +11,9 @@ from django.test import Client
 from tests.factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory, SeatFactory
 from tournaments.competition.models import Ladder, Season
 from tournaments.play.models import Match
+from tournaments.rating import settling
 from tournaments.rating.models import Rating, RatingHistory
+from tournaments.rating.ratings import ELO_PER_MU, Skill
 
 pytestmark = pytest.mark.django_db
 
@@ -97,3 +100,33 @@ def test_bot_page_charts_its_rating_history(ladder: Ladder) -> None:
         )
     html = Client().get(f"/bots/{bot.pk}/").content.decode()
     assert '<svg class="chart"' in html and "1540.0" in html
+
+
+def test_a_bot_page_says_about_how_many_more_games_until_its_rating_is_settled() -> None:
+    ladder = Ladder.objects.create(name="brexit three", game="brexit", seats=3)
+    for n in range(4):  # the placed field: deviations around 80
+        RatingFactory(ladder=ladder, skill=Skill(sigma=(78 + n) / ELO_PER_MU, games=40))
+    settled = BotVersionFactory(bot__name="steady", bot__game="brexit")
+    RatingFactory(
+        ladder=ladder,
+        player=f"v:{settled.pk}",
+        bot_version=settled,
+        skill=Skill(sigma=70 / ELO_PER_MU, games=40),
+    )
+    new = BotVersionFactory(bot__name="fresh", bot__game="brexit")
+    RatingFactory(
+        ladder=ladder,
+        player=f"v:{new.pk}",
+        bot_version=new,
+        skill=Skill(sigma=200 / ELO_PER_MU, games=3),
+    )
+    html = Client().get(f"/bots/{settled.bot.pk}/").content.decode()
+    assert "brexit three" in html and "settled" in html and "more game" not in html
+    html = Client().get(f"/bots/{new.bot.pk}/").content.decode()
+    [games] = re.findall(r"about (\d+) more games", html)
+    # What the estimate says, played forward as the ladder rates (at least its placement).
+    placed = statistics.median([78, 79, 80, 81, 70])  # the cap and the typical opponent
+    expected = settling.games_to_settle(
+        Skill(sigma=200 / ELO_PER_MU, games=3), seats=3, cap=placed, typical=placed
+    )
+    assert expected is not None and int(games) == expected >= 5

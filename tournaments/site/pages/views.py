@@ -22,6 +22,7 @@ from tournaments.competition import ladders, seasons
 from tournaments.competition import selectors as competition_selectors
 from tournaments.play import humans, selectors, visibility
 from tournaments.rating import ladder_order
+from tournaments.rating import selectors as rating_selectors
 from tournaments.site import replay
 from tournaments.site.pages import markdown
 from tournaments.site.pages.charts import rating_chart
@@ -389,6 +390,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "recent": selectors.bot_seats(request.user, bot)[:20],
             "verdicts": selectors.bot_verdicts(request.user, bot),
             "chart": rating_chart(bot),
+            "standings": rating_selectors.ladder_standings(bot),
             "matches_url": reverse("site-matches") + f"?bot={bot.pk}",
         },
     )
