@@ -424,7 +424,8 @@ class BotConnection:
                 return
 
     def _take_stderr(self) -> str:
-        text = storable(bytes(self._err).decode("utf-8", "replace"))
+        # Bytes that are not UTF-8 are kept as their escapes (\xff), not dropped for U+FFFD.
+        text = storable(bytes(self._err).decode("utf-8", "backslashreplace"))
         if self._err_dropped:
             text += f"\n[... {self._err_dropped} more bytes of stderr dropped]"
         self._err.clear()
