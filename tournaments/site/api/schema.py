@@ -68,7 +68,7 @@ class AutoSchema(SpectacularAutoSchema):
         return auths
 
     def _get_request_body(self, direction: Any = "request") -> dict[str, Any] | None:
-        body: dict[str, Any] | None = super()._get_request_body(direction)
+        body: dict[str, Any] | None = super()._get_request_body(direction)  # type: ignore[no-untyped-call]
         if body is not None and len(body["content"]) > 1:
             # openapi-python-client (0.29, its issue 1451) writes `| Unset` into the signature of
             # an operation whose body is offered in several content types, and imports `Unset`
@@ -98,7 +98,7 @@ class AutoSchema(SpectacularAutoSchema):
     def _validation_error(self) -> dict[str, str]:
         """A reference to one ValidationError component (a client gets one model for every
         operation's 400, not one per operation)."""
-        component = ResolvedComponent(
+        component = ResolvedComponent(  # type: ignore[no-untyped-call]
             name="ValidationError",
             type=ResolvedComponent.SCHEMA,
             object="ValidationError",

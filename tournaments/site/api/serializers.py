@@ -128,7 +128,7 @@ class BotCreateSerializer(BotSerializer):
         default=Bot._meta.get_field("is_public").get_default(), help_text=IS_PUBLIC_HELP
     )
     # A new bot is active: deactivating is a change of an existing one.
-    is_active = serializers.BooleanField(read_only=True)
+    is_active = OmittableBooleanField(read_only=True)
 
     class Meta(BotSerializer.Meta):
         extra_kwargs = {"description": {"default": ""}}
@@ -204,7 +204,7 @@ class VersionFileUploadSerializer(serializers.Serializer[Any]):
 class VersionSourceUploadSerializer(serializers.Serializer[Any]):
     """An upload as JSON: the source as text."""
 
-    source = serializers.CharField(
+    source = serializers.CharField(  # type: ignore[assignment]  # the API's field name
         trim_whitespace=False,
         allow_blank=True,
         max_length=MAX_PY_BYTES + 1,
