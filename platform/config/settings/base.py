@@ -207,11 +207,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PARSER_CLASSES": [
-        "tournaments.site.api.parsers.BoundedJSONParser",  # deep nesting is a 400, not a crash
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON only, unless a view says otherwise (an upload also takes multipart): the schema then
+    # advertises for each body the one content type the view reads, and a generated client sends
+    # it (a body offered as JSON, form and multipart at once gave clients three shapes to guess
+    # from, and a form's missing boolean read as false). Deep nesting is a 400, not a crash.
+    "DEFAULT_PARSER_CLASSES": ["tournaments.site.api.parsers.BoundedJSONParser"],
     # orjson writes the same JSON several times faster than the standard library, and
     # replays (pages of events, states) are mostly JSON to write (docs/reliability.md, Load).
     "DEFAULT_RENDERER_CLASSES": [
@@ -246,6 +246,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # A request body gets components of its own (BotRequest beside Bot): read-only fields (id,
+    # owner, created_at) are then never asked of a client, and a file field is `format: binary`
+    # (a file picker in Swagger UI, a file in a generated client), not the response's URL.
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 LOGGING = {
