@@ -126,7 +126,7 @@ def test_a_person_answering_at_once_takes_turns_until_the_gap_passes(
     # With one worker free, a script answering its "person's" seats the moment each match
     # stopped for it had every next segment go first, delaying another user's challenge by
     # 11 s (the known limit of issue 21's fourth review): the head start waits for the gap.
-    settings.FAIR_PERSON_GAP_SECONDS = 30.0
+    settings.FAIR_HEAD_START_GAP_SECONDS = 30.0
     script, helper, other = UserFactory(), UserFactory(), UserFactory()
     AccountOrigin.objects.create(user=script, address="198.51.100.7")
     AccountOrigin.objects.create(user=helper, address="198.51.100.7")
@@ -139,8 +139,43 @@ def test_a_person_answering_at_once_takes_turns_until_the_gap_passes(
     assert pick() == answered.id
 
 
+@pytest.mark.parametrize("urgent", [PERSON, VALIDATION])
+def test_an_addresss_next_urgent_match_waits_the_gap_after_one_ended(
+    settings: Any, urgent: int
+) -> None:
+    # Slow uploads from two accounts of one address, three pending each: whenever one smoke
+    # match ended, the worker it freed took the address's next, and another user's challenge
+    # waited 161 s behind 12 of them (issue 21's fourth review). A person's match that ends
+    # at the person's last decision is the same chain.
+    settings.FAIR_HEAD_START_GAP_SECONDS = 30.0
+    uploader, other = UserFactory(), UserFactory()
+    AccountOrigin.objects.create(user=uploader, address="198.51.100.7")
+    challenge = queued(other)
+    queued(
+        uploader,
+        priority=urgent,
+        status=Match.Status.FINISHED,
+        finished_at=timezone.now() - timedelta(seconds=1),
+    )
+    following = queued(uploader, priority=urgent)
+    assert pick() == challenge.id
+    assert pick() == following.id
+
+
+def test_an_addresss_urgent_work_past_its_head_start_budget_takes_its_turn(settings: Any) -> None:
+    settings.FAIR_HEAD_START_SECONDS_PER_HOUR = 60.0
+    uploader, other = UserFactory(), UserFactory()
+    AccountOrigin.objects.create(user=uploader, address="198.51.100.7")
+    challenge = queued(other)
+    smoke = queued(uploader, priority=VALIDATION)
+    worker_time.charge([f"u:{uploader.pk}", "a:198.51.100.7", "urgent:a:198.51.100.7"], 61.0)
+    worker_time.charge([f"u:{other.pk}"], 61.0)  # the same worker time otherwise
+    assert pick() == challenge.id
+    assert pick() == smoke.id
+
+
 def test_a_person_who_thought_keeps_the_head_start(settings: Any) -> None:
-    settings.FAIR_PERSON_GAP_SECONDS = 1.0
+    settings.FAIR_HEAD_START_GAP_SECONDS = 1.0
     person, other = UserFactory(), UserFactory()
     challenge = queued(other)
     thought = queued(person, priority=PERSON, suspended_at=timezone.now() - timedelta(seconds=5))

@@ -196,7 +196,7 @@ class Match(models.Model):
         null=True,
         blank=True,
         help_text="When the match last stopped to wait for a person: an address's people's"
-        " head start waits FAIR_PERSON_GAP_SECONDS after it (docs/reliability.md).",
+        " head start waits FAIR_HEAD_START_GAP_SECONDS after it (docs/reliability.md).",
     )
     # A fork replays the first ``forked_at`` events of another match, then plays on.
     forked_from = models.ForeignKey(
@@ -216,11 +216,17 @@ class Match(models.Model):
             models.Index(
                 fields=["deal"], name="match_deal", condition=models.Q(deal__isnull=False)
             ),
-            # The scheduler's "whose people stopped for a person within the gap" (scheduler.py).
+            # The scheduler's "whose people's or smoke matches stopped or ended within the gap"
+            # (scheduler.py): people's and smoke matches only, a small share of the table.
             models.Index(
                 fields=["suspended_at"],
                 name="match_suspended",
                 condition=models.Q(suspended_at__isnull=False),
+            ),
+            models.Index(
+                fields=["finished_at"],
+                name="match_urgent_finished",
+                condition=models.Q(priority__lt=2),
             ),
         ]
 

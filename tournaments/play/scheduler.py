@@ -8,10 +8,12 @@ take the same row), the queued match that comes first in this order:
 
 1. its class (``Match.priority``): a person's seat, then an upload's smoke match, then
    everything else (challenges, forks, ladders, seasons). An origin's person's match or smoke
-   match keeps its class only while none of the origin's of that class is being played, and a
-   person's only if none of the origin's stopped for a person within ``FAIR_PERSON_GAP_SECONDS``
-   (else it takes its turn among the rest): a script answering its "person's" seats at once
-   would otherwise have each next segment go first. A message never takes a match of a
+   match keeps its class only while none of the origin's of that class is being played or
+   stopped for a person or ended within ``FAIR_HEAD_START_GAP_SECONDS``, and while the origin's
+   people's and smoke matches took less than ``FAIR_HEAD_START_SECONDS_PER_HOUR`` of the workers
+   in the last hour (else it takes its turn among the rest): a script answering its "person's"
+   seats at once, or a stream of slow uploads, would otherwise have each next one go first
+   whenever a worker freed. A message never takes a match of a
    later class than its own, so a worker reading only the ``people`` queue plays people's
    matches alone (the reserve that keeps a person's wait short while ladders play);
 2. within the class, whose turn it is. The "account" of a match is whoever it is for: the user
@@ -99,17 +101,25 @@ WITH claimable AS MATERIALIZED (
     WHERE m.status = 'running' AND m.lease_expires_at >= now()
     GROUP BY 1, 2
 ), paused AS (
-    -- The origins one of whose people's matches stopped for a person within the gap: their
-    -- people's next segment takes its turn with the rest until the gap has passed, so a script
-    -- answering its seats at once cannot chain head starts (a person thinks longer than that).
-    SELECT DISTINCT COALESCE('a:' || host(o.address), {ACCOUNT}) AS origin
+    -- The origins one of whose urgent matches (a person's, a smoke match) stopped for a person
+    -- or ended within the gap, by class: their next one of that class takes its turn with the
+    -- rest until the gap has passed. The worker that has just let one go picks at once, so
+    -- without the gap the origin's next went first every time: a script answering its seats
+    -- at once, or a stream of slow uploads, held the workers (a person thinks longer).
+    SELECT DISTINCT COALESCE('a:' || host(o.address), {ACCOUNT}) AS origin, m.priority
     FROM tournaments_match m
     LEFT JOIN tournaments_accountorigin o ON o.user_id = m.created_by_id
-    WHERE m.suspended_at > now() - make_interval(secs => %(person_gap)s)
+    WHERE m.priority < {PLAY} AND (
+        m.suspended_at > now() - make_interval(secs => %(gap)s)
+        OR m.finished_at > now() - make_interval(secs => %(gap)s)
+    )
 ), used AS (
     SELECT key, sum(seconds) AS seconds FROM tournaments_workertime
     WHERE minute > now() - interval '1 hour'
-      AND key IN (SELECT account FROM accounts UNION SELECT origin FROM accounts)
+      AND key IN (
+          SELECT account FROM accounts UNION SELECT origin FROM accounts
+          UNION SELECT 'urgent:' || origin FROM accounts
+      )
     GROUP BY key
 ), turns AS MATERIALIZED (
     SELECT array_agg(turn ORDER BY n) AS turns FROM (
@@ -119,15 +129,19 @@ WITH claimable AS MATERIALIZED (
             (a.account LIKE 'u:%%' AND coalesce(ua.seconds, 0) >= %(budget)s)
                 OR (a.origin LIKE 'a:%%' AND coalesce(uo.seconds, 0) >= %(origin_budget)s),
             -- A person's match, or an upload's smoke match, goes ahead of the rest only while
-            -- none of its origin's of that class is being played (and, for people, none
-            -- stopped for a person within the gap): one person plays one game at a time, and
-            -- a script's many "people", or many slow uploads, of one account or of several of
-            -- one address, take turns with everyone's work.
-            CASE WHEN (a.priority = {PERSON} AND (EXISTS (
-                SELECT 1 FROM running r WHERE r.origin = a.origin AND r.people > 0
-            ) OR a.origin IN (SELECT origin FROM paused))) OR (a.priority = {VALIDATION} AND EXISTS (
-                SELECT 1 FROM running r WHERE r.origin = a.origin AND r.smokes > 0
-            )) THEN {PLAY} ELSE a.priority END,
+            -- none of its origin's of that class is being played or ended within the gap
+            -- (``paused``), and while the origin's urgent work of the last hour is within its
+            -- head start's budget: one person plays one game at a time, and a script's many
+            -- "people", or many slow uploads, of one account or of several of one address,
+            -- take turns with everyone's work.
+            CASE WHEN a.priority < {PLAY} AND (
+                EXISTS (
+                    SELECT 1 FROM running r WHERE r.origin = a.origin
+                      AND (CASE WHEN a.priority = {PERSON} THEN r.people ELSE r.smokes END) > 0
+                )
+                OR EXISTS (SELECT 1 FROM paused p WHERE p.origin = a.origin AND p.priority = a.priority)
+                OR coalesce(uu.seconds, 0) >= %(head_start)s
+            ) THEN {PLAY} ELSE a.priority END,
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.origin = a.origin),
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.account = a.account),
             coalesce(uo.seconds, 0),
@@ -137,6 +151,7 @@ WITH claimable AS MATERIALIZED (
         FROM accounts a
         LEFT JOIN used ua ON ua.key = a.account
         LEFT JOIN used uo ON uo.key = a.origin
+        LEFT JOIN used uu ON uu.key = 'urgent:' || a.origin
     ) ranked
 ), top AS MATERIALIZED (
     -- The first matches in that order: each account's, oldest first.
@@ -183,8 +198,10 @@ class Picked:
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """What its worker time is charged to."""
-        return tuple(dict.fromkeys(k for k in (self.account, self.origin) if k))
+        """What its worker time is charged to: its account and origin, and for a person's or a
+        smoke match the origin's urgent work too (the head start's budget)."""
+        urgent = f"urgent:{self.origin}" if self.priority < PLAY and self.origin else ""
+        return tuple(dict.fromkeys(k for k in (self.account, self.origin, urgent) if k))
 
 
 @dataclass(frozen=True)
@@ -219,7 +236,8 @@ def pick(*, upto: int, owner: str, sandbox: bool, refund_of: str | None = None) 
         "lease": runner.lease_seconds(),
         "budget": budget_seconds(),
         "origin_budget": budget_seconds() * origin_factor(),
-        "person_gap": float(settings.FAIR_PERSON_GAP_SECONDS),
+        "gap": float(settings.FAIR_HEAD_START_GAP_SECONDS),
+        "head_start": float(settings.FAIR_HEAD_START_SECONDS_PER_HOUR),
     }
     connection.ensure_connection()
     # One statement, so one transaction of its own: the row is locked, claimed and committed

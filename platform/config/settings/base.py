@@ -145,9 +145,12 @@ FAIR_MAX_ACTIVE_MATCHES = env.int("FAIR_MAX_ACTIVE_MATCHES", default=10)
 FAIR_MAX_PENDING_VERSIONS = env.int("FAIR_MAX_PENDING_VERSIONS", default=3)
 FAIR_WORKER_SECONDS_PER_HOUR = env.float("FAIR_WORKER_SECONDS_PER_HOUR", default=1800.0)
 FAIR_ADDRESS_FACTOR = env.int("FAIR_ADDRESS_FACTOR", default=2)
-# A person's move buys the bots' reply the head of the queue only if it came this long after
-# the match stopped for it (by anyone of the address): a script answering at once takes turns.
-FAIR_PERSON_GAP_SECONDS = env.float("FAIR_PERSON_GAP_SECONDS", default=1.0)
+# A person's or a smoke match goes ahead of the rest only if none of its address's of that class
+# stopped for a person or ended this long before (a script answering at once, or a stream of
+# slow uploads, then takes turns), and while the address's such matches took less than this
+# much of the workers in the last hour (scheduler.py; docs/reliability.md).
+FAIR_HEAD_START_GAP_SECONDS = env.float("FAIR_HEAD_START_GAP_SECONDS", default=1.0)
+FAIR_HEAD_START_SECONDS_PER_HOUR = env.float("FAIR_HEAD_START_SECONDS_PER_HOUR", default=300.0)
 # A match queued (a version pending) this long is sent again by the reaper: its message was
 # lost, or never sent because the broker was down when it was created (docs/reliability.md).
 MATCH_RESEND_AFTER_SECONDS = env.float("MATCH_RESEND_AFTER_SECONDS", default=600.0)
