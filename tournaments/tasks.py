@@ -18,7 +18,7 @@ from typing import Any
 
 from celery import Task, shared_task
 from celery.exceptions import Retry
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import celeryd_after_setup, worker_process_init, worker_ready
 from django.conf import settings
 
 from config import queues
@@ -31,6 +31,16 @@ def tune_worker_process(**kwargs: object) -> None:
     from tournaments.play.runtime import tune_gc
 
     tune_gc()
+
+
+@celeryd_after_setup.connect
+def note_queues(sender: object, instance: Any, **kwargs: object) -> None:
+    """Tell the scheduler which queues this worker reads (before its pool's processes fork)."""
+    from tournaments.play import scheduler
+
+    names = list(instance.app.amqp.queues.consume_from)
+    scheduler.note_queues(names)
+    log.info("scheduler: this worker reads %s, takes classes up to %s", names, scheduler.WIDEST)
 
 
 @worker_ready.connect

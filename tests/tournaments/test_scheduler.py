@@ -344,3 +344,41 @@ def test_a_claimed_builtin_match_renews_its_lease_at_each_flush_but_the_last() -
     assert match.lease_expires_at is not None
     assert match.lease_expires_at > soon + timedelta(seconds=30)  # a whole lease from now
     assert store.current_version(match.id) == 1
+
+
+def test_a_worker_reading_the_matches_queue_takes_any_class_whatever_message_woke_it(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Woken by an upload's validation message, a worker took only people's and smoke matches:
+    # an address's smoke match that had lost its head start was still played before another
+    # user's challenge (issue 21's fourth review). A worker kept for people still plays them alone.
+    monkeypatch.setattr(scheduler, "WIDEST", None)
+    scheduler.note_queues([settings.PEOPLE_QUEUE])
+    assert scheduler.widest(PERSON) == PERSON
+    scheduler.note_queues([settings.VALIDATION_QUEUE, settings.PEOPLE_QUEUE])
+    assert (scheduler.widest(PERSON), scheduler.widest(VALIDATION)) == (VALIDATION, VALIDATION)
+    scheduler.note_queues([settings.PEOPLE_QUEUE, settings.MATCH_QUEUE, "celery"])
+    assert scheduler.widest(PERSON) == scheduler.widest(VALIDATION) == PLAY
+    settings.FAIR_HEAD_START_GAP_SECONDS = 30.0
+    uploader, other = UserFactory(), UserFactory()
+    challenge = queued(other)
+    queued(
+        uploader,
+        priority=VALIDATION,
+        status=Match.Status.FINISHED,
+        finished_at=timezone.now() - timedelta(seconds=1),
+    )
+    smoke = queued(uploader, priority=VALIDATION)
+    played: list[uuid.UUID] = []
+    monkeypatch.setattr(
+        scheduler.validation, "validate", lambda version, owner, smoke: played.append(smoke)
+    )
+
+    def run_match(match_id: uuid.UUID, owner: str, claimed: bool, attempts: int) -> Any:
+        played.append(match_id)
+        return runner.RunResult.FINISHED
+
+    monkeypatch.setattr(scheduler.runner, "run_match", run_match)
+    monkeypatch.setattr(scheduler.dispatch, "play_match", lambda *args: True)
+    scheduler.serve(upto=VALIDATION, hint=smoke.id)
+    assert played == [challenge.id]

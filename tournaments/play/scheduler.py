@@ -13,9 +13,10 @@ take the same row), the queued match that comes first in this order:
    people's and smoke matches took less than ``FAIR_HEAD_START_SECONDS_PER_HOUR`` of the workers
    in the last hour (else it takes its turn among the rest): a script answering its "person's"
    seats at once, or a stream of slow uploads, would otherwise have each next one go first
-   whenever a worker freed. A message never takes a match of a
-   later class than its own, so a worker reading only the ``people`` queue plays people's
-   matches alone (the reserve that keeps a person's wait short while ladders play);
+   whenever a worker freed. A worker never takes a match of a later class than the queues
+   it reads carry (``note_queues``), so a worker reading only the ``people`` queue plays
+   people's matches alone (the reserve that keeps a person's wait short while ladders play),
+   while one that reads ``matches`` too takes whatever comes first, whichever message woke it;
 2. within the class, whose turn it is. The "account" of a match is whoever it is for: the user
    who made it (a challenge, a fork, a smoke match, a person's match), else its ladder or
    season (each its own account); the "origin" is the address the user signed up from
@@ -41,6 +42,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,6 +216,32 @@ class Served:
     """Nothing was played and the hint is held by another worker's live lease."""
 
 
+WIDEST: int | None = None
+"""The latest class this worker's queues carry (set when the worker starts: tasks.py), None
+when unknown (a test calling serve directly)."""
+
+
+def note_queues(names: Iterable[str]) -> None:
+    """Remember the latest class the queues this worker reads carry: a worker that also reads
+    the ``matches`` queue takes any class whatever message woke it, so that a person's or a
+    smoke match that lost its head start takes its turn behind what comes first (the worker
+    woken by its own message would otherwise play it anyway, and a stream of uploads chained
+    its smoke matches); a worker kept for people or validations still takes nothing later."""
+    global WIDEST
+    classes = {
+        settings.PEOPLE_QUEUE: PERSON,
+        settings.VALIDATION_QUEUE: VALIDATION,
+        settings.MATCH_QUEUE: PLAY,
+    }
+    read = [classes[name] for name in names if name in classes]
+    WIDEST = max(read) if read else None
+
+
+def widest(upto: int) -> int:
+    """The class a message of class ``upto`` may take up to on this worker."""
+    return upto if WIDEST is None else max(upto, WIDEST)
+
+
 def budget_seconds() -> float:
     return float(settings.FAIR_WORKER_SECONDS_PER_HOUR)
 
@@ -283,7 +311,7 @@ def serve(
     """
     owner = owner or runner.worker_name()
     isolated, _ = isolation_status()
-    picked = pick(upto=upto, owner=owner, sandbox=isolated, refund_of=refund_of)
+    picked = pick(upto=widest(upto), owner=owner, sandbox=isolated, refund_of=refund_of)
     if hint is not None and _pass_on(hint, picked):
         return Served(None, "busy", hint_busy=True)
     if picked is None:

@@ -92,7 +92,10 @@ def _fairness(options: dict[str, Any]) -> dict[str, Any]:
 
     with _database(options):
         return bench_fairness(
-            workers=options["workers"], flood=options["flood"], bot_sleep=options["bot_sleep"]
+            workers=options["workers"],
+            flood=options["flood"],
+            bot_sleep=options["bot_sleep"],
+            kind=options["kind"],
         )
 
 
@@ -193,6 +196,12 @@ class Command(BaseCommand):
             type=int,
             default=30,
             help="fairness: challenges one account sends (the cap accepts some, refuses the rest)",
+        )
+        parser.add_argument(
+            "--kind",
+            choices=["challenges", "uploads"],
+            default="challenges",
+            help="fairness: the flood, challenges of one account or uploads of two of one address",
         )
         parser.add_argument(
             "--bot-sleep",
