@@ -283,3 +283,33 @@ def test_the_content_security_policy_blocks_nothing_the_site_uses(
     assert page.evaluate("() => window.ran") is None
     page.wait_for_timeout(200)
     assert refused
+
+
+def _box_within(tab: Any, selector: str) -> tuple[dict[str, float], int]:
+    """``selector``'s bounding box and the viewport's width, as the page lays them out."""
+    box = tab.locator(selector).bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    return box, tab.viewport_size["width"]
+
+
+@pytest.mark.parametrize("width", [1280, 1400, 1920, 390])
+def test_the_fork_panel_opens_within_the_screen(
+    browser: Any, live_server: Any, transactional_db: None, width: int
+) -> None:
+    # It once hung from the right edge of its button: wherever the toolbar wrapped that button
+    # near the left, the panel started left of the window (x = -53 at 1280 and 1400 px).
+    owner = UserFactory()
+    match = play("brexit", 4, owner, seed=21)
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, base_url=live_server.url
+    )
+    tab = context.new_page()
+    log_in(tab, owner, live_server)
+    tab.goto(f"/matches/{match.pk}/?step=10")
+    wait_board(tab, 10)
+    tab.locator(".fork-box summary").click()
+    box, viewport = _box_within(tab, "#fork-form")
+    scroll_width = tab.evaluate("document.documentElement.scrollWidth")
+    context.close()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= viewport, (box, viewport)
+    assert scroll_width <= viewport
