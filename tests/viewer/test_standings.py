@@ -98,8 +98,40 @@ def test_bot_page_charts_its_rating_history(ladder: Ladder) -> None:
             elo_before=1500,
             elo_after=1500,
         )
+    # Rated in a season too, less often: the chart is of the ladder, and says so.
+    season = Season.objects.create(name="Winter", game="brexit", seats=4, state="running")
+    RatingHistory.objects.create(
+        match=MatchFactory(game="brexit", season=season, status=Match.Status.FINISHED),
+        position=10,
+        pool=f"season:{season.pk}",
+        player=f"v:{version.pk}",
+        bot_version=version,
+        rank=1,
+        mu_before=25,
+        sigma_before=8,
+        mu_after=26,
+        sigma_after=7,
+        rating_before=900,
+        rating_after=910,
+        elo_before=1500,
+        elo_after=1500,
+    )
     html = Client().get(f"/bots/{bot.pk}/").content.decode()
-    assert '<svg class="chart"' in html and "1540.0" in html
+    chart = html.split('<figure class="chart-figure">')[1].split("</figure>")[0]
+    assert '<svg class="chart"' in chart and "<title>" in chart and ": 1540</title>" in chart
+    assert "910" not in chart  # the season's point is on another scale: not in this line
+    # Its axes: two lines, the rating's ticks (lowest, middle, highest) and both axes' titles.
+    assert chart.count('class="axis"') == 2
+    ticks = re.findall(r'class="tick" text-anchor="end">(\d+)</text>', chart)
+    assert ticks[:3] == ["1500", "1520", "1540"]
+    assert ">Rating</text>" in chart and "3 rated matches, oldest to newest" in chart
+    # Which ladder: named in the caption, linked to its page, and in the image's label.
+    caption = re.search(r"<figcaption>(.*)</figcaption>", chart)
+    assert caption is not None
+    assert caption.group(1) == (
+        f'Rating after each rated match in ladder <a href="/ladders/{ladder.pk}/">brexit four</a>'
+    )
+    assert 'aria-label="rating over time in ladder brexit four"' in chart
 
 
 def test_a_bot_page_says_about_how_many_more_games_until_its_rating_is_settled() -> None:
