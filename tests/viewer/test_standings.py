@@ -162,3 +162,27 @@ def test_a_bot_page_says_about_how_many_more_games_until_its_rating_is_settled()
         Skill(sigma=200 / ELO_PER_MU, games=3), seats=3, cap=placed, typical=placed
     )
     assert expected is not None and int(games) == expected >= 5
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "title"),
+    [
+        ("season", "Demo season", "Demo season · Brexit: The Real Deal"),
+        ("season", "Winter Season 2026", "Winter Season 2026 · Brexit: The Real Deal"),
+        ("season", "Winter", "Winter season · Brexit: The Real Deal"),
+        ("ladder", "brexit (3 players)", "brexit (3 players) ladder · Brexit: The Real Deal"),
+        ("ladder", "The ladder", "The ladder · Brexit: The Real Deal"),
+    ],
+)
+def test_a_competition_is_titled_without_saying_its_kind_twice(
+    kind: str, name: str, title: str
+) -> None:
+    """A season named "X season" was titled "X season season"."""
+    if kind == "season":
+        pk = Season.objects.create(name=name, game="brexit", seats=3).pk
+    else:
+        pk = Ladder.objects.create(name=name, game="brexit", seats=3).pk
+    html = Client().get(f"/{kind}s/{pk}/").content.decode()
+    h1 = re.search(r"<h1>(.*?)</h1>", html)
+    assert h1 is not None
+    assert re.sub(r"<[^>]+>", "", h1.group(1)) == title
