@@ -21,6 +21,7 @@ from replays import store
 from replays.store import NewEvent
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
+from tests.viewer.test_owner_tools import SECRET, with_a_timeout
 from tournaments import tasks
 from tournaments.play.models import Match
 
@@ -313,3 +314,24 @@ def test_the_fork_panel_opens_within_the_screen(
     context.close()
     assert box["x"] >= 0 and box["x"] + box["width"] <= viewport, (box, viewport)
     assert scroll_width <= viewport
+
+
+def test_clicking_a_verdict_shows_the_stderr_of_its_decision(
+    page: Any, live_server: Any, transactional_db: None
+) -> None:
+    owner = UserFactory()
+    match, verdict_version = with_a_timeout(owner)
+    log_in(page, owner, live_server)
+    page.goto(f"/matches/{match.pk}/?step=1")
+    wait_board(page, 1)
+    assert page.locator("#stderr").inner_text() == "No stderr at this step."
+    page.locator(".timeline .mark").click()
+    wait_board(page, verdict_version)
+    asked = verdict_version - 2
+    assert page.locator("#stderr").inner_text() == f"seat 0 (asked at step {asked}): {SECRET}"
+    page.locator(f'#log button[data-step="{asked}"]').click()
+    wait_board(page, asked)
+    assert page.locator("#stderr").inner_text() == f"seat 0: {SECRET}"
+    page.locator(f'#log button[data-step="{verdict_version}"]').click()  # the verdict's line
+    wait_board(page, verdict_version)
+    assert SECRET in page.locator("#stderr").inner_text()
