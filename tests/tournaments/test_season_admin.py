@@ -102,6 +102,9 @@ def test_a_season_is_created_with_entrants_and_started_from_the_admin(staff_clie
         entrants=[{"builtin": "random"}, {"builtin": "greedy"}, {"bot_version": version.pk}],
     )
     assert season.state == "draft" and season.entrants.count() == 3
+    # The version entered is shown as the picker lists it, with its owner.
+    change = staff_client.get(reverse("admin:tournaments_season_change", args=[season.pk]))
+    assert f"clever v1 by {version.bot.owner.username}</option>" in change.content.decode()
     assert "cannot become running" in season_action(staff_client, season, "start_season")
     assert "open" in season_action(staff_client, season, "open_season")
     assert "running" in season_action(staff_client, season, "start_season")

@@ -111,7 +111,7 @@ def test_scores_read_as_whole_numbers_and_real_fractions_stay(
     ranking = client.get(f"/matches/{brexit_match.pk}/play/").content.decode()
     assert re.search(r'data-seat="0"[^<]*<b>\d\.</b> [^<]* \(you\) · score 9</li>', ranking)
     assert "score 2.5</li>" in ranking and ".0</li>" not in ranking
-    staff = UserFactory(is_staff=True, is_superuser=True)
+    staff: Any = UserFactory(is_staff=True, is_superuser=True)
     client.force_login(staff)
     change = client.get(f"/admin/tournaments/match/{brexit_match.pk}/change/").content.decode()
     scores = re.findall(r'field-score_shown">\s*<p>([^<]*)</p>', change)

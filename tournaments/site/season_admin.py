@@ -156,12 +156,17 @@ class EntrantVersionSelect(AutocompleteSelect):
 
     @property
     def media(self) -> forms.Media:
-        # One list, so that the script comes after jQuery and select2 (a sum of two lists
-        # leaves their order to the merge, which put it first).
-        django_own = super().media
-        return forms.Media(
-            js=[*django_own._js, "replays/entrant_autocomplete.js"], css=django_own._css
-        )
+        # After Django's own scripts, named here: the merge of media orders only what one list
+        # orders (alone, the script came first, before jQuery).
+        after = ("admin/js/jquery.init.js", "admin/js/autocomplete.js")
+        return super().media + forms.Media(js=[*after, "replays/entrant_autocomplete.js"])
+
+
+class EntrantVersionField(forms.ModelChoiceField):  # type: ignore[type-arg]
+    """An entrant's version, shown as the picker lists it (an entrant already saved, too)."""
+
+    def label_from_instance(self, obj: Any) -> str:
+        return entrant_label(obj)
 
 
 class EntrantFormSet(BaseInlineFormSet):  # type: ignore[type-arg]
@@ -201,11 +206,10 @@ class EntrantInline(admin.TabularInline):  # type: ignore[type-arg]
         if db_field.name == "bot_version":
             kwargs["widget"] = EntrantVersionSelect(db_field, self.admin_site)
             kwargs["queryset"] = BotVersion.objects.select_related("bot__owner")
+            kwargs["form_class"] = EntrantVersionField
         field: forms.ModelChoiceField[Any] | None = super().formfield_for_foreignkey(
             db_field, request, **kwargs
         )
-        if field is not None and db_field.name == "bot_version":
-            field.label_from_instance = entrant_label  # type: ignore[method-assign]
         return field
 
     def _editable(self, obj: Season | None) -> bool:
