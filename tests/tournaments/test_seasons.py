@@ -81,6 +81,29 @@ def test_a_season_needs_enough_ready_entrants() -> None:
         seasons.start_season(season=season)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_rounds_does_what_its_help_text_says(seed: int) -> None:
+    """The help said "Balanced: tables per entrant", but 5 entrants, 3 seats and rounds=2 gave
+    2 tables: one entrant 6 games and the others 3. It is rounds, as the help now says, with
+    its example checked here on the schedule start_season draws."""
+    help_text = str(Season._meta.get_field("rounds").help_text)
+    assert help_text.startswith("Balanced and Swiss: how many rounds.")
+    assert (
+        "5 entrants at 3 seats play one table a round, and 2 rounds give one entrant" in help_text
+    )
+    season = make_season(entrants=5, rounds=2)
+    seasons.open_season(season=season)
+    seasons.start_season(season=season, rng=random.Random(seed))
+    fixtures = list(Fixture.objects.filter(season=season))
+    tables = {(f.round, f.table): f for f in fixtures if f.game_number == 1}
+    assert sorted(r for r, _ in tables) == [1, 2]  # one table a round
+    played = Counter(p for f in tables.values() for p in f.players)
+    assert sorted(played[p] for p in seasons.players(season)) == [1, 1, 1, 1, 2]
+    # Whoever sat the first round out plays the second.
+    by_round = {r: set(f.players) for (r, _), f in tables.items()}
+    assert set(seasons.players(season)) - by_round[1] <= by_round[2]
+
+
 def test_balanced_schedule_every_pair_meets_about_equally_often() -> None:
     season = make_season(entrants=7, rounds=6)
     seasons.open_season(season=season)

@@ -98,8 +98,40 @@ def test_bot_page_charts_its_rating_history(ladder: Ladder) -> None:
             elo_before=1500,
             elo_after=1500,
         )
+    # Rated in a season too, less often: the chart is of the ladder, and says so.
+    season = Season.objects.create(name="Winter", game="brexit", seats=4, state="running")
+    RatingHistory.objects.create(
+        match=MatchFactory(game="brexit", season=season, status=Match.Status.FINISHED),
+        position=10,
+        pool=f"season:{season.pk}",
+        player=f"v:{version.pk}",
+        bot_version=version,
+        rank=1,
+        mu_before=25,
+        sigma_before=8,
+        mu_after=26,
+        sigma_after=7,
+        rating_before=900,
+        rating_after=910,
+        elo_before=1500,
+        elo_after=1500,
+    )
     html = Client().get(f"/bots/{bot.pk}/").content.decode()
-    assert '<svg class="chart"' in html and "1540.0" in html
+    chart = html.split('<figure class="chart-figure">')[1].split("</figure>")[0]
+    assert '<svg class="chart"' in chart and "<title>" in chart and ": 1540</title>" in chart
+    assert "910" not in chart  # the season's point is on another scale: not in this line
+    # Its axes: two lines, the rating's ticks (lowest, middle, highest) and both axes' titles.
+    assert chart.count('class="axis"') == 2
+    ticks = re.findall(r'class="tick" text-anchor="end">(\d+)</text>', chart)
+    assert ticks[:3] == ["1500", "1520", "1540"]
+    assert ">Rating</text>" in chart and "3 rated matches, oldest to newest" in chart
+    # Which ladder: named in the caption, linked to its page, and in the image's label.
+    caption = re.search(r"<figcaption>(.*)</figcaption>", chart)
+    assert caption is not None
+    assert caption.group(1) == (
+        f'Rating after each rated match in ladder <a href="/ladders/{ladder.pk}/">brexit four</a>'
+    )
+    assert 'aria-label="rating over time in ladder brexit four"' in chart
 
 
 def test_a_bot_page_says_about_how_many_more_games_until_its_rating_is_settled() -> None:
@@ -130,3 +162,27 @@ def test_a_bot_page_says_about_how_many_more_games_until_its_rating_is_settled()
         Skill(sigma=200 / ELO_PER_MU, games=3), seats=3, cap=placed, typical=placed
     )
     assert expected is not None and int(games) == expected >= 5
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "title"),
+    [
+        ("season", "Demo season", "Demo season · Brexit: The Real Deal"),
+        ("season", "Winter Season 2026", "Winter Season 2026 · Brexit: The Real Deal"),
+        ("season", "Winter", "Winter season · Brexit: The Real Deal"),
+        ("ladder", "brexit (3 players)", "brexit (3 players) ladder · Brexit: The Real Deal"),
+        ("ladder", "The ladder", "The ladder · Brexit: The Real Deal"),
+    ],
+)
+def test_a_competition_is_titled_without_saying_its_kind_twice(
+    kind: str, name: str, title: str
+) -> None:
+    """A season named "X season" was titled "X season season"."""
+    if kind == "season":
+        pk = Season.objects.create(name=name, game="brexit", seats=3).pk
+    else:
+        pk = Ladder.objects.create(name=name, game="brexit", seats=3).pk
+    html = Client().get(f"/{kind}s/{pk}/").content.decode()
+    h1 = re.search(r"<h1>(.*?)</h1>", html)
+    assert h1 is not None
+    assert re.sub(r"<[^>]+>", "", h1.group(1)) == title

@@ -95,7 +95,14 @@ class Season(models.Model):
     state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT)
     format = models.CharField(max_length=12, choices=Format.choices, default=Format.BALANCED)
     rounds = models.PositiveSmallIntegerField(
-        default=3, help_text="Balanced: tables per entrant. Swiss: rounds. Ignored by round robin."
+        default=3,
+        help_text=(
+            "Balanced and Swiss: how many rounds. Each round seats every entrant at one table"
+            " except those left over when the field does not fill whole tables, who sit that"
+            " round out (balanced: those who have sat out least; Swiss: the lowest rated, in"
+            " turn). So 5 entrants at 3 seats play one table a round, and 2 rounds give one"
+            " entrant 2 tables and the others 1. Ignored by round robin."
+        ),
     )
     games_per_table = models.PositiveSmallIntegerField(
         default=0, help_text="Games per table (0: one per seat rotation, the duplicate deal)."

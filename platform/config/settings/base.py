@@ -81,6 +81,7 @@ TEMPLATES = [
             "libraries": {
                 "seats": "tournaments.site.templatetags.seats",
                 "replay_log": "tournaments.site.templatetags.replay_log",
+                "scores": "tournaments.site.templatetags.scores",
             },
             "context_processors": [
                 "django.template.context_processors.request",

@@ -32,7 +32,8 @@ DEMO = [
 LADDER_SEATS = 3
 DEMO_SEASON = "Demo season"
 DEMO_SEASON_ROUNDS = 2
-"""Tables per built-in in the demo season: 4 tables x 3 seat rotations = 12 matches, about 6 min."""
+"""Rounds of the demo season: its six built-ins fill two three-seat tables a round, so 4 tables
+x 3 seat rotations = 12 matches, about 6 min."""
 
 
 class Command(BaseCommand):

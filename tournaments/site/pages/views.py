@@ -110,6 +110,7 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         "site/competition.html",
         {
             "kind": kind,
+            "kind_shown": _kind_shown(kind, competition.name),
             "competition": competition,
             "provisional_games": ladder_order.PROVISIONAL_GAMES,
             "ratings": rating_rows,
@@ -122,6 +123,12 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
             "matches_url": reverse("site-matches") + f"?{kind}={competition.pk}",
         },
     )
+
+
+def _kind_shown(kind: str, name: str) -> str:
+    """The word beside a competition's name in its title, unless the name says it already:
+    "Demo season" is titled "Demo season · Brexit", not "Demo season season · Brexit"."""
+    return "" if kind in name.casefold().split() else kind
 
 
 @require_safe
