@@ -97,6 +97,8 @@ def test_the_twins_ratio_is_what_their_outcomes_say(quick: dict[str, Any]) -> No
             assert stat["ratio"] == pytest.approx(
                 stat["pairs_needed_duplicate"] / stat["pairs_needed_independent"], rel=1e-2
             )
+        # Twins open on the same deal, and part ways once the two versions decide differently.
+        assert 0 < game["played_alike_median"] < 1
         low, high = game["ratio_ci95"]
         assert low is None or high is None or low <= high
 
@@ -117,7 +119,7 @@ def test_the_bench_counts_pairs_as_the_test_does(quick: dict[str, Any]) -> None:
 def test_twins_play_the_same_deal_and_fresh_seeds_do_not() -> None:
     # The same bot twice on one seed plays the same game: every duplicate pair is equal.
     deals = twins.play_deals("brexit", "greedy", "greedy", ["random"] * 3, 8, seed=3)
-    assert all(d.candidate == d.twin for d in deals)
+    assert all(d.candidate == d.twin and d.shared == 1 for d in deals)
     shares = twins.compare(deals, resamples=0, seed=1)["statistics"][twins.CHOSEN]
     assert shares["duplicate"]["equal"] == 1
     assert shares["independent"]["equal"] < 0.5  # other deals, other games

@@ -97,7 +97,13 @@ def bench_sprt(
         deals = twins.play_deals(
             spec.game, spec.candidate, spec.baseline, spec.field, spec.pairs, seed
         )
-        duplicate[spec.game] = {
+        # A game measured again with other bots is named by them too.
+        name = (
+            spec.game
+            if spec.game not in duplicate
+            else f"{spec.game}:{spec.candidate}:{spec.baseline}"
+        )
+        duplicate[name] = {
             "candidate": spec.candidate,
             "baseline": spec.baseline,
             "field": list(spec.field),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import math
 import random
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -29,6 +30,7 @@ from typing import Any
 from games.engine.builtin import make_player
 from games.engine.driver import InProcess, MatchDriver, MemorySink
 from games.engine.registry import get
+from games.engine.types import Event
 from tournaments.rating.sprt import Finish, Trinomial, finish
 
 Key = Callable[[Finish], tuple[float, ...]]
@@ -51,23 +53,29 @@ class Deal:
     seat: int
     candidate: Finish
     twin: Finish
+    shared: float = 1.0
+    """The share of the candidate's game played before the twins' events first differ."""
 
 
-def play(game: str, lineup: Sequence[str], seat: int, seed: int) -> Finish:
-    """One game through the match driver; the finish of ``seat``."""
+def play(game: str, lineup: Sequence[str], seat: int, seed: int) -> tuple[Finish, list[Event]]:
+    """One game through the match driver: the finish of ``seat`` and the game's events."""
     players = [
         InProcess(make_player(game, bot, seed=seed * 31 + s)) for s, bot in enumerate(lineup)
     ]
+    sink = MemorySink()
     driver = MatchDriver(
-        get(game).rules,
-        seats=len(lineup),
-        seed=seed,
-        options={},
-        players=players,
-        sink=MemorySink(),
+        get(game).rules, seats=len(lineup), seed=seed, options={}, players=players, sink=sink
     )
     outcome = driver.run()
-    return finish(list(outcome["ranks"]), list(outcome["scores"]), seat)
+    return finish(list(outcome["ranks"]), list(outcome["scores"]), seat), sink.events
+
+
+def shared_share(game: Sequence[Event], twin: Sequence[Event]) -> float:
+    """The share of ``game``'s events before the first that differs from its twin's."""
+    for i, (mine, theirs) in enumerate(zip(game, twin, strict=False)):
+        if mine["type"] != theirs["type"] or mine["payload"] != theirs["payload"]:
+            return i / len(game)
+    return min(len(game), len(twin)) / len(game)
 
 
 def play_deals(
@@ -79,11 +87,11 @@ def play_deals(
     for i in range(deals):
         seat = i % seats
         match_seed = seed * DEAL_SEED + i
-        finishes = [
+        (mine, events), (theirs, twin) = (
             play(game, [*field[:seat], bot, *field[seat:]], seat, match_seed)
             for bot in (candidate, baseline)
-        ]
-        out.append(Deal(seat, finishes[0], finishes[1]))
+        )
+        out.append(Deal(seat, mine, theirs, shared_share(events, twin)))
     return out
 
 
@@ -185,6 +193,8 @@ def compare(deals: Sequence[Deal], *, resamples: int, seed: int) -> dict[str, An
         if ratios
         else None,
         "statistics": figures,
+        # How far into a game twins stay the same game (the median share of its events).
+        "played_alike_median": round(statistics.median(d.shared for d in deals), 4),
         # The luck twins share, whatever the statistic: Var(margin difference) over what it
         # would be between independent games (the sum of the two variances).
         "margin_variance_ratio": round(
