@@ -96,9 +96,13 @@ def _fairness(options: dict[str, Any]) -> dict[str, Any]:
         )
 
 
-DEFAULT_TWINS = ("brexit:cautious:greedy:1000", "brasilis:bold:greedy:400")
-"""Each game's pair of close built-ins (candidate, baseline) and the deals it plays: Brexit's
-is the issue's, Bra$ilis' the closest pair whose difference 400 deals resolve (docs/ab-tests.md)."""
+DEFAULT_TWINS = (
+    "brexit:bold:greedy:1000",
+    "brexit:cautious:greedy:1000",
+    "brasilis:bold:greedy:400",
+)
+"""Each game's closest pair of cheap built-ins (candidate, baseline) whose difference the deals
+played resolve, and Brexit's pair of the issue (docs/benchmarks.md, "A/B tests")."""
 QUICK_PAIRS = 16
 
 
