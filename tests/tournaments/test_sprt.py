@@ -36,6 +36,8 @@ def test_the_elo_scale_is_logistic() -> None:
     assert score(-400) == pytest.approx(1 / 11)  # 1 / (1 + 10)
     assert elo(0.75) == pytest.approx(THREE_QUARTERS)
     assert elo(0.0) == -math.inf and elo(1.0) == math.inf
+    assert score(-200_000) == 0.0 and score(200_000) == 1.0  # no overflow either way
+    assert score(-100) == pytest.approx(1 - score(100), abs=1e-15)
 
 
 def test_llr_by_hand_without_equal_pairs() -> None:
@@ -219,6 +221,8 @@ def test_verdict_stops_at_the_first_bound_crossed_then_at_the_cap() -> None:
         {"elo0": 0, "elo1": 5, "alpha": 0},
         {"elo0": 0, "elo1": 5, "alpha": 0.6, "beta": 0.5},
         {"elo0": 0, "elo1": 5, "max_pairs": 0},
+        {"elo0": 0, "elo1": 10_000},  # a pair score of 1.0 in floating point
+        {"elo0": -200_000, "elo1": 0},  # 0.0
     ],
 )
 def test_a_test_that_cannot_decide_is_refused(bad: dict[str, float]) -> None:

@@ -46,6 +46,9 @@ Z95 = NormalDist().inv_cdf(0.975)
 
 def score(elo: float) -> float:
     """The expected pair score of a candidate ``elo`` logistic Elo better than its baseline."""
+    if elo < 0.0:  # the same, written so that a large difference underflows, never overflows
+        odds = math.pow(10.0, elo / 400.0)
+        return odds / (1.0 + odds)
     return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
@@ -156,7 +159,8 @@ def log_likelihood(counts: Counts, q: Trinomial) -> float:
 
 class Verdict(StrEnum):
     H0 = "H0"
-    """The candidate is not better than ``elo0``: the lower bound was crossed."""
+    """The candidate is not better by ``elo1`` (the evidence favours ``elo0``): the lower bound
+    was crossed."""
     H1 = "H1"
     """The candidate is better by at least ``elo1``: the upper bound was crossed."""
     CONTINUE = "continue"
@@ -182,6 +186,8 @@ class SequentialTest:
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
             raise ValueError(f"elo0 ({self.elo0}) must be below elo1 ({self.elo1})")
+        if score(self.elo0) <= 0.0 or score(self.elo1) >= 1.0:
+            raise ValueError("elo0 and elo1 must be differences a pair score can express")
         if not (0.0 < self.alpha < 1.0 and 0.0 < self.beta < 1.0 and self.alpha + self.beta < 1.0):
             raise ValueError("alpha and beta must be in (0, 1) with alpha + beta < 1")
         if self.max_pairs < 1:
