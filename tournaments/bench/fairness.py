@@ -28,7 +28,8 @@ from __future__ import annotations
 import statistics
 import time
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from django.contrib.auth import get_user_model
 
@@ -127,7 +128,21 @@ class _UploadFlood:
                 self.made.append(services.smoke_match_for(version).pk)
 
 
-FLOODS = {"challenges": _ChallengeFlood, "uploads": _UploadFlood}
+class _Flood(Protocol):
+    kind: str
+    made: list[uuid.UUID]
+    """The flood's matches (challenges, or smoke matches)."""
+    refused: int
+
+    def start(self) -> None: ...
+
+    def top_up(self) -> None: ...
+
+
+FLOODS: dict[str, Callable[[str, int, float], _Flood]] = {
+    "challenges": _ChallengeFlood,
+    "uploads": _UploadFlood,
+}
 
 
 def bench_fairness(
