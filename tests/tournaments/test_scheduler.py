@@ -17,7 +17,7 @@ from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tournaments import tasks
 from tournaments.competition.models import Ladder
-from tournaments.play import runner, scheduler, worker_time
+from tournaments.play import lifecycle, scheduler, worker_time
 from tournaments.play.models import AccountOrigin, Match, WorkerTime
 
 pytestmark = pytest.mark.django_db
@@ -336,7 +336,7 @@ def test_a_claimed_builtin_match_renews_its_lease_at_each_flush_but_the_last() -
     assert picked is not None and picked.id == match.id
     soon = timezone.now() + timedelta(seconds=2)
     Match.objects.filter(id=match.id).update(lease_expires_at=soon)
-    sink = runner.DatabaseSink(match, "w", list(match.seats.all()), leased=False, renew=True)
+    sink = lifecycle.DatabaseSink(match, "w", list(match.seats.all()), leased=False, renew=True)
     event: Event = {"type": "x", "actor": None, "payload": {}, "visible_to": None, "redacted": None}
     stats = [SeatStats() for _ in range(3)]
     sink(Flush(events=[event], expected_version=0, logs=[], stats=stats, outcome=None))
