@@ -305,6 +305,21 @@ def test_a_message_for_a_match_held_by_a_live_worker_waits_for_its_lease() -> No
     assert served.hint_busy and served.match_id is None
 
 
+def test_the_task_looks_again_once_a_live_lease_can_have_expired() -> None:
+    held = running(UserFactory())
+
+    class LookAgain(Exception):
+        pass
+
+    class Task:
+        def retry(self, countdown: int) -> LookAgain:
+            return LookAgain(countdown)
+
+    with pytest.raises(LookAgain) as again:
+        tasks._serve(Task(), PLAY, str(held.id))  # type: ignore[arg-type]
+    assert again.value.args == (lifecycle.lease_seconds() + 1,)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_at_once_never_take_the_same_match() -> None:
     users = [UserFactory() for _ in range(4)]
