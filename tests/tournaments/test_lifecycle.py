@@ -185,6 +185,7 @@ def test_suspend_lets_the_worker_go_and_only_its_lease_owner_suspends(
     assert (match.status, match.waiting_for, match.waiting_step) == ("waiting", [1, 2], 4)
     assert (match.lease_owner, match.lease_expires_at, match.attempts) == ("", None, 0)
     assert match.deadline is not None and match.deadline > timezone.now()
+    assert match.suspended_at is not None  # the scheduler's gap before a person's head start
 
 
 def test_a_person_s_action_is_checked_then_stored_as_a_bot_s_is(

@@ -18,7 +18,14 @@ from pathlib import Path
 from tests.e2e.conftest import ROOT
 
 WRITES = {"update", "create", "get_or_create", "update_or_create", "bulk_create", "bulk_update"}
-MATCH_ONLY = {"lease_owner", "lease_expires_at", "waiting_for", "waiting_step", "deadline"}
+MATCH_ONLY = {
+    "lease_owner",
+    "lease_expires_at",
+    "waiting_for",
+    "waiting_step",
+    "deadline",
+    "suspended_at",
+}
 """Fields of a match's lifecycle no other model has (status is told by its value, Match.Status)."""
 SQL_WRITES = ("update tournaments_match", "insert into tournaments_match", "copy replays_event")
 OWNER = "tournaments/play/lifecycle/"
