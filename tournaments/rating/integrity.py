@@ -7,8 +7,9 @@ them. This folds every stored match from its events and compares: the stream
 rules compute against the ``match_finished`` event, the match row and its seats
 against what the trigger's Python twin makes of the events
 (tournaments/play/projection.py: status, outcome, end, ``last_version``, each
-seat's rank and score), and the ratings against a rebuild that writes nothing. It reads only, so it can run against a
-live database or a restored backup (docs/reliability.md).
+seat's rank and score), and the ratings against a rebuild that writes nothing. It
+reads only, so it can run against a live database or a restored backup
+(docs/reliability.md).
 
 On a live database, matches finish while it reads: a match row read before its last events
 were appended, and those events read after, would disagree although nothing is wrong. So
