@@ -17,7 +17,7 @@ from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tournaments import tasks
 from tournaments.competition.models import Ladder
-from tournaments.play import lifecycle, scheduler, worker_time
+from tournaments.play import lifecycle, runner, scheduler, worker_time
 from tournaments.play.models import AccountOrigin, Match, WorkerTime
 
 pytestmark = pytest.mark.django_db
