@@ -50,7 +50,9 @@ def test_numpy_is_pinned_and_the_start_message_names_the_installed_version() -> 
 
 def test_a_bot_reads_numpy_s_own_folders_and_nothing_else_of_the_environment() -> None:
     [numpy] = packages.offered()
-    site = Path(os.path.realpath(util.find_spec("numpy").origin)).parent.parent  # type: ignore[arg-type]
+    import numpy as worker_numpy  # the worker's own, which the sandbox mounts
+
+    site = Path(os.path.realpath(worker_numpy.__file__)).parent.parent
     assert numpy.folders == (site / "numpy", site / "numpy.libs")
     assert packages.mounts() == [
         (site / "numpy", "/packages/numpy"),
