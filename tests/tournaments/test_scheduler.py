@@ -397,3 +397,23 @@ def test_a_worker_reading_the_matches_queue_takes_any_class_whatever_message_wok
     monkeypatch.setattr(scheduler.dispatch, "play_match", lambda *args: True)
     scheduler.serve(upto=VALIDATION, hint=smoke.id)
     assert played == [challenge.id]
+
+
+def test_a_users_match_overtaken_by_as_many_as_the_busy_workers_goes_first() -> None:
+    # Four addresses' slow uploads, each taking its head start in turn, held another user's
+    # challenge 601 s behind 87 smoke matches (issue 21's fifth review): once as many matches
+    # as there are busy workers started after it was made, the challenge takes the first class.
+    victim = UserFactory()
+    challenge = queued(victim)
+    uploaders = [UserFactory() for _ in range(4)]
+    for n, user in enumerate(uploaders):
+        AccountOrigin.objects.create(user=user, address=f"198.51.100.{n + 1}")
+    smokes = [queued(user, priority=VALIDATION) for user in uploaders]
+    # Made 5 s ago (this test's transaction's clock, which claims use, began after that), while
+    # the other worker was already playing.
+    made = timezone.now() - timedelta(seconds=5)
+    Match.objects.filter(pk=challenge.pk).update(created_at=made)
+    running(uploaders[0], lease_owner="worker-a", started_at=made - timedelta(seconds=5))
+    # The other worker ("test-worker") takes two addresses' smoke matches in turn, then the
+    # challenge, overtaken by two: as many as the busy workers, not by the four addresses'.
+    assert [pick(), pick(), pick()] == [smokes[1].id, smokes[2].id, challenge.id]

@@ -224,6 +224,8 @@ class Match(models.Model):
                 name="match_urgent_finished",
                 condition=models.Q(priority__lt=2),
             ),
+            # The scheduler's "matches started since this one was made" (scheduler.py).
+            models.Index(fields=["started_at"], name="match_started"),
         ]
 
     def __str__(self) -> str:

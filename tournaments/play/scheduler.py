@@ -13,7 +13,10 @@ take the same row), the queued match that comes first in this order:
    people's and smoke matches took less than ``FAIR_HEAD_START_SECONDS_PER_HOUR`` of the workers
    in the last hour (else it takes its turn among the rest): a script answering its "person's"
    seats at once, or a stream of slow uploads, would otherwise have each next one go first
-   whenever a worker freed. A worker never takes a match of a later class than the queues
+   whenever a worker freed. And a user's match (a challenge, a fork) that has seen as many
+   matches start after it was made as there are busy workers takes the first class itself:
+   however many addresses take their head starts in turn, none delays another user by more
+   than the matches already running. A worker never takes a match of a later class than the queues
    it reads carry (``note_queues``), so a worker reading only the ``people`` queue plays
    people's matches alone (the reserve that keeps a person's wait short while ladders play),
    while one that reads ``matches`` too takes whatever comes first, whichever message woke it;
@@ -100,6 +103,11 @@ WITH claimable AS MATERIALIZED (
     LEFT JOIN tournaments_accountorigin o ON o.user_id = m.created_by_id
     WHERE m.status = 'running' AND m.lease_expires_at >= now()
     GROUP BY 1, 2
+), busy AS (
+    -- The workers busy now (live leases' owners): how many matches may start ahead of a
+    -- user's match after it was made before it takes the first class itself.
+    SELECT greatest(1, count(DISTINCT m.lease_owner)) AS n FROM tournaments_match m
+    WHERE m.status = 'running' AND m.lease_expires_at >= now()
 ), paused AS (
     -- The origins one of whose urgent matches (a person's, a smoke match) stopped for a person
     -- or ended within the gap, by class: their next one of that class takes its turn with the
@@ -141,7 +149,17 @@ WITH claimable AS MATERIALIZED (
                 )
                 OR EXISTS (SELECT 1 FROM paused p WHERE p.origin = a.origin AND p.priority = a.priority)
                 OR coalesce(uu.seconds, 0) >= %(head_start)s
-            ) THEN {PLAY} ELSE a.priority END,
+            ) THEN {PLAY}
+            -- And a user's match that has seen as many matches start after it was made as
+            -- there are busy workers takes the first class itself: head starts given to many
+            -- addresses in turn (four addresses' slow uploads held another user's challenge
+            -- 601 s behind 87 smoke matches) delay no one by more than the matches running.
+            WHEN a.priority = {PLAY} AND a.account LIKE 'u:%%' AND (
+                SELECT count(*) FROM (
+                    SELECT 1 FROM tournaments_match s WHERE s.started_at > a.oldest LIMIT {TOP}
+                ) overtook
+            ) >= (SELECT n FROM busy) THEN {PERSON}
+            ELSE a.priority END,
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.origin = a.origin),
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.account = a.account),
             coalesce(uo.seconds, 0),

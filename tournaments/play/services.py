@@ -31,6 +31,7 @@ from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, unpack
 from tournaments.play import allowance, dispatch, humans, lifecycle, selectors
 from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
+from tournaments.play.origins import origin_of
 
 MAX_SEED = 2**63 - 1
 
@@ -63,7 +64,7 @@ def create_account(
             user = user_model.objects.create_user(username=username, email=email, password=password)
             token = Token.objects.create(user=user)
             if address:
-                AccountOrigin.objects.create(user=user, address=address)
+                AccountOrigin.objects.create(user=user, address=origin_of(address))
     except IntegrityError:  # a concurrent sign-up took the name between the check and the insert
         raise Invalid({"username": "this username is taken"}) from None
     return user, token.key
