@@ -52,7 +52,7 @@ def play_out(series: Series, outcome: Outcome, rounds: int = 100) -> Series:
     raise AssertionError("the series did not stop")
 
 
-def tested_seat_wins(candidate: str, baseline: str, wins: bool) -> Outcome:
+def twin_outcome(candidate: str, baseline: str, wins: bool) -> Outcome:
     """The tested seat finishes alone first or alone last: the candidate first (``wins``) and
     its twin, the baseline, last, or the other way round."""
 
@@ -159,7 +159,7 @@ def test_an_ab_test_stops_at_the_first_bound_and_cancels_what_is_queued(
     owner: Any, wins: bool, verdict: str
 ) -> None:
     series = series_service.create_series(user=owner, game="brexit", test=AB)
-    series = play_out(series, tested_seat_wins("builtin:greedy", "builtin:cautious", wins))
+    series = play_out(series, twin_outcome("builtin:greedy", "builtin:cautious", wins))
     # All one way, no equal pair: each constrained estimate puts no mass on equal pairs, so the
     # LLR moves by log(s1 / s0) a pair above, log((1 - s1) / (1 - s0)) below; the bounds are
     # +-log(0.9 / 0.1). Above: 6 pairs (0.418 each); below: 3 (-0.733 each).
@@ -195,7 +195,7 @@ def test_an_undecided_ab_test_stops_at_its_cap(owner: Any) -> None:
     def alternate(match: Match) -> tuple[list[int], list[float]]:
         # each pair goes one way, the next pair the other: the LLR stays near 0
         wins = twins.setdefault(match.deal, next(flip) % 2 == 0)
-        return tested_seat_wins("builtin:greedy", "builtin:cautious", wins)(match)
+        return twin_outcome("builtin:greedy", "builtin:cautious", wins)(match)
 
     series = series_service.create_series(user=owner, game="brexit", test={**AB, "max_games": 4})
     series = play_out(series, alternate)
