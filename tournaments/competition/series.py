@@ -116,6 +116,7 @@ def create_series(
             test=block,
         )
         advance(series)
+    series.refresh_from_db()
     return series
 
 
