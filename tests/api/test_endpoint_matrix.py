@@ -244,6 +244,18 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "401 405 405 405",
         "DELETE": "401 405 405 405",
     },
+    "site-series": {
+        "GET": "404 404 200 200",
+        "POST": "405 405 405 405",
+        "PATCH": "405 405 405 405",
+        "DELETE": "405 405 405 405",
+    },
+    "site-series-list": {
+        "GET": "302 200 200 200",
+        "POST": "302 400 400 400",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
     "site-act": {
         "GET": "404 404 200 200",
         "POST": "405 405 405 405",
@@ -421,6 +433,7 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
         "by_name": {
             "site-ladder": {"pk": ladder.pk},
             "site-season": {"pk": season.pk},
+            "site-series": {"pk": series.pk},
             "api-not-found": {"rest": "no/such/thing/"},
             "match-actions": {"match_id": waiting.pk},
             "site-match-play": {"match_id": waiting.pk},
