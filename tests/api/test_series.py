@@ -23,7 +23,7 @@ PLAIN = {
     "players": [{"builtin": "greedy"}, {"builtin": "random"}, {"builtin": "bold"}],
     "deals": 4,
 }
-AB = {
+AB: dict[str, Any] = {
     "game": "brexit",
     "test": {
         "candidate": {"builtin": "greedy"},

@@ -344,7 +344,9 @@ def games(series: Series) -> list[Game]:
     )
     by_match: dict[Any, Game] = {}
     for match_id, deal, finished_at, version, builtin, rank, score in rows:
-        game = by_match.setdefault(match_id, Game(match_id, deal, finished_at, [], [], []))
+        # A finished match has its end time: the result trigger sets both at once.
+        ended = finished_at or timezone.now()
+        game = by_match.setdefault(match_id, Game(match_id, deal, ended, [], [], []))
         game.players.append(keys.player_of(bot_version_id=version, builtin=builtin))
         game.ranks.append(int(rank or 0))
         game.scores.append(float(score or 0.0))
