@@ -14,6 +14,8 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/uv pip sync --quiet --python $(BIN)/python requirements.lock
 	@# The project itself, editable: puts `config` (platform/config) and the apps on the path.
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps --editable .
+	@# The packages bots may import, compiled now: a bot reads them read-only and cannot (games/sandbox/packages.py).
+	$(BIN)/python -m games.sandbox --compile-packages
 	@touch $(STAMP)
 
 install: $(STAMP)

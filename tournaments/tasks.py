@@ -125,7 +125,7 @@ def _serve(task: Task[Any, Any], upto: int, hint: str, refund_of: str | None = N
     ``refund_of``: the worker whose attempt at a match a database outage ended; the retry's
     claim of that match counts no new attempt (runner.AttemptInterrupted, scheduler.pick).
     """
-    from tournaments.play import runner, scheduler
+    from tournaments.play import lifecycle, runner, scheduler
     from tournaments.play.outages import is_database_outage
 
     try:
@@ -138,7 +138,7 @@ def _serve(task: Task[Any, Any], upto: int, hint: str, refund_of: str | None = N
         raise retry_after_outage(task, exc, refund_of=ended) from exc
     if served.hint_busy:
         # Held by a worker that may have died: look again once its lease can have expired.
-        raise task.retry(countdown=runner.lease_seconds() + 1)
+        raise task.retry(countdown=lifecycle.lease_seconds() + 1)
     return served.result
 
 

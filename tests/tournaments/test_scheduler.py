@@ -17,7 +17,7 @@ from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tournaments import tasks
 from tournaments.competition.models import Ladder
-from tournaments.play import runner, scheduler, worker_time
+from tournaments.play import lifecycle, runner, scheduler, worker_time
 from tournaments.play.models import AccountOrigin, Match, WorkerTime
 
 pytestmark = pytest.mark.django_db
@@ -305,6 +305,21 @@ def test_a_message_for_a_match_held_by_a_live_worker_waits_for_its_lease() -> No
     assert served.hint_busy and served.match_id is None
 
 
+def test_the_task_looks_again_once_a_live_lease_can_have_expired() -> None:
+    held = running(UserFactory())
+
+    class LookAgain(Exception):
+        pass
+
+    class Task:
+        def retry(self, countdown: int) -> LookAgain:
+            return LookAgain(countdown)
+
+    with pytest.raises(LookAgain) as again:
+        tasks._serve(Task(), PLAY, str(held.id))  # type: ignore[arg-type]
+    assert again.value.args == (lifecycle.lease_seconds() + 1,)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_at_once_never_take_the_same_match() -> None:
     users = [UserFactory() for _ in range(4)]
@@ -336,7 +351,7 @@ def test_a_claimed_builtin_match_renews_its_lease_at_each_flush_but_the_last() -
     assert picked is not None and picked.id == match.id
     soon = timezone.now() + timedelta(seconds=2)
     Match.objects.filter(id=match.id).update(lease_expires_at=soon)
-    sink = runner.DatabaseSink(match, "w", list(match.seats.all()), leased=False, renew=True)
+    sink = lifecycle.DatabaseSink(match, "w", list(match.seats.all()), leased=False, renew=True)
     event: Event = {"type": "x", "actor": None, "payload": {}, "visible_to": None, "redacted": None}
     stats = [SeatStats() for _ in range(3)]
     sink(Flush(events=[event], expected_version=0, logs=[], stats=stats, outcome=None))

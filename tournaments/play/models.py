@@ -82,21 +82,17 @@ class BotVersion(models.Model):
         return f"{self.bot.name} v{self.number}"
 
 
-RESULT_TRIGGER = "tournaments_follow_events"
-"""The database trigger (migration 0003) that writes every match's result; see Match."""
-
-
 class Match(models.Model):
     """A match's row: what the site lists and filters. Its events are the stream ``id``.
 
-    No Python code writes a match's result. Appending the ``match_finished`` event (through
-    replays.store, whoever appends it: the runner, a test) fires the trigger RESULT_TRIGGER on
-    the events table (migration tournaments/0003), which in the same statement sets
-    ``status="finished"``, ``outcome``, ``finished_at`` and clears the lease here, and writes
-    each seat's ``rank`` and ``score``; every append also sets ``last_version``. So a result is
-    read from these rows, and exists exactly when the final event does; reload the row
-    (``refresh_from_db``) after an append to see it. Only an aborted match is written from
-    Python (tournaments.play.runner: ``status``, ``error``), beside its ``match_aborted`` event.
+    No Python code writes a match's result. Appending the ``match_finished`` event fires the
+    trigger on the events table (tournaments/play/projection.py: its SQL, and its Python twin),
+    which in the same statement sets ``status="finished"``, ``outcome``, ``finished_at`` and
+    clears the lease here, and writes each seat's ``rank`` and ``score``; every append also
+    sets ``last_version``. So a result is read from these rows, and exists exactly when the
+    final event does; reload the row (``refresh_from_db``) after an append to see it. Every
+    other change of ``status`` (and of the lease and the seats waited for), and every append
+    to the stream, is a transition of tournaments/play/lifecycle/.
     """
 
     class Status(models.TextChoices):

@@ -34,7 +34,9 @@ The message still names a match (the hint). A worker that takes another one send
 message again if the hint is still queued, so every queued match keeps a message waiting for
 it; one whose hint is held under a live lease by another worker retries after a lease, as
 before (a redelivered message of a dead worker's match). Claiming, leases, late
-acknowledgement, the reaper and the attempts limit are the runner's, unchanged.
+acknowledgement, the reaper and the attempts limit are the runner's, unchanged; the claim
+itself (which rows may be claimed, what claiming sets) is the lifecycle's (``CLAIMABLE``,
+``CLAIM_PICKED`` in tournaments/play/lifecycle/leases.py), which this statement ends with.
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ from django.db import connection
 from django.utils import timezone
 
 from games.sandbox.readiness import isolation_status
-from tournaments.play import dispatch, runner, validation, worker_time
+from tournaments.play import dispatch, lifecycle, runner, validation, worker_time
+from tournaments.play.lifecycle import CLAIM_PICKED, CLAIMABLE, STILL_CLAIMABLE
 from tournaments.play.models import Match
 from tournaments.play.outages import is_database_outage
 
@@ -65,11 +68,6 @@ ACCOUNT = """CASE
     WHEN m.season_id IS NOT NULL THEN 'season:' || m.season_id
     ELSE '' END"""
 PERSON, VALIDATION, PLAY = (int(p) for p in Match.Priority)
-CLAIMABLE = "(m.status = 'queued' OR (m.status = 'running' AND m.lease_expires_at < now()))"
-# The same test on a row about to be locked, written so that no index serves it: the rows are
-# then found by primary key (a plan over the status index misjudged on fresh tables cost 200 ms).
-STILL_CLAIMABLE = """CASE m.status WHEN 'queued' THEN true
-    WHEN 'running' THEN m.lease_expires_at < now() ELSE false END"""
 TOP = 64
 """Matches tried in order at most: more than workers claim at once, so one of them is free."""
 
@@ -171,19 +169,11 @@ WITH claimable AS MATERIALIZED (
     LIMIT 1
     FOR UPDATE SKIP LOCKED
 )
-UPDATE tournaments_match m SET
-    status = 'running',
-    lease_owner = %(owner)s,
-    lease_expires_at = now() + make_interval(secs => %(lease)s),
-    -- The claim after an attempt a database outage ended (its owner, refund_of, still the
-    -- lease's: nobody claimed it since) takes that attempt's place instead of counting one.
-    attempts = m.attempts + CASE WHEN m.lease_owner = %(refund_of)s THEN 0 ELSE 1 END,
-    started_at = coalesce(m.started_at, now())
-FROM picked WHERE m.id = picked.id
+{CLAIM_PICKED}
 RETURNING m.id, m.priority, m.validation_of_id, m.attempts, {ACCOUNT},
     (SELECT 'a:' || host(o.address) FROM tournaments_accountorigin o
      WHERE o.user_id = m.created_by_id)
-"""  # noqa: S608 (the fragments are constants of this module; values are parameters)
+"""  # noqa: S608 (the fragments are constants of this module and the lifecycle; values are parameters)
 
 
 @dataclass(frozen=True)
@@ -261,7 +251,7 @@ def pick(*, upto: int, owner: str, sandbox: bool, refund_of: str | None = None) 
         "sandbox": sandbox,
         "owner": owner,
         "refund_of": refund_of,  # None compares with no owner: every claim then counts
-        "lease": runner.lease_seconds(),
+        "lease": lifecycle.lease_seconds(),
         "budget": budget_seconds(),
         "origin_budget": budget_seconds() * origin_factor(),
         "gap": float(settings.FAIR_HEAD_START_GAP_SECONDS),
