@@ -173,9 +173,13 @@ def test_a_series_matchs_seed_opens_once_its_whole_deal_is_over(
         store.append(match.id, [event], 0)
     shown = api.get(f"/api/matches/{first.pk}/").json()
     assert shown["status"] == "finished" and shown["seed"] is None
+    listed = {m["id"]: m for m in api.get("/api/matches/").json()["results"]}
+    assert listed[str(first.pk)]["seed"] is None
     event = NewEvent(type=MATCH_FINISHED, payload={"outcome": outcome, "seed": first.seed})
     store.append(rest[-1].id, [event], 0)
     assert api.get(f"/api/matches/{first.pk}/").json()["seed"] == first.seed
+    listed = {m["id"]: m for m in api.get("/api/matches/").json()["results"]}
+    assert listed[str(first.pk)]["seed"] == first.seed
     results = api.get(f"/api/series/{body['id']}/").json()["results"]
     assert results["games"] == 3
     assert {p["player"]: p["games"] for p in results["players"]} == {

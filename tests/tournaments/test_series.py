@@ -18,7 +18,7 @@ from replays.store import NewEvent
 from tests.factories import UserFactory
 from tournaments.competition import series as series_service
 from tournaments.competition.models import Series
-from tournaments.play import visibility
+from tournaments.play import visibility, worker_time
 from tournaments.play.models import Match
 from tournaments.play.services import Invalid
 
@@ -151,6 +151,18 @@ def test_a_series_keeps_within_the_owners_allowance(owner: Any) -> None:
         assert Match.objects.filter(series=series).count() == 3
         series = play_out(series, lambda m: ([1, 2, 3], [3.0, 2.0, 1.0]))
     assert Match.objects.filter(series=series, status=Match.Status.FINISHED).count() == 9
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_series_waits_while_its_owners_hour_of_worker_time_is_spent(owner: Any) -> None:
+    players = [{"builtin": "greedy"}, {"builtin": "random"}]
+    worker_time.charge([f"u:{owner.pk}"], 100.0)  # over 60 s, well under the default 1800
+    with override_settings(FAIR_WORKER_SECONDS_PER_HOUR=60.0):
+        series = series_service.create_series(user=owner, game="brexit", players=players, deals=2)
+        assert not Match.objects.filter(series=series).exists()
+        assert series_service.advance(series) == 0
+    assert series_service.advance(series) == 4  # the budget back: both deals start
+    assert series_service.advance(series) == 0
 
 
 @pytest.mark.django_db(transaction=True)
