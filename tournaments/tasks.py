@@ -216,3 +216,11 @@ def run_seasons() -> int:
     from tournaments.competition import seasons
 
     return seasons.play_all_due()
+
+
+@shared_task(name=queues.ADVANCE_SERIES)
+def advance_series() -> int:
+    """Decide running A/B tests' finished pairs and queue every running series' next deals."""
+    from tournaments.competition import series
+
+    return series.advance_all()

@@ -3,8 +3,9 @@ workers' time.
 
 A match's events live in the event store (stream id = ``Match.id``); the rows
 here are what the site lists and filters: status, lease, and the result,
-written once in the same transaction as the match's final event. A match names its ladder or
-season by the model's name only ("Ladder", "Season"): play imports nothing of competition.
+written once in the same transaction as the match's final event. A match names its ladder,
+season or series by the model's name only ("Ladder", "Season", "Series"): play imports nothing
+of competition.
 """
 
 from __future__ import annotations
@@ -143,6 +144,10 @@ class Match(models.Model):
     )
     ladder = models.ForeignKey(
         "Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
+    )
+    # An account's series or A/B test (competition's Series): unrated, its owner's matches.
+    series = models.ForeignKey(
+        "Series", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
     )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -334,6 +334,11 @@ def create_challenge(
         )
 
 
+def check_start(game: str, seats: int, options: Mapping[str, Any]) -> None:
+    """Raise Invalid unless ``game`` starts with ``seats`` seats and these (checked) options."""
+    _check_start(GAMES[game].rules, seats, secrets.randbits(63), options)
+
+
 def _check_start(rules: Any, seats: int, seed: int, options: Mapping[str, Any]) -> None:
     """The game starts with these options, here rather than on a worker: options a game's check
     let through but its setup cannot use are a 400, never a match that aborts (the games'
@@ -376,6 +381,18 @@ def seat_rows(
             else str(seat["builtin"]),
         )
         for number, seat in enumerate(seats)
+    ]
+
+
+def seat_players(*, user: Any, game: str, seats: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each seat's player as play's key (``"v:<id>"`` or ``"builtin:<name>"``): versions
+    ``user`` may see and built-ins, no person; raises Invalid naming the seat (field "seats")."""
+    if any(isinstance(seat, Mapping) and seat.get("human") for seat in seats):
+        raise Invalid({"seats": "a series plays bots only: no human seat"})
+    versions = _seat_versions(user=user, game=game, seats=seats)
+    return [
+        f"v:{version.pk}" if version is not None else f"builtin:{seat['builtin']}"
+        for seat, version in zip(seats, versions, strict=True)
     ]
 
 
@@ -466,6 +483,47 @@ def create_rated_match(
         season_id=season_id,
         deal=deal,
     )
+
+
+def create_series_match(
+    *,
+    user: Any,
+    game: str,
+    players: Sequence[str],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    series_id: int,
+    deal: uuid.UUID,
+) -> Match:
+    """An unrated match of ``user``'s series, queued once the caller's transaction commits.
+
+    ``players`` as in ``create_rated_match``, checked by the series when it was created. The
+    match is the user's (``created_by``), so the workers share it with the user's challenges
+    (scheduler.py); the series asks ``series_room`` before creating matches.
+    """
+    return lifecycle.do_create(
+        seats=[
+            Seat(
+                number=number,
+                bot_version_id=int(player[2:]) if player.startswith("v:") else None,
+                builtin="" if player.startswith("v:") else player.removeprefix("builtin:"),
+            )
+            for number, player in enumerate(players)
+        ],
+        game=game,
+        options=dict(options or {}),
+        seed=seed,
+        rated=False,
+        created_by=user,
+        series_id=series_id,
+        deal=deal,
+    )
+
+
+def series_room(*, user: Any) -> int:
+    """How many more matches ``user`` may have queued now (0 once its hour of worker time is
+    spent): a series creates its matches within the same allowance as challenges."""
+    return allowance.room(user)
 
 
 def cancel_queued_matches(*, matches: Any, reason: str) -> int:

@@ -254,6 +254,11 @@ SPECTACULAR_SETTINGS = {
     # owner, created_at) are then never asked of a client, and a file field is `format: binary`
     # (a file picker in Swagger UI, a file in a generated client), not the response's URL.
     "COMPONENT_SPLIT_REQUEST": True,
+    # A season's and a series' states are both "state": each enum keeps a name of its own.
+    "ENUM_NAME_OVERRIDES": {
+        "SeasonStateEnum": "tournaments.competition.models.Season.State",
+        "SeriesStateEnum": "tournaments.competition.models.Series.State",
+    },
 }
 
 LOGGING = {

@@ -159,3 +159,62 @@ def _history(bot: Any) -> tuple[str, list[tuple[str, float]]]:
 def rating_chart(bot: Any) -> SafeString | None:
     pool, points = _history(bot)
     return line_chart(points, pool=pool_shown(pool)) if len(points) >= 2 else None
+
+
+def llr_chart(llr: Sequence[float], lower: float, upper: float, cap: int) -> SafeString:
+    """An A/B test's log-likelihood ratio after each pair, between its two bounds (H0 below,
+    H1 above), along the pairs up to the cap: where the path crosses a bound the test stopped."""
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    lo, hi = min([lower, *llr]), max([upper, *llr])
+    span = hi - lo
+    pairs = max(cap, len(llr), 1)
+    base = HEIGHT - BOTTOM
+
+    def xy(n: int, v: float) -> tuple[float, float]:
+        return LEFT + n / pairs * plot_w, base - (v - lo) / span * plot_h
+
+    coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in (xy(n, v) for n, v in enumerate([0.0, *llr])))
+    y_ticks = _y_ticks([lower, 0.0, upper], lambda v: xy(0, v)[1])
+    bound = '<line x1="{l}" x2="{r}" y1="{y}" y2="{y}" class="bound"><title>{title}</title></line>'
+    bounds = format_html(
+        bound,
+        l=LEFT,
+        r=WIDTH - RIGHT,
+        y=f"{xy(0, upper)[1]:.1f}",
+        title=f"H1 accepted at {upper:.2f}",
+    ) + format_html(
+        bound,
+        l=LEFT,
+        r=WIDTH - RIGHT,
+        y=f"{xy(0, lower)[1]:.1f}",
+        title=f"H0 accepted at {lower:.2f}",
+    )
+    svg = format_html(
+        '<svg class="chart" viewBox="0 0 {w} {h}" role="img" aria-label="{aria}">'
+        "{y_ticks}{bounds}"
+        '<line x1="{l}" x2="{l}" y1="{t}" y2="{b}" class="axis"/>'
+        '<line x1="{l}" x2="{r}" y1="{b}" y2="{b}" class="axis"/>'
+        '<text x="14" y="{mid_y}" class="axis-title" text-anchor="middle"'
+        ' transform="rotate(-90 14 {mid_y})">LLR</text>'
+        '<text x="{l}" y="{date_y}" class="tick" text-anchor="start">0</text>'
+        '<text x="{r}" y="{date_y}" class="tick" text-anchor="end">{pairs}</text>'
+        '<text x="{mid_x}" y="{title_y}" class="axis-title" text-anchor="middle">pairs</text>'
+        '<polyline points="{coords}"/></svg>',
+        w=WIDTH,
+        h=HEIGHT,
+        aria=f"log-likelihood ratio after each of {len(llr)} pairs, between {lower:.2f} and"
+        f" {upper:.2f}",
+        y_ticks=y_ticks,
+        bounds=bounds,
+        l=LEFT,
+        r=WIDTH - RIGHT,
+        t=TOP,
+        b=base,
+        mid_y=TOP + plot_h / 2,
+        mid_x=LEFT + plot_w / 2,
+        date_y=base + 14,
+        title_y=base + 30,
+        pairs=pairs,
+        coords=coords,
+    )
+    return format_html('<figure class="chart-figure">{}</figure>', svg)

@@ -40,6 +40,7 @@ AUTHOR_DOCS = {
     "bots": ("Writing a bot", "bots.md"),
     "api": ("The API by example", "api.md"),
     "builtin-bots": ("Built-in bots", "builtin-bots.md"),
+    "ab-tests": ("Series and A/B tests", "ab-tests.md"),
 }
 
 
