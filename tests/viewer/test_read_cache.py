@@ -161,7 +161,7 @@ def test_pages_cut_from_blocks_are_the_stream_sliced(owner: Any, warm: bool) -> 
     """Pages that start and end anywhere, across block edges, equal the whole download sliced."""
     from tests import own_cache
 
-    brexit_match = play("brexit", 4, owner, seed=5)  # long enough to span blocks (seed 7 plays a shorter game since brexit-3)
+    brexit_match = play("brexit", 4, owner, seed=5)  # spans blocks (seed 7 plays 113 events)
 
     whole = Client().get(f"/api/matches/{brexit_match.pk}/download/").json()["events"]
     last = len(whole)
