@@ -40,7 +40,11 @@ from games.engine.events import event, private_event
 from games.engine.rng import step_rng
 from games.engine.types import Event
 
-ENGINE_VERSION = "brasilis-2"
+ENGINE_VERSION = "brasilis-3"
+"""brasilis-3: the deck's rebuilds, the reveals, the aids and revolution losses keyed by what
+they draw (games/engine/rng.py), the state counting them and each seat's decisions (so
+brasilis-2 snapshots, keyed by this version, are not loaded); stored events mean what they
+meant: every stream folds as before."""
 MIN_SEATS, MAX_SEATS = 3, 6
 
 DEFAULTS: dict[str, Any] = {

@@ -6,9 +6,9 @@ benchmarks. The sink decides where events go; the loop decides when: after
 every decision of an external (sandboxed) bot, whose time is expensive to lose,
 and otherwise every ``flush_every`` events, never once per event. A crash loses
 only the steps since the last flush, which a resumed match plays again with
-the same random draws (the generator is derived from the seed and the version).
-Each decision becomes events through ``decision.take``, the function a person's action
-taken through the API uses too.
+the same random draws (every generator is derived from the seed and counts folded from the
+events: games/engine/rng.py). Each decision becomes events through ``decision.take``, the
+function a person's action taken through the API uses too.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import Any, NoReturn, Protocol
 from games.engine.decision import Move, bank_ms, refusal, take
 from games.engine.match import replay
 from games.engine.platform_events import BOT_VERDICT, finished_event, game_events
-from games.engine.rng import quick_rng
-from games.engine.rules import Rules
+from games.engine.rng import bot_rng
+from games.engine.rules import Rules, decisions_made
 from games.engine.storable import storable
 from games.engine.types import Action, Event, Outcome, Pending, Seat
 
@@ -287,8 +287,10 @@ class MatchDriver:
 
     def _bot_rng(self, seat: Seat) -> random.Random:
         # Built-in bots draw from their own generator, so they never disturb the game's
-        # draws, and a resumed match makes the same choices as an uninterrupted one.
-        return quick_rng(self.seed ^ (0x5EA7 << 8 | seat), self.version)
+        # draws, keyed by the seat's own decision count (folded from the events: a resumed
+        # match makes the same choices) so that twins give a bot the same numbers.
+        count = decisions_made(self.rules, self.state, seat)
+        return bot_rng(self.seed, seat, self.version if count is None else count)
 
     def _default(self, seat: Seat) -> Action:
         return self.rules.default_action(self.state, seat)

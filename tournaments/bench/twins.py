@@ -3,8 +3,9 @@
 A pair plays one deal twice, the candidate in a seat and then the baseline in that seat,
 against the same field on the same seed (the twin). The same test with independent deals
 would play the twin on a fresh seed. Built-in bots play in-process through the match
-driver, as a worker plays them (their generators are the driver's: keyed by seat and stream
-position), with no database.
+driver, as a worker plays them (their generators are the driver's: keyed by seat and each
+seat's own decision count, the game's draws by what they draw, games/engine/rng.py), with no
+database.
 
 Both designs are measured from the same games: deal ``i`` gives the duplicate pair
 ``(A_i, B_i)``, and every ``(A_i, B_j)`` with ``j != i`` and the same seat is a pair on
