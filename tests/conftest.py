@@ -1,6 +1,7 @@
 """Fixtures shared by the whole suite. Tests talk to the real Postgres, RabbitMQ and Redis.
 
-Tiers, marked here on every test from what it asks for (`make test-fast` runs all but the last):
+Tiers, marked here on every test from what it asks for (`make test-fast` runs the first, with no
+services at all; `make test-services` all but the last; `make test` all three):
 
 - ``unit``: no database, no subprocess: pure Python. A guard fails such a test loudly if it
   starts a process (pytest-django already refuses it the database).
