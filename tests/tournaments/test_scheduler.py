@@ -417,3 +417,21 @@ def test_a_users_match_overtaken_by_as_many_as_the_busy_workers_goes_first() -> 
     # The other worker ("test-worker") takes two addresses' smoke matches in turn, then the
     # challenge, overtaken by two: as many as the busy workers, not by the four addresses'.
     assert [pick(), pick(), pick()] == [smokes[1].id, smokes[2].id, challenge.id]
+
+
+def test_a_flooders_overtaken_challenges_do_not_jump_ahead_of_an_upload() -> None:
+    # Its account is being served (one of its matches started since): its queued ones keep
+    # their class, even at the moment its match has ended and the worker is free.
+    flooder, uploader = UserFactory(), UserFactory()
+    made = timezone.now() - timedelta(seconds=5)
+    flood = queued(flooder)
+    Match.objects.filter(pk=flood.pk).update(created_at=made)
+    queued(  # started before its queued one was made, ended after: it was being served
+        flooder,
+        status=Match.Status.FINISHED,
+        started_at=made - timedelta(seconds=1),
+        finished_at=made + timedelta(seconds=1),
+    )
+    queued(UserFactory(), status=Match.Status.FINISHED, started_at=made + timedelta(seconds=2))
+    smoke = queued(uploader, priority=VALIDATION)
+    assert pick() == smoke.id

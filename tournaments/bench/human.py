@@ -71,10 +71,14 @@ class _LadderLoad:
     def playing(self) -> int:
         return Match.objects.filter(ladder=self.ladder, status=Match.Status.RUNNING).count()
 
-    def stop(self) -> dict[str, int]:
+    def cancel(self) -> None:
         services.cancel_queued_matches(
             matches=Match.objects.filter(id__in=self.made), reason="bench human is over"
         )
+
+    def counts(self) -> dict[str, int]:
+        """Once the workers have stopped (a match being played when the bench ended is finished
+        by its worker's warm shutdown)."""
         played = Match.objects.filter(id__in=self.made, status=Match.Status.FINISHED).count()
         return {"ladder_matches_made": len(self.made), "ladder_matches_played": played}
 
@@ -169,9 +173,11 @@ def bench_human(
                 if max_moves is not None and len(replies) >= max_moves:
                     break
     finally:
-        ladder = load.stop() if load is not None else {}
+        if load is not None:
+            load.cancel()
         for worker in pool:
             worker.stop()
+        ladder = load.counts() if load is not None else {}
         delete_queues(list(queues.values()))
     return {
         "bench": "human",

@@ -13,8 +13,9 @@ take the same row), the queued match that comes first in this order:
    people's and smoke matches took less than ``FAIR_HEAD_START_SECONDS_PER_HOUR`` of the workers
    in the last hour (else it takes its turn among the rest): a script answering its "person's"
    seats at once, or a stream of slow uploads, would otherwise have each next one go first
-   whenever a worker freed. And a user's match (a challenge, a fork) that has seen as many
-   matches start after it was made as there are busy workers takes the first class itself:
+   whenever a worker freed. And the match (a challenge, a fork) of a user none of whose
+   matches was played since it was made, that has seen as many matches start after it as there
+   are busy workers, takes the first class itself:
    however many addresses take their head starts in turn, none delays another user by more
    than the matches already running. A worker never takes a match of a later class than the queues
    it reads carry (``note_queues``), so a worker reading only the ``people`` queue plays
@@ -87,7 +88,7 @@ WITH claimable AS MATERIALIZED (
       ))
 ), accounts AS MATERIALIZED (
     -- One row per class and account waiting: the order is decided among these, not the rows.
-    SELECT a.turn, a.priority, a.account, a.oldest,
+    SELECT a.turn, a.priority, a.account, a.oldest, a.user_id,
         COALESCE('a:' || host(o.address), a.account) AS origin
     FROM (
         SELECT turn, min(priority) AS priority, min(account) AS account,
@@ -150,11 +151,18 @@ WITH claimable AS MATERIALIZED (
                 OR EXISTS (SELECT 1 FROM paused p WHERE p.origin = a.origin AND p.priority = a.priority)
                 OR coalesce(uu.seconds, 0) >= %(head_start)s
             ) THEN {PLAY}
-            -- And a user's match that has seen as many matches start after it was made as
-            -- there are busy workers takes the first class itself: head starts given to many
-            -- addresses in turn (four addresses' slow uploads held another user's challenge
-            -- 601 s behind 87 smoke matches) delay no one by more than the matches running.
-            WHEN a.priority = {PLAY} AND a.account LIKE 'u:%%' AND (
+            -- And the match of a user none of whose matches was played since it was made,
+            -- that has seen as many matches start after it as there are busy workers, takes
+            -- the first class itself: head starts given to many addresses in turn (four
+            -- addresses' slow uploads held another user's challenge 601 s behind 87 smoke
+            -- matches) delay no one by more than the matches running. (A flood's queued
+            -- matches, their account being served, never jump ahead so.)
+            WHEN a.priority = {PLAY} AND a.account LIKE 'u:%%'
+                AND NOT EXISTS (
+                    SELECT 1 FROM tournaments_match s
+                    WHERE s.created_by_id = a.user_id AND s.started_at IS NOT NULL
+                      AND (s.finished_at IS NULL OR s.finished_at > a.oldest)
+                ) AND (
                 SELECT count(*) FROM (
                     SELECT 1 FROM tournaments_match s WHERE s.started_at > a.oldest LIMIT {TOP}
                 ) overtook
