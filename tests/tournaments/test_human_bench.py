@@ -41,6 +41,7 @@ def test_bench_human_times_the_bots_reply_to_each_move_while_a_ladder_plays() ->
     reply = figures["reply_ms"]
     assert 0 < reply["p50"] <= reply["p95"] <= reply["max"]
     # The last reply is the one the match row still holds: acted, then waiting again.
+    assert person.suspended_at is not None and person.human_acted_at is not None
     last = (person.suspended_at - person.human_acted_at).total_seconds() * 1000
     assert person.status == Match.Status.WAITING and 0 < last <= reply["max"] + 0.05  # rounded
     # The ladder's matches were played meanwhile, and those left queued were cancelled.
