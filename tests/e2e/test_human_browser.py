@@ -85,6 +85,20 @@ def check_the_page(tab: Any, width: int) -> None:
     assert tab.evaluate("() => document.documentElement.scrollWidth") <= width
 
 
+def explains_on_focus(tab: Any) -> None:
+    """Hovering a card shows its title; focusing it (the keyboard) shows the same in a tip."""
+    card = tab.locator("#board .hand [data-card]").first
+    title = card.get_attribute("title") or ""
+    text = card.locator(".card-text").inner_text()
+    assert text and text in title and card.locator(".card-value").inner_text() in title
+    card.focus()
+    tip = tab.locator(".tip")
+    assert tip.is_visible() and tip.inner_text() == title
+    box, width = tip.bounding_box(), tab.viewport_size["width"]
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    tab.locator("#your-seat .play-title").focus()  # back to the decision
+
+
 def answer(tab: Any, decisions: int, rng: random.Random) -> None:
     """Answer the decision on the page with its controls; alternate mouse and keyboard."""
     form = tab.locator("#your-seat form.act-form").first
@@ -125,6 +139,8 @@ def play_to_the_end(tab: Any, match: Match, worker: Worker, shot: Path | None) -
         if tab.locator(PANEL).get_attribute("data-over") == "1":
             break
         check_the_page(tab, width)
+        if decisions == 0:
+            explains_on_focus(tab)
         form = tab.locator("#your-seat form.act-form").first
         step, kind = form.get_attribute("data-step"), form.get_attribute("data-kind")
         if shot is not None and kind in ("placement", "dispute") and decisions >= 1:

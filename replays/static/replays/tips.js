@@ -10,16 +10,21 @@
   tip.hidden = true;
   document.body.appendChild(tip);
 
+  // A click focuses too, and the mouse has the title's own tooltip: only the keyboard's focus
+  // (or a script's, after it) shows a tip.
+  var byPointer = false;
+  document.addEventListener("pointerdown", function () { byPointer = true; }, true);
+  document.addEventListener("keydown", function () { byPointer = false; }, true);
+
   function explained(el) {
-    return el && el.getAttribute && el.getAttribute("title") && el.matches(":focus-visible") ? el : null;
+    return !byPointer && el && el.getAttribute && el.getAttribute("title") ? el : null;
   }
 
-  document.addEventListener("focusin", function (e) {
-    var el = explained(e.target);
-    if (!el) { tip.hidden = true; return; }
-    tip.textContent = el.getAttribute("title");
-    tip.hidden = false;
-    var box = el.getBoundingClientRect();
+  var current = null;
+
+  // Under the element, or above it near the window's bottom; never past the window's sides.
+  function place() {
+    var box = current.getBoundingClientRect();
     var width = tip.offsetWidth;
     var left = Math.max(8, Math.min(box.left, window.innerWidth - width - 8));
     var below = box.bottom + 6;
@@ -27,7 +32,16 @@
     // Set through the CSSOM, not a style attribute: the site's CSP forbids inline styles.
     tip.style.left = left + "px";
     tip.style.top = Math.max(0, top) + "px";
+  }
+
+  document.addEventListener("focusin", function (e) {
+    current = explained(e.target);
+    tip.hidden = !current;
+    if (!current) return;
+    tip.textContent = current.getAttribute("title");
+    place();
   });
-  document.addEventListener("focusout", function () { tip.hidden = true; });
-  window.addEventListener("scroll", function () { tip.hidden = true; }, { passive: true });
+  document.addEventListener("focusout", function () { current = null; tip.hidden = true; });
+  // Focusing scrolls the element into view: the tip follows it.
+  window.addEventListener("scroll", function () { if (current) place(); }, { passive: true });
 })();
