@@ -18,6 +18,7 @@ import pytest
 from games.brasilis.cards import AID_NAME, AID_RULE, NEWS, POWER_KIND, POWER_TEXT, POWER_VALUE
 from games.brasilis.view.controls import describe
 from games.brexit.cards import KIND, KIND_TEXT, SYMBOL_ABBR, VALUE
+from games.brexit.view.controls import describe as brexit_describe
 from games.engine.match import LocalMatch
 from games.engine.registry import GAMES, get
 
@@ -164,3 +165,27 @@ def test_each_game_has_a_rules_summary_from_its_rules_doc() -> None:
             summary = info.rules_summary
             assert len(summary) > 300 and summary in info.rules_path.read_text(encoding="utf-8")
             assert not RAW_ID.search(summary), summary
+
+
+def test_an_effect_names_the_deals_and_the_nations() -> None:
+    observation = {
+        "effect": {"seat": 0, "card": "TAKE_1", "slot": 1},
+        "slots": [
+            {"slot": 0, "country": "C18"},
+            {"slot": 1, "country": "C30"},
+        ],
+    }
+    names = ["England", "Scotland", "Wales"]
+    assert brexit_describe(
+        {"effect": "take", "target": 1, "deal": "C08"}, observation, names, 0
+    ) == ("Take Canada from Scotland")
+    assert brexit_describe({"effect": "switch_your", "deal": "C08"}, observation, names, 0) == (
+        "Swap your Canada for Germany"
+    )
+    assert (
+        brexit_describe(
+            {"effect": "switch_another", "target": 2, "deal": "C01"}, observation, names, 0
+        )
+        == "Give Wales Germany for their Iceland"
+    )
+    assert brexit_describe({"effect": "none"}, observation, names, 0) == "Use no effect"
