@@ -30,7 +30,6 @@ from tests.e2e.test_viewer_browser import (  # noqa: F401 (fixtures)
 from tests.factories import UserFactory
 from tournaments import tasks
 from tournaments.play import services
-from tournaments.play.models import Match
 
 assert tasks  # registered here: the services send them by name (tournaments/play/dispatch.py)
 
@@ -79,6 +78,10 @@ def check_the_page(tab: Any, width: int) -> None:
     assert "your-turn" in (tab.locator("#your-seat").get_attribute("class") or "")
     assert tab.evaluate("() => !!document.activeElement.closest('#your-seat form.act-form')")
     assert re.fullmatch(r"\d+:\d\d left", tab.locator("#your-seat .clock").first.inner_text())
+    # The seats go by the game's names, even on a page opened before the game named them.
+    you = re.match(r"You play (.+?) ·", form.locator(".play-clock").inner_text())
+    assert you and tab.locator('.seat-name[data-seat="0"]').inner_text() == you.group(1)
+    assert tab.locator('#view option[data-seat="0"]').inner_text() == f"{you.group(1)} (seat 0)"
     # A person's seat is a person's, never "England's bot: ok" under "Your bot at this step".
     assert tab.locator(".owner-tools").count() == 0
     assert "'s bot" not in tab.locator("#log").inner_text()
@@ -128,11 +131,9 @@ def answer(tab: Any, decisions: int, rng: random.Random) -> None:
         pytest.fail(f"no controls for a {kind} decision:\n{form.inner_html()}")
 
 
-def play_to_the_end(tab: Any, match: Match, worker: Worker, shot: Path | None) -> int:
-    tab.goto(f"/matches/{match.pk}/")
-    assert tab.locator("#viewer").get_attribute("data-view") == "seat0"  # the person's seat
+def play_to_the_end(tab: Any, worker: Worker, seed: int, shot: Path | None) -> int:
     width = tab.viewport_size["width"]
-    rng = random.Random(match.seed)
+    rng = random.Random(seed)
     decisions = 0
     for _ in range(400):
         tab.wait_for_selector(READY, timeout=60_000)
@@ -190,7 +191,6 @@ def test_a_person_plays_a_whole_game_through_the_page(
     options: dict[str, Any],
     width: int,
 ) -> None:
-    worker = start_worker()
     person = UserFactory()
     log_in(tab, person, live_server)
     match = services.create_challenge(
@@ -200,9 +200,15 @@ def test_a_person_plays_a_whole_game_through_the_page(
         options=options,
         seed=11,
     )
+    # Opened before the game has begun (no worker yet), as right after creating it: the page
+    # knows no seat's name and no decision, and must catch up with both.
+    tab.goto(f"/matches/{match.pk}/")
+    assert tab.locator("#viewer").get_attribute("data-view") == "seat0"  # the person's seat
+    assert tab.locator("#viewer").get_attribute("data-last") == "0"  # Brexit's seats: "Seat 0"...
+    worker = start_worker()
     target = os.environ.get("BACKROOM_SCREENSHOTS")
     shot = ROOT / target / f"person-{game}-{width}.png" if target else None
-    decisions = play_to_the_end(tab, match, worker, shot)
+    decisions = play_to_the_end(tab, worker, match.seed, shot)
     match.refresh_from_db()
     assert match.status == "finished" and decisions > 0
     ranking = tab.locator("#ranking li")

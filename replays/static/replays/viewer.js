@@ -241,6 +241,17 @@
     }).catch(function () { setTimeout(poll, 3000); });
   }
 
+  // The seats' names come from the opening event: a page opened before it called them
+  // "Seat 0", "Seat 1"... and takes the game's names (nations, politicians) once they exist.
+  function rename(labels) {
+    labels.forEach(function (label, k) {
+      var name = document.querySelector('.seat-name[data-seat="' + k + '"]');
+      if (name && name.textContent !== label) name.textContent = label;
+      var option = viewSel.querySelector('option[data-seat="' + k + '"]');
+      if (option) option.textContent = label + " (seat " + k + ")";
+    });
+  }
+
   function fetchNew() {
     var u = new URL(root.dataset.logUrl, window.location.href);
     u.searchParams.set("after", state.last);
@@ -265,6 +276,7 @@
       });
       if (data.lines.length) state.last = Math.max(state.last, data.lines[data.lines.length - 1].version);
       document.getElementById("status").textContent = data.status_text || data.status;
+      rename(data.labels || []);
       if (following && state.step < state.last) go(state.last); else render();
       return data;
     });

@@ -237,7 +237,7 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
         {
             "lines": lines,
             "views": [
-                {"name": v.name, "label": _view_label(v, names)}
+                {"name": v.name, "label": _view_label(v, names), "seat": v.seat}
                 for v in visibility.views_open_to(request.user, match, ctx["seats"])
             ],
             "seat_rows": [
@@ -350,6 +350,7 @@ def match_play(request: HttpRequest, match_id: Any) -> HttpResponse:
 
 
 def _view_label(view: visibility.View, names: list[str]) -> str:
+    """What the view picker calls a view (viewer.js words a seat's the same way)."""
     if view.name == visibility.PUBLIC:
         return "Public (spectator)"
     if view.everything:
@@ -383,6 +384,8 @@ def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
             "status": match.status,
             "status_text": status_text(match, names),
             "last_version": match.last_version,
+            # A page opened before the first event named the seats "Seat 0"...: it renames them.
+            "labels": names,
             "lines": [{"version": ln.version, "text": ln.text, "type": ln.type} for ln in lines],
         }
     )
