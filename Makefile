@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export DJANGO_SETTINGS_MODULE ?= config.settings.local
 
-.PHONY: up test test-fast lint deploy-check install services sandbox browser isolation-tools database migrate admin check-deploy audit clean
+.PHONY: up test test-fast test-services lint deploy-check install services sandbox browser isolation-tools database migrate admin check-deploy audit clean
 
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,6 +14,8 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/uv pip sync --quiet --python $(BIN)/python requirements.lock
 	@# The project itself, editable: puts `config` (platform/config) and the apps on the path.
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps --editable .
+	@# The packages bots may import, compiled now: a bot reads them read-only and cannot (games/sandbox/packages.py).
+	$(BIN)/python -m games.sandbox --compile-packages
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -78,9 +80,13 @@ test: install services sandbox browser isolation-tools
 	if [ "$$lint" != 0 ]; then cat var/lint.log; echo "make test: lint failed (var/lint.log)" >&2; exit 1; fi; \
 	echo "lint passed (var/lint.log)"; exit $$tests
 
-# Feedback in a minute or two: every test but those that start the platform's processes
-# (tests/conftest.py's tiers), in parallel, no lint, no coverage. `-m unit`: no database at all.
-test-fast: install services
+# The tiers (tests/conftest.py). test-fast: the pure and unit tier, no services at all (no
+# database, broker or Redis needed), in parallel: feedback within two minutes.
+# test-services: every test but those that start the platform's own processes.
+test-fast: install
+	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest $(PYTEST_XDIST) -m unit $(PYTEST_ARGS)
+
+test-services: install services
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/pytest $(PYTEST_XDIST) -m "not processes" $(PYTEST_ARGS)
 
 # Checks the configuration in the environment (`set -a; . /etc/backroom/env; make check-deploy`).

@@ -18,7 +18,7 @@ from typing import Any
 
 from celery import Task, shared_task
 from celery.exceptions import Retry
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import celeryd_after_setup, worker_process_init, worker_ready
 from django.conf import settings
 
 from config import queues
@@ -31,6 +31,16 @@ def tune_worker_process(**kwargs: object) -> None:
     from tournaments.play.runtime import tune_gc
 
     tune_gc()
+
+
+@celeryd_after_setup.connect
+def note_queues(sender: object, instance: Any, **kwargs: object) -> None:
+    """Tell the scheduler which queues this worker reads (before its pool's processes fork)."""
+    from tournaments.play import scheduler
+
+    names = list(instance.app.amqp.queues.consume_from)
+    scheduler.note_queues(names)
+    log.info("scheduler: this worker reads %s, takes classes up to %s", names, scheduler.WIDEST)
 
 
 @worker_ready.connect
@@ -115,7 +125,7 @@ def _serve(task: Task[Any, Any], upto: int, hint: str, refund_of: str | None = N
     ``refund_of``: the worker whose attempt at a match a database outage ended; the retry's
     claim of that match counts no new attempt (runner.AttemptInterrupted, scheduler.pick).
     """
-    from tournaments.play import runner, scheduler
+    from tournaments.play import lifecycle, runner, scheduler
     from tournaments.play.outages import is_database_outage
 
     try:
@@ -128,7 +138,7 @@ def _serve(task: Task[Any, Any], upto: int, hint: str, refund_of: str | None = N
         raise retry_after_outage(task, exc, refund_of=ended) from exc
     if served.hint_busy:
         # Held by a worker that may have died: look again once its lease can have expired.
-        raise task.retry(countdown=runner.lease_seconds() + 1)
+        raise task.retry(countdown=lifecycle.lease_seconds() + 1)
     return served.result
 
 
@@ -206,3 +216,11 @@ def run_seasons() -> int:
     from tournaments.competition import seasons
 
     return seasons.play_all_due()
+
+
+@shared_task(name=queues.ADVANCE_SERIES)
+def advance_series() -> int:
+    """Decide running A/B tests' finished pairs and queue every running series' next deals."""
+    from tournaments.competition import series
+
+    return series.advance_all()

@@ -65,6 +65,8 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 # libseccomp is loaded by the bot runner through ctypes, inside the sandbox.
 # grep reads everything (no -q): an early exit would SIGPIPE ldconfig and, with pipefail, look like a miss.
 ldconfig -p 2>/dev/null | grep 'libseccomp\.so\.2 ' >/dev/null || missing+=(libseccomp2)
+# numpy, which bots may import (games/sandbox/packages.py), loads the C++ runtime.
+ldconfig -p 2>/dev/null | grep 'libstdc++\.so\.6 ' >/dev/null || missing+=(libstdc++6)
 [ -x /usr/bin/python3 ] || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive

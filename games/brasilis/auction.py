@@ -12,13 +12,22 @@ from games.brasilis.money import transfer
 from games.brasilis.state import State
 from games.brasilis.steps import BeforeReveal, Next, NextLot
 from games.engine.events import event, private_event
+from games.engine.rng import keyed_order, match_seed
 from games.engine.types import Event
 
 
 def start(state: State, out: list[Event], rng: random.Random) -> Next:
     scenario = state.options.get("scenario") or {}
     fixed = scenario.get("auction_aids", {}).get(str(state.round))
-    shown = list(fixed) if fixed else rng.sample(AIDS, min(state.n - 1, len(AIDS)))
+    k, seed = min(state.n - 1, len(AIDS)), match_seed(rng)
+    if fixed:
+        shown = list(fixed)
+    else:  # keyed by the round (games/engine/rng.py): twins see the same aids
+        shown = (
+            rng.sample(AIDS, k)
+            if seed is None
+            else keyed_order(seed, "aids", state.round, AIDS)[:k]
+        )
     emit(state, out, event("aids_drawn", {"aids": shown}))
     return NextLot()
 

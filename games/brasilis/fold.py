@@ -34,6 +34,7 @@ def _game_started(s: State, p: P) -> None:
     s.extra_votes = list(p["extra_votes"])
     s.aid_owner = {a: None for a in AIDS}
     s.aid_used = {a: False for a in AIDS}
+    s.asked = [0] * n
 
 
 def _nothing(s: State, p: P) -> None:
@@ -55,6 +56,15 @@ def _power_shuffled(s: State, p: P) -> None:
     s.power_deck = list(p["order"])
     if p.get("from_discard"):
         s.power_discard = []
+        _count(s, "power")
+
+
+def _count(s: State, draw: str) -> None:
+    s.drawn[draw] = s.drawn.get(draw, 0) + 1
+
+
+def _revolution(s: State, p: P) -> None:
+    _count(s, "revolution")
 
 
 def _news_shuffled(s: State, p: P) -> None:
@@ -114,6 +124,8 @@ def _news_set_aside(s: State, p: P) -> None:
 def _awaiting(s: State, p: P) -> None:
     s.phase = p["kind"]
     s.waiting = list(p["seats"])
+    for seat in s.waiting:
+        s.asked[seat] += 1
     s.traded = p.get("traded", False)
 
 
@@ -366,7 +378,7 @@ FOLDERS: dict[str, Callable[[State, P], None]] = {
     "news_attributed": _news_attributed,
     "lawyer_used": _lawyer_used,
     "lawyer_declined": _nothing,
-    "revolution": _nothing,
+    "revolution": _revolution,
     "news_lost": _news_lost,
     "news_removed": _news_removed,
     "dispute_cleared": _dispute_cleared,

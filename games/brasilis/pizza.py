@@ -11,6 +11,7 @@ from games.brasilis.money import bank_pays
 from games.brasilis.state import State
 from games.brasilis.steps import AuctionStart, BeforeReveal, Next, Reveal, RoundStart, Turn
 from games.engine.events import event, private_event
+from games.engine.rng import keyed_order, match_seed
 from games.engine.types import Event
 
 
@@ -36,8 +37,14 @@ def before_reveal(state: State, out: list[Event], rng: random.Random) -> Next:
     """Refill check before every reveal (S-23), then the reveal (S-9) or the Media Control offer (S-33)."""
     refill.check(state, out, rng)
     pool = state.pool
+    seed = match_seed(rng)
+    # Keyed by the reveal (its round and place in it), news by news: twins whose pools
+    # still hold the same news reveal the same one (games/engine/rng.py).
+    drawn = (
+        None if seed is None else keyed_order(seed, f"news:{state.round}", state.reveals_done, pool)
+    )
     if state.options.get("media_control") and len(pool) >= 2:
-        cards = rng.sample(pool, 2)
+        cards = rng.sample(pool, 2) if drawn is None else drawn[:2]
         seat = state.revealer
         emit(
             state,
@@ -52,7 +59,10 @@ def before_reveal(state: State, out: list[Event], rng: random.Random) -> Next:
         emit(state, out, event("awaiting", {"kind": "media_pick", "seats": [seat]}))
         return None
     scenario = state.options.get("scenario") or {}
-    card = pool[0] if scenario.get("reveal_in_order") else pool[rng.randrange(len(pool))]
+    if scenario.get("reveal_in_order"):
+        card = pool[0]
+    else:
+        card = pool[rng.randrange(len(pool))] if drawn is None else drawn[0]
     return Reveal(card, "pool")
 
 

@@ -8,6 +8,7 @@ from games.brasilis.cards import INFLUENCE_VALUE, REFILL_AT_MOST
 from games.brasilis.fold import emit
 from games.brasilis.state import State
 from games.engine.events import event, private_event
+from games.engine.rng import keyed_order, match_seed
 from games.engine.types import Event
 
 
@@ -17,8 +18,7 @@ def draw(state: State, out: list[Event], rng: random.Random, seat: int, count: i
         if not state.power_deck:
             if not state.power_discard:
                 return  # both empty: the remaining draws are skipped
-            order = list(state.power_discard)
-            rng.shuffle(order)
+            order = _reshuffled(state, rng)
             emit(
                 state,
                 out,
@@ -32,6 +32,18 @@ def draw(state: State, out: list[Event], rng: random.Random, seat: int, count: i
         cards = state.power_deck[:count]
         emit(state, out, dealt(seat, cards))
         count -= len(cards)
+
+
+def _reshuffled(state: State, rng: random.Random) -> list[str]:
+    """The discard in a new order, keyed by how many times the deck was rebuilt, card by card
+    (twins rebuilding from slightly different piles share the rest of the order); a search
+    bot's rollouts, whose generator has no match seed, shuffle with their own."""
+    seed = match_seed(rng)
+    if seed is None:
+        order = list(state.power_discard)
+        rng.shuffle(order)
+        return order
+    return keyed_order(seed, "deck:power", state.drawn.get("power", 0), state.power_discard)
 
 
 def check(state: State, out: list[Event], rng: random.Random) -> None:

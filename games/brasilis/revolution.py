@@ -9,6 +9,7 @@ from games.brasilis.cards import is_green
 from games.brasilis.fold import emit
 from games.brasilis.state import State
 from games.engine.events import event, private_event
+from games.engine.rng import keyed_order, match_seed
 from games.engine.types import Event
 
 
@@ -30,10 +31,16 @@ def resolve(state: State, out: list[Event], rng: random.Random, cause: str) -> N
     worst = [s for s in range(state.n) if state.image[s] == worst_image]
     drawn_by = tiebreak.benefited(state, range(state.n))  # the ceremony, for the log only
     emit(state, out, event("revolution", {"worst": worst, "drawn_by": drawn_by, "cause": cause}))
+    seed = match_seed(rng)
     for seat in worst:
         greens = [c for c in state.piles[seat] if is_green(c)]
         if greens:
-            card = greens[rng.randrange(len(greens))]
+            # Keyed by the revolution's count and the seat, card by card (games/engine/rng.py).
+            card = (
+                greens[rng.randrange(len(greens))]
+                if seed is None
+                else keyed_order(seed, f"revolution:{seat}", state.drawn["revolution"], greens)[0]
+            )
             emit(
                 state,
                 out,

@@ -156,6 +156,10 @@ class BrasilisRules:
         flow.proceed(state, out, rng, step)
         return out
 
+    def decisions(self, state: State, seat: Seat) -> int:
+        """The decisions the seat was asked for so far (games/engine/rules.py: decisions_made)."""
+        return state.asked[seat] if seat < len(state.asked) else 0
+
     def default_action(self, state: State, seat: Seat) -> Action:
         kind = state.phase
         if kind == "dispute":

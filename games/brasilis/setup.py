@@ -40,7 +40,11 @@ from games.engine.events import event, private_event
 from games.engine.rng import step_rng
 from games.engine.types import Event
 
-ENGINE_VERSION = "brasilis-2"
+ENGINE_VERSION = "brasilis-3"
+"""brasilis-3: the deck's rebuilds, the reveals, the aids and revolution losses keyed by what
+they draw (games/engine/rng.py), the state counting them and each seat's decisions (so
+brasilis-2 snapshots, keyed by this version, are not loaded); stored events mean what they
+meant: every stream folds as before."""
 MIN_SEATS, MAX_SEATS = 3, 6
 
 DEFAULTS: dict[str, Any] = {
@@ -77,6 +81,13 @@ def _int(value: object, name: str, low: int, high: int) -> int:
     return value
 
 
+def _at_least(value: object, name: str, low: int) -> int:
+    """A whole number from ``low`` up, whose ceiling another check sets and names."""
+    if type(value) is not int or value < low:
+        raise BadOptions(f"option {name!r} must be a whole number from {low}, not {value!r}")
+    return value
+
+
 def _bool(value: object, name: str) -> bool:
     if type(value) is not bool:
         raise BadOptions(f"option {name!r} must be true or false, not {value!r}")
@@ -110,8 +121,10 @@ def validate(seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
                 f"option 'more_your_way' must be null or an object with keys {', '.join(MORE_YOUR_WAY)}"
             )
         mine = dict(mine)
-        mine["rounds"] = _int(
-            mine.get("rounds", PIZZA_SLICES - INITIAL_SLICES[seats]), "more_your_way.rounds", 1, 12
+        # No fixed ceiling: how many rounds the News deck can serve is S-38's to say, for
+        # this table and variant (a fixed 12 refused 13-15 with 3 politicians, which 46 serve).
+        mine["rounds"] = _at_least(
+            mine.get("rounds", PIZZA_SLICES - INITIAL_SLICES[seats]), "more_your_way.rounds", 1
         )
         mine["salary"] = _int(mine.get("salary", SALARY), "more_your_way.salary", 0, 1000)
         if mine["salary"] % MONEY_UNIT:
@@ -121,9 +134,16 @@ def validate(seats: int, options: Mapping[str, Any] | None) -> dict[str, Any]:
         )
         out["more_your_way"] = mine
     if out["scenario"] is not None:
-        out["scenario"] = _scenario(seats, out["scenario"])
+        out["scenario"] = _scenario(seats, out["scenario"], _rounds(seats, out))
     _check_news_suffice(seats, out)
     return out
+
+
+def _rounds(seats: int, opts: Mapping[str, Any]) -> int:
+    """The game's rounds: S-1's for the table, or More Your Way's."""
+    default = PIZZA_SLICES - INITIAL_SLICES[seats]
+    rounds: int = (opts["more_your_way"] or {}).get("rounds", default)
+    return rounds
 
 
 def _check_news_suffice(seats: int, opts: dict[str, Any]) -> None:
@@ -136,7 +156,7 @@ def _check_news_suffice(seats: int, opts: dict[str, Any]) -> None:
     sc = opts["scenario"] or {}
     deck = len(NEWS) - sum(1 for pile in sc.get("piles", []) for c in pile if c in NEWS)
     first = sc.get("round", 1)
-    rounds = (opts["more_your_way"] or {}).get("rounds", PIZZA_SLICES - INITIAL_SLICES[seats])
+    rounds = _rounds(seats, opts)
     played = max(0, rounds - first + 1)
     if played * per_round + 1 > deck:
         most = (deck - 1) // per_round + first - 1
@@ -171,7 +191,7 @@ def _power_ids(tokens: object, name: str, taken: set[str]) -> list[str]:
     return found
 
 
-def _scenario(seats: int, raw: object) -> dict[str, Any]:
+def _scenario(seats: int, raw: object, rounds: int) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise BadOptions("option 'scenario' must be an object")
     unknown = sorted(set(raw) - set(SCENARIO_KEYS))
@@ -233,7 +253,7 @@ def _scenario(seats: int, raw: object) -> dict[str, Any]:
             raise BadOptions(f"scenario 'wallet_order' must be a permutation of 0..{seats - 1}")
         sc["wallet_order"] = list(order)
     if raw.get("round") is not None:
-        sc["round"] = _int(raw["round"], "scenario.round", 1, 12)
+        sc["round"] = _int(raw["round"], "scenario.round", 1, rounds)  # a round the game has
     if raw.get("revealer") is not None:
         sc["revealer"] = _int(raw["revealer"], "scenario.revealer", 0, seats - 1)
     if raw.get("aids") is not None:
@@ -246,7 +266,7 @@ def _scenario(seats: int, raw: object) -> dict[str, Any]:
             )
         sc["aids"] = aids
     if raw.get("auction_aids") is not None:
-        sc["auction_aids"] = _auction_aids(raw["auction_aids"], seats)
+        sc["auction_aids"] = _auction_aids(raw["auction_aids"], seats, rounds)
     if raw.get("reveal_in_order") is not None:
         sc["reveal_in_order"] = _bool(raw["reveal_in_order"], "scenario.reveal_in_order")
     return sc
@@ -261,11 +281,11 @@ def _money(value: object, name: str, seats: int) -> list[int]:
     return money
 
 
-def _auction_aids(value: object, seats: int) -> dict[str, list[str]]:
+def _auction_aids(value: object, seats: int, rounds: int) -> dict[str, list[str]]:
     """Round number -> the aids shown at that round's auction, instead of a random draw (S-21)."""
     shown = min(seats - 1, len(AIDS))
     wrong = (
-        f"scenario 'auction_aids' must map round numbers from 2 to 12 to {shown} distinct aids "
+        f"scenario 'auction_aids' must map round numbers from 2 to {rounds} to {shown} distinct aids "
         f"from {AIDS} (X - 1 with {seats} politicians, S-21)"
     )
     if not isinstance(value, Mapping):
@@ -274,7 +294,7 @@ def _auction_aids(value: object, seats: int) -> dict[str, list[str]]:
     for key, aids in value.items():
         number = str(key)
         # ASCII digits: "²" is a digit to str.isdigit, and no int.
-        if not (number.isascii() and number.isdigit()) or not 2 <= int(number) <= 12:
+        if not (number.isascii() and number.isdigit()) or not 2 <= int(number) <= rounds:
             raise BadOptions(wrong)
         if (
             not isinstance(aids, list)

@@ -115,6 +115,13 @@ class State:
 
     trade: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
+    drawn: dict[str, int] = field(default_factory=dict)
+    """How many times each counted draw was made ("power": the deck rebuilt from its discard,
+    "revolution": revolutions): the key of the next one (games/engine/rng.py), the same in
+    twin games however their streams differ."""
+    asked: list[int] = field(default_factory=list)
+    """How many decisions each seat was asked for (``awaiting`` events naming it): the key
+    of its bot's generator."""
 
 
 _FIELDS = [f.name for f in fields(State)]

@@ -39,6 +39,7 @@ def _game_started(state: State, p: Payload) -> None:
     state.deals = [list(d) for d in held] if held is not None else [[] for _ in range(seats)]
     state.placed_cards = [[] for _ in range(seats)]
     state.placed_slots = [[] for _ in range(seats)]
+    state.decisions = [0] * seats
 
 
 def _deck_shuffled(state: State, p: Payload) -> None:
@@ -56,6 +57,7 @@ def _deck_shuffled(state: State, p: Payload) -> None:
 
 def _discard_reshuffled(state: State, p: Payload) -> None:
     _deck_shuffled(state, p)
+    state.reshuffles[p["deck"]] = state.reshuffles.get(p["deck"], 0) + 1
     if p["deck"] == "country":
         state.country_discard = []
     else:
@@ -106,6 +108,7 @@ def _cards_placed(state: State, p: Payload) -> None:
         slots.append(item["slot"])
     state.placed_count += 1
     state.turn = (seat + 1) % state.seats
+    state.decisions[seat] += 1
 
 
 def _cards_flipped(state: State, p: Payload) -> None:
@@ -126,7 +129,7 @@ def _cards_flipped(state: State, p: Payload) -> None:
 
 
 def _effect_resolved(state: State, p: Payload) -> None:
-    state.activations.pop(0)
+    state.decisions[state.activations.pop(0)["seat"]] += 1
     effect = p["effect"]
     if effect == "none":
         return

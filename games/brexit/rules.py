@@ -52,6 +52,10 @@ class BrexitRules:
     def default_action(self, state: State, seat: int) -> Action:
         return _decide.default_action(state, seat)
 
+    def decisions(self, state: State, seat: int) -> int:
+        """The seat's placements and effects so far (games/engine/rules.py: decisions_made)."""
+        return state.decisions[seat] if seat < len(state.decisions) else 0
+
     def observe(self, state: State, seat: int | None) -> JSON:
         return _observe.observe(state, seat)
 

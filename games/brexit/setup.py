@@ -14,8 +14,11 @@ from games.engine.events import event, private_event
 from games.engine.rng import step_rng
 from games.engine.types import Event
 
-ENGINE_VERSION = "brexit-2"
-"""brexit-2: the round limit (B-31), the ``deals`` scenario option, no empty event after a reshuffle."""
+ENGINE_VERSION = "brexit-3"
+"""brexit-2: the round limit (B-31), the ``deals`` scenario option, no empty event after a reshuffle.
+brexit-3: reshuffles keyed by the deck and its count (games/engine/rng.py), the state counting
+them and each seat's decisions (so brexit-2 snapshots, keyed by this version, are not loaded);
+stored events mean what they meant: every stream folds as before."""
 MIN_SEATS, MAX_SEATS = 2, 5  # B-21: 3-5 official, 2 unofficial
 STARTING_DRAW = 2
 MAX_ROUNDS_BOUND = 1000

@@ -63,6 +63,11 @@ class State:
     activations: list[Activation] = field(default_factory=list)
     """Effect cards still to activate this round, the next one first."""
     result: dict[str, Any] | None = None
+    reshuffles: dict[str, int] = field(default_factory=dict)
+    """How many times each deck was rebuilt from its discard pile: the key of its next shuffle
+    (games/engine/rng.py), the same in twin games however their streams differ."""
+    decisions: list[int] = field(default_factory=list)
+    """How many placements and effects each seat has made: the key of its bot's generator."""
 
 
 def dump(state: State) -> dict[str, Any]:

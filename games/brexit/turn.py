@@ -15,6 +15,7 @@ from games.brexit.fold import FOLDS
 from games.brexit.scoring import final_result, slot_results
 from games.brexit.state import PLACEMENT, ROUND_LIMIT_REACHED, SIX_DEALS, State
 from games.engine.events import event, private_event
+from games.engine.rng import keyed_order, match_seed
 from games.engine.types import Event
 
 DEALS_TO_END = 6
@@ -35,9 +36,19 @@ def shuffled(cards: list[str], rng: random.Random) -> list[str]:
 
 
 def reshuffle(state: State, deck: str, rng: random.Random, out: list[Event]) -> None:
-    """B-16: the matching discard pile becomes the deck, in an order only the log knows."""
+    """B-16: the matching discard pile becomes the deck, in an order only the log knows.
+
+    The order is keyed by the deck and how many times it was rebuilt (not by the stream's
+    length), card by card, so twin games rebuilding from piles that differ by a few cards
+    still share the rest of the order (games/engine/rng.py). A search bot's rollouts pass
+    their own generator, which has no match seed: they shuffle with it.
+    """
     pile = state.country_discard if deck == "country" else state.negotiation_discard
-    order = shuffled(pile, rng)
+    seed = match_seed(rng)
+    if seed is None:
+        order = shuffled(pile, rng)
+    else:
+        order = keyed_order(seed, f"deck:{deck}", state.reshuffles.get(deck, 0), pile)
     emit(
         state,
         out,

@@ -6,7 +6,9 @@ benchmarks. The sink decides where events go; the loop decides when: after
 every decision of an external (sandboxed) bot, whose time is expensive to lose,
 and otherwise every ``flush_every`` events, never once per event. A crash loses
 only the steps since the last flush, which a resumed match plays again with
-the same random draws (the generator is derived from the seed and the version).
+the same random draws (every generator is derived from the seed and counts folded from the
+events: games/engine/rng.py). Each decision becomes events through ``decision.take``, the
+function a person's action taken through the API uses too.
 """
 
 from __future__ import annotations
@@ -16,32 +18,15 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, NoReturn, Protocol
+from typing import Any, NoReturn, Protocol
 
-from games.engine.errors import IllegalAction
+from games.engine.decision import Move, bank_ms, refusal, take
 from games.engine.match import replay
-from games.engine.platform_events import (
-    BOT_VERDICT,
-    finished_event,
-    game_events,
-    verdict_event,
-)
-from games.engine.rng import quick_rng, step_rng
-from games.engine.rules import Rules
+from games.engine.platform_events import BOT_VERDICT, finished_event, game_events
+from games.engine.rng import bot_rng
+from games.engine.rules import Rules, decisions_made
 from games.engine.storable import storable
 from games.engine.types import Action, Event, Outcome, Pending, Seat
-
-
-class Move(NamedTuple):
-    """A player's answer to one decision, with the verdict on how it was obtained."""
-
-    action: Action
-    verdict: str = "ok"
-    detail: str = ""
-    stderr: str = ""
-    elapsed: float = 0.0
-    bank: float | None = None
-    """Seconds left in the player's time bank after this decision (None: it has none)."""
 
 
 class SeatPlayer(Protocol):
@@ -88,10 +73,6 @@ class InProcess:
         return ""
 
 
-def _bank_ms(seconds: float) -> int:
-    return max(0, int(seconds * 1000))
-
-
 @dataclass
 class SeatStats:
     verdicts: dict[str, int] = field(default_factory=dict)
@@ -105,7 +86,7 @@ class SeatStats:
         self.strikes = strikes
         self.time_used_ms += int(move.elapsed * 1000)
         if move.bank is not None:
-            self.bank_ms = _bank_ms(move.bank)
+            self.bank_ms = bank_ms(move.bank)
 
 
 @dataclass
@@ -140,8 +121,6 @@ class Sink(Protocol):
         ...
 
 
-DETAIL_CAP = 2000
-"""Characters of an engine's refusal kept in a verdict (a bot can make the message huge)."""
 FLUSH_EVERY = 256
 """Events buffered at most, when no sandboxed bot forces an earlier flush."""
 STAGE_EVERY = 32
@@ -194,15 +173,6 @@ class MatchLimits:
             f"Stopped by the platform: the match had been playing for {took},"
             " the most any match may take, so it has no result."
         )
-
-
-def refusal(exc: Exception) -> str:
-    """Why an action was refused, in words a player reads, bounded however large the action:
-    the rules' own reason (an IllegalAction), else that the engine failed on it. A bot's
-    verdict and a person's 400 say the same."""
-    if isinstance(exc, IllegalAction):
-        return str(exc)[:DETAIL_CAP]
-    return f"the engine could not apply this action ({type(exc).__name__}: {exc})"[:DETAIL_CAP]
 
 
 class MatchDriver:
@@ -292,22 +262,15 @@ class MatchDriver:
         for seat, maybe in zip(seats, asked, strict=True):
             if maybe is None:
                 continue  # asked again at the next step, when the others have moved
-            move, player = maybe, self.players[seat]
-            rng = step_rng(self.seed, self.version)
+            player = self.players[seat]
             try:
-                events = self.rules.decide(self.state, seat, move.action, rng)
+                move, events = maybe, self._take(seat, maybe)
             except Exception as exc:  # a bot's action must never abort the match
                 detail = self._refused(exc)  # first: the default is chosen on the rebuilt state
                 move = player.strike("illegal_action", detail, self._default(seat))
-                rng = step_rng(self.seed, self.version)  # the failed attempt may have drawn
-                events = self.rules.decide(self.state, seat, move.action, rng)
+                events = self._take(seat, move)
             if player.external:
-                stats = self.stats[seat]
-                if move.verdict == DISQUALIFIED and stats.verdicts.get(DISQUALIFIED):
-                    stats.count(move, player.strikes)  # said once already: no event, no flush
-                else:
-                    external = True
-                    self._account(seat, move, player.strikes, step=self.version)
+                external = self._account(seat, move, player.strikes) or external
             self._record(events)
         return external
 
@@ -324,8 +287,10 @@ class MatchDriver:
 
     def _bot_rng(self, seat: Seat) -> random.Random:
         # Built-in bots draw from their own generator, so they never disturb the game's
-        # draws, and a resumed match makes the same choices as an uninterrupted one.
-        return quick_rng(self.seed ^ (0x5EA7 << 8 | seat), self.version)
+        # draws, keyed by the seat's own decision count (folded from the events: a resumed
+        # match makes the same choices) so that twins give a bot the same numbers.
+        count = decisions_made(self.rules, self.state, seat)
+        return bot_rng(self.seed, seat, self.version if count is None else count)
 
     def _default(self, seat: Seat) -> Action:
         return self.rules.default_action(self.state, seat)
@@ -340,26 +305,36 @@ class MatchDriver:
         self.state = replay(self.rules, self.history)
         return refusal(exc)
 
-    def _account(self, seat: Seat, move: Move, strikes: int, step: int) -> None:
-        """Count the move and record its verdict. Its texts are made storable here, whoever the
-        player: a bot chose them, directly (its log) or not (a refusal quoting its action)."""
-        stats = self.stats[seat]
-        stats.count(move, strikes)
-        self._record(
-            [
-                verdict_event(
-                    seat,
-                    move.verdict,
-                    detail=storable(move.detail),
-                    elapsed_ms=int(move.elapsed * 1000),
-                    strikes=strikes,
-                    step=step,
-                    bank_ms=None if move.bank is None else _bank_ms(move.bank),
-                )
-            ]
+    def _take(self, seat: Seat, move: Move) -> list[Event]:
+        """The move's events (decision.take, as a person's action through the API): its verdict
+        if it is written, then the rules' events, from the step's own generator (a refused
+        attempt that drew leaves the retry's draws as they were)."""
+        return take(
+            self.rules,
+            self.state,
+            seat,
+            move,
+            seed=self.seed,
+            version=self.version,
+            strikes=self.players[seat].strikes,
+            recorded=self._written(seat, move),
         )
-        if move.stderr:  # capped per decision and per match by the player (its sandbox limits)
-            self.logs.append((seat, step, storable(move.stderr)))
+
+    def _written(self, seat: Seat, move: Move) -> bool:
+        """Whether the move's verdict is an event: a sandboxed bot's (or person's) is, except a
+        disqualified seat's after the first, which is only counted (no event, no flush)."""
+        if not self.players[seat].external:
+            return False
+        return not (move.verdict == DISQUALIFIED and self.stats[seat].verdicts.get(DISQUALIFIED))
+
+    def _account(self, seat: Seat, move: Move, strikes: int) -> bool:
+        """Count an external seat's move and keep what it logged; True if its verdict was
+        written (the match then flushes: a sandboxed bot's time is expensive to lose)."""
+        written = self._written(seat, move)  # before the count, which it reads
+        self.stats[seat].count(move, strikes)
+        if written and move.stderr:  # capped per decision and match by the player's sandbox
+            self.logs.append((seat, self.version, storable(move.stderr)))
+        return written
 
     def _record(self, events: list[Event]) -> None:
         self.pending_events.extend(events)

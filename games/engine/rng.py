@@ -1,15 +1,26 @@
-"""Per-step random generators derived from the match seed and the stream version.
+"""Random generators derived from the match seed and what they draw for.
 
 The generator is never carried across steps in memory: a match resumed after a
 crash, or re-run from its seed, draws exactly what an uninterrupted one draws.
 Only deciding consults it; folding never does, because every outcome is
 already written in the events.
+
+Chance is keyed by what it draws (common random numbers): a deck's reshuffle by
+the deck and how many times it was shuffled, a random pick by its purpose and
+its own count, a built-in bot's generator by its seat and its own decision
+count, every count folded from the events (so a resumed match knows it). Two
+games on the same seed (twins of a duplicate deal, docs/ab-tests.md) thus draw
+the same numbers for the same draw however far their streams have diverged;
+keyed by the stream position, they would share nothing after their first
+different decision. ``step_rng`` still gives the step's generator (setup draws
+from it, and it carries the seed to :func:`match_seed`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -23,8 +34,9 @@ class StepRandom(random.Random):
     overrides. The draws are exactly those of ``random.Random(seed)``.
     """
 
-    def __init__(self, seed: int, version: int) -> None:  # no super().__init__: seeding is deferred
+    def __init__(self, seed: int, version: int | str) -> None:  # no super().__init__: deferred
         self._material = f"backroom:{seed}:{version}"
+        self._match_seed = seed  # an instance attribute: it outlives the class swap
         self._seeded = False
         self.gauss_next = None
 
@@ -57,6 +69,40 @@ class StepRandom(random.Random):
 def step_rng(seed: int, version: int) -> random.Random:
     """The generator for the step taken when the stream stands at ``version``."""
     return StepRandom(seed, version)
+
+
+def match_seed(rng: random.Random) -> int | None:
+    """The match seed behind a step's generator, or None for any other generator (a search
+    bot's rollouts pass their own: they draw from it as before, keyed by nothing)."""
+    seed = getattr(rng, "_match_seed", None)
+    return seed if isinstance(seed, int) else None
+
+
+def keyed_rng(seed: int, purpose: str, count: int) -> random.Random:
+    """The generator of the ``count``-th draw for ``purpose`` in the match on ``seed``."""
+    return StepRandom(seed, f"{purpose}:{count}")
+
+
+def keyed_order(seed: int, purpose: str, count: int, items: Sequence[str]) -> list[str]:
+    """``items`` in a uniformly random order, keyed item by item.
+
+    Each item gets its own key from (seed, purpose, count, item) and the items are sorted by
+    it, so two games shuffling different piles on the same draw still put the cards both
+    piles hold in the same relative order: twins whose discard piles differ by a card or two
+    share almost all of the new deck. Equal items are interchangeable, so ties do not matter.
+    """
+    prefix = f"backroom:{seed}:{purpose}:{count}:".encode()
+
+    def key(item: str) -> bytes:
+        return hashlib.blake2b(prefix + item.encode(), digest_size=8).digest()
+
+    return sorted(items, key=key)
+
+
+def bot_rng(seed: int, seat: int, decisions: int) -> random.Random:
+    """A built-in bot's generator for the seat's ``decisions``-th decision: the same numbers
+    for the same decision in twin games, whatever the other seats did before it."""
+    return QuickRandom(seed ^ (0x5EA7 << 8 | seat), decisions)
 
 
 _MASK = (1 << 64) - 1

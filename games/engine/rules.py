@@ -17,6 +17,13 @@ state equals ``replay`` of every event so far: this is tested for every game.
 States are mutated in place by ``fold`` because copying a whole state per
 event is ruinously slow (about 50x); callers that need a copy (search bots)
 use ``load(dump(state))``.
+
+Chance is keyed by what it draws (games/engine/rng.py): ``decide`` gets the step's
+generator, from which ``match_seed`` recovers the seed, and keys each draw by its
+purpose and a count its state folds. A game may also offer
+``decisions(state, seat) -> int``, how many decisions ``seat`` has been asked for
+(folded from the events); the driver then keys a built-in bot's generator by it
+instead of by the stream position (:func:`decisions_made`).
 """
 
 from __future__ import annotations
@@ -98,3 +105,10 @@ class Rules(Protocol[StateT]):
     def load(self, data: JSON) -> StateT:
         """The state back from :meth:`dump`."""
         ...
+
+
+def decisions_made(rules: Rules[StateT], state: StateT, seat: Seat) -> int | None:
+    """How many decisions ``seat`` has been asked for, if the game counts them (an optional
+    member: games without it, such as the tests' own, keep their bots keyed by the stream)."""
+    count = getattr(rules, "decisions", None)
+    return None if count is None else int(count(state, seat))

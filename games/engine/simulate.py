@@ -233,14 +233,23 @@ def run(
 
 
 def table(stats: Sequence[BotStats]) -> str:
-    """A plain-text table, one row per bot kind."""
-    head = f"{'bot':<8} {'games':>6} {'wins':>8} {'win rate [95% CI]':>24} {'mean rank [95% CI]':>24} {'score':>6}"
+    """A plain-text table, one row per bot kind.
+
+    The first column is as wide as the longest name: an uploaded bot is named by its path,
+    which pushed the rest of its row out of line under a column of eight.
+    """
+    width = max([8, *(len(s.bot) for s in stats)])
+    head = (
+        f"{'bot':<{width}} {'games':>6} {'wins':>8} {'win rate [95% CI]':>24}"
+        f" {'mean rank [95% CI]':>24} {'score':>6}"
+    )
     lines = [head, "-" * len(head)]
     for s in stats:
         win = f"{s.win_rate:6.1%} [{s.win_low:6.1%}, {s.win_high:6.1%}]"
         rank = f"{s.mean_rank:5.2f} [{s.rank_low:5.2f}, {s.rank_high:5.2f}]"
         lines.append(
-            f"{s.bot:<8} {s.games:>6} {s.wins:>8.2f} {win:>24} {rank:>24} {s.mean_score:>6.2f}"
+            f"{s.bot:<{width}} {s.games:>6} {s.wins:>8.2f} {win:>24} {rank:>24}"
+            f" {s.mean_score:>6.2f}"
         )
     return "\n".join(lines)
 

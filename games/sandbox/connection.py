@@ -28,7 +28,7 @@ from typing import Any
 
 from games.engine.storable import storable
 from games.engine.types import JSON
-from games.sandbox import cpu, isolation
+from games.sandbox import cpu, isolation, packages
 from games.sandbox.limits import Limits
 from games.sandbox.protocol import encode
 from games.sandbox.verdicts import Verdict
@@ -78,16 +78,20 @@ class BotConnection:
     def _spawn(self) -> None:
         self._staged = isolation.stage(self.bot_dir)
         kwargs: dict[str, Any] = {}
+        env: dict[str, str] = {}  # bubblewrap sets the bot's own (--clearenv, --setenv)
         if self.mode == isolation.BWRAP:
             self._lease = isolation.lease_uid()
             argv = isolation.bwrap_command(self._staged, self.limits)
             if os.geteuid() == 0:  # the bot runs as the pool uid: its group may read the copy
                 isolation.admit(self._staged, self._lease.gid)
                 kwargs = {"user": self._lease.uid, "group": self._lease.gid, "extra_groups": []}
-        elif self.mode == isolation.UNSAFE_DEV:
-            argv = isolation.unsafe_command(self._staged, self.limits)
-        else:  # "bare": only the benchmark's baseline uses it
-            argv = isolation.bare_command(self._staged)
+        else:
+            packages.link(self._staged / isolation.PACKAGE_LINKS)
+            env = packages.environment()
+            if self.mode == isolation.UNSAFE_DEV:
+                argv = isolation.unsafe_command(self._staged, self.limits)
+            else:  # "bare": only the benchmark's baseline uses it
+                argv = isolation.bare_command(self._staged)
         where = cpu.plan()
         if where.capped and self.mode != "bare":
             self._cage = cpu.Cage(where, self.limits.cpu_cores)
@@ -97,7 +101,7 @@ class BotConnection:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env={},
+            env=env,
             cwd=str(self._staged),
             close_fds=True,
             process_group=0,
@@ -424,7 +428,8 @@ class BotConnection:
                 return
 
     def _take_stderr(self) -> str:
-        text = storable(bytes(self._err).decode("utf-8", "replace"))
+        # Bytes that are not UTF-8 are kept as their escapes (\xff), not dropped for U+FFFD.
+        text = storable(bytes(self._err).decode("utf-8", "backslashreplace"))
         if self._err_dropped:
             text += f"\n[... {self._err_dropped} more bytes of stderr dropped]"
         self._err.clear()

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from games.sandbox import packages
 from games.sandbox.limits import Limits
 
 MODE_ENV = "BACKROOM_SANDBOX"
@@ -47,7 +48,8 @@ def mode() -> str:
 
 
 def bot_python() -> str:
-    """The interpreter bots run on: the host's system Python (stdlib only), read-only."""
+    """The interpreter bots run on: the host's system Python, read-only; the packages bots may
+    import beside its standard library are the worker's own (packages.py)."""
     if os.environ.get(PYTHON_ENV):
         return os.environ[PYTHON_ENV]
     if mode() == UNSAFE_DEV:
@@ -266,12 +268,18 @@ def userns_sysctl_writable() -> bool:
 
 
 def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> list[str]:
-    """bubblewrap around sdk/botkit.py: the bot sees /usr, /bot, /sdk, /dev (read-only) and a /tmp."""
+    """bubblewrap around sdk/botkit.py: the bot sees /usr, /bot, /sdk, /packages, /dev (read-only)
+    and a /tmp."""
     python = python or bot_python()
     binds = ["--ro-bind", "/usr", "/usr"]
     prefix = Path(os.path.realpath(python)).parent.parent
     if not str(prefix).startswith("/usr"):
         binds += ["--ro-bind", str(prefix), str(prefix)]
+    offered = packages.mounts()
+    for source, inside in offered:
+        binds += ["--ro-bind", str(source), inside]
+    path = [f"--packages={packages.SANDBOX_FOLDER}"] if offered else []
+    variables = [a for k, v in packages.environment().items() for a in ("--setenv", k, v)]
     bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
     # No nested user namespace for the bot: bubblewrap's sysctl where it can write it; the bot
     # kit's seccomp filter (no unshare, setns, clone3 or process clone) refuses one either way.
@@ -299,23 +307,31 @@ def bwrap_command(staged: Path, limits: Limits, python: str | None = None) -> li
         "--clearenv",
         "--setenv", "HOME", "/tmp",  # noqa: S108 (inside the sandbox: its private tmpfs)
         "--setenv", "LANG", "C.UTF-8",
+        *variables,
         "--hostname", "sandbox",
         "--chdir", "/tmp",  # noqa: S108 (inside the sandbox: its private tmpfs)
         python, "-I", "-S", "-B", "/sdk/botkit.py", "/bot",
         *limits.botkit_args(),
+        *path,
         "--seccomp=required",
     ]  # fmt: skip
 
 
+PACKAGE_LINKS = "packages"
+"""In a staged copy run without bubblewrap: links to the packages' folders (packages.link)."""
+
+
 def unsafe_command(staged: Path, limits: Limits, python: str | None = None) -> list[str]:
+    """The bot kit as a plain subprocess; the staged copy's PACKAGE_LINKS is its packages."""
     python = python or bot_python()
     botkit = str(staged / "sdk" / "botkit.py")
     args = [python, "-I", "-S", "-B", botkit, str(staged / "bot"), *limits.botkit_args()]
-    return [*args, "--seccomp=best-effort"]
+    return [*args, f"--packages={staged / PACKAGE_LINKS}", "--seccomp=best-effort"]
 
 
 def bare_command(staged: Path, python: str | None = None) -> list[str]:
     """The same bot kit with no isolation at all (the benchmark's baseline)."""
     python = python or bot_python()
     botkit = str(staged / "sdk" / "botkit.py")
-    return [python, "-I", "-S", "-B", botkit, str(staged / "bot"), "--seccomp=off"]
+    args = [python, "-I", "-S", "-B", botkit, str(staged / "bot")]
+    return [*args, f"--packages={staged / PACKAGE_LINKS}", "--seccomp=off"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games.engine.driver import Move
+from games.engine.decision import Move
 from games.engine.rules import Rules
 from games.engine.types import Action, Outcome, Seat
 from games.sandbox.seat import Decision, SeatController

@@ -6,6 +6,7 @@ from typing import Any
 
 from games.engine.encoding import json_line
 from games.engine.types import JSON, Legal, Outcome, Seat
+from games.sandbox import packages
 from games.sandbox.limits import Limits
 
 PROTOCOL_VERSION = 1
@@ -28,6 +29,8 @@ def start_message(
         "options": options,
         "limits": limits.for_bot(),
         "restarts": restarts,
+        # What the bot may import beside the standard library, with versions (packages.py).
+        "packages": packages.versions(),
     }
 
 

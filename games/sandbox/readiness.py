@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from games.sandbox import cpu
+from games.sandbox import cpu, packages
 from games.sandbox.connection import BotConnection
 from games.sandbox.isolation import (
     BWRAP,
@@ -35,8 +35,17 @@ from games.sandbox.limits import Limits
 log = logging.getLogger("games.sandbox")
 
 _SMOKE_BOT = """
-import os, socket
+import importlib, os, socket
+offered = {}
+def start(info):
+    offered.update(info["packages"])
 def act(observation, legal):
+    imported = {}
+    for name in offered:  # what the start message promises must import, and be that version
+        try:
+            imported[name] = importlib.import_module(name).__version__
+        except Exception as exc:
+            imported[name] = f"{type(exc).__name__}: {exc}"
     denied = []
     attempts = [
         ("fork", lambda: os.fork() or os._exit(0)),  # a child that did get made leaves at once
@@ -50,7 +59,7 @@ def act(observation, legal):
             denied.append(name)
         except OSError:
             pass
-    return {"denied": denied, "uid": os.getuid(), "env": sorted(os.environ)}
+    return {"denied": denied, "uid": os.getuid(), "env": sorted(os.environ), "imported": imported}
 """
 
 _status_cache: dict[tuple[str, str], tuple[bool, str]] = {}
@@ -74,12 +83,19 @@ def _check_bwrap() -> tuple[bool, str]:
 
 
 def _smoke_run() -> tuple[bool, str]:
-    """Start a real sandboxed bot that tries fork, socket and exec: all must be denied."""
+    """Start a real sandboxed bot that imports the packages bots are offered and tries fork,
+    socket and exec: all must be denied."""
+    lacking = packages.missing()
+    if lacking:
+        return False, f"bots are promised {', '.join(lacking)}, not installed here (make install)"
+    offered = packages.versions()
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "bot.py").write_text(_SMOKE_BOT)
         conn = BotConnection(Path(tmp), Limits(), mode=BWRAP)
         try:
-            started = conn.start({"type": "start", "protocol": 1, "smoke": True})
+            started = conn.start(
+                {"type": "start", "protocol": 1, "smoke": True, "packages": offered}
+            )
             if started.fault is not None:
                 return False, _explain(f"{started.detail} {started.stderr}")
             got = conn.ask({"type": "act", "id": 1, "observation": {}, "legal": {}}, 5.0)
@@ -92,6 +108,8 @@ def _smoke_run() -> tuple[bool, str]:
         return False, _explain(f"{got.detail} {got.stderr}")
     if sorted(action["denied"]) != ["exec", "fork", "socket"]:
         return False, f"seccomp filter not effective: only {action['denied']} were denied"
+    if action["imported"] != offered:
+        return False, _unimportable(offered, action["imported"])
     if os.geteuid() == 0 and action["uid"] == 0:
         return False, "bot ran as root inside the sandbox"
     who = f"uid pool of {len(pool_users())}" if os.geteuid() == 0 else f"uid {os.getuid()}"
@@ -100,8 +118,25 @@ def _smoke_run() -> tuple[bool, str]:
         return False, f"the bot was not in its CPU cgroup ({where.reason})"
     return (
         True,
-        f"bubblewrap sandbox ready ({who}, seccomp on, user namespaces work); {cpu_status()}",
+        f"bubblewrap sandbox ready ({who}, seccomp on, user namespaces work); {cpu_status()};"
+        f" {packages_status()}",
     )
+
+
+def _unimportable(offered: dict[str, str], imported: dict[str, str]) -> str:
+    wrong = [f"{name} {version}: {imported.get(name)}" for name, version in offered.items()
+             if imported.get(name) != version]  # fmt: skip
+    return (
+        f"bots cannot import the packages they are offered ({'; '.join(wrong)}); the bots'"
+        f" interpreter {bot_python()} must be the worker's Python {sys.version_info[0]}."
+        f"{sys.version_info[1]} ({PYTHON_ENV} to choose another) and the host must have the"
+        " C++ runtime numpy needs (libstdc++6)"
+    )
+
+
+def packages_status() -> str:
+    """What bots may import here, for the worker's start line."""
+    return f"bots may import {packages.described()}"
 
 
 def cpu_status() -> str:

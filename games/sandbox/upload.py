@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import io
 import posixpath
+import re
 import stat
 import unicodedata
 import zipfile
 
 from games.engine.storable import storable
+from games.sandbox import packages
 
 MAX_PY_BYTES = 256 * 1024
 MAX_ZIP_BYTES = 2 * 1024 * 1024
@@ -24,6 +26,10 @@ MAX_NAME_BYTES = 255
 MAX_PATH_BYTES = 1024
 """Longest path inside a zip: well below PATH_MAX once under the worker's media folder."""
 ENTRY = "bot.py"
+COMPILED = re.compile(r"\.(so(\.\d+)*|pyd|dylib|dll)$", re.IGNORECASE)
+"""Compiled extensions and shared libraries (``x.cpython-311-x86_64-linux-gnu.so``, ``x.pyd``,
+``libx.so.1``): built for their author's machine, with nothing in the sandbox to vouch for them;
+the packages a bot may import are the platform's own (packages.py)."""
 
 
 class UploadError(ValueError):
@@ -163,8 +169,23 @@ def _check_file_name(path: str) -> None:
         raise UploadError(f"{shown} has a name longer than {MAX_NAME_BYTES} bytes")
 
 
+def _check_not_compiled(path: str) -> None:
+    if COMPILED.search(posixpath.basename(path)):
+        raise UploadError(
+            f"{path} is a compiled extension; uploads may hold Python source and data only. Bots"
+            f' may import {packages.described()} (docs/bots.md, "What a bot may import")'
+        )
+
+
 def compile_check(files: dict[str, bytes]) -> None:
-    """Compile every .py file (without running it); raises UploadError naming file and line."""
+    """Refuse compiled extensions, then compile every .py file (without running it); raises
+    UploadError naming the file (and the line).
+
+    Validation's check, not unpack's: a version stored before compiled files were refused
+    still unpacks when a match seats it.
+    """
+    for path in sorted(files):
+        _check_not_compiled(path)
     for path in sorted(files):
         if not path.endswith(".py"):
             continue

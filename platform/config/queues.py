@@ -26,6 +26,7 @@ REAP_MATCHES = "tournaments.reap_matches"
 UPDATE_RATINGS = "tournaments.update_ratings"
 RUN_LADDERS = "tournaments.run_ladders"
 RUN_SEASONS = "tournaments.run_seasons"  # finishing a season fits its final standings
+ADVANCE_SERIES = "tournaments.advance_series"
 
 # Every schedule, the one place it is written. Beat reads its schedule from the database
 # (django-celery-beat's DatabaseScheduler), which it fills from BEAT_SCHEDULE at each start;
@@ -39,6 +40,9 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "update-ratings": {"task": UPDATE_RATINGS, "schedule": 15.0},
     # Seasons start, pause and finish on their own clock; each running one gets its due matches.
     "run-seasons": {"task": RUN_SEASONS, "schedule": 30.0},
+    # Series and A/B tests: each tick decides finished pairs and queues the next deals
+    # (tournaments/competition/series.py says why a tick rather than a hook in the runner).
+    "advance-series": {"task": ADVANCE_SERIES, "schedule": 5.0},
 }
 LADDER_ROUNDS = "ladder rounds"
 """The periodic task's name (``RUN_LADDERS``, every ``LADDER_ROUND_SECONDS``: editable)."""
@@ -64,4 +68,5 @@ def task_routes(
         VALIDATE_BOT_VERSION: {"queue": validation},
         UPDATE_RATINGS: {"queue": ratings},
         RUN_SEASONS: {"queue": ratings},
+        ADVANCE_SERIES: {"queue": ratings},
     }

@@ -27,7 +27,7 @@ from tests.api.conftest import Enqueued, throttle_rates
 from tests.api.test_access_matrix import _asked
 from tests.factories import BotVersionFactory, UserFactory
 from tests.viewer.conftest import play, running_copy
-from tournaments.competition.models import Ladder, Season
+from tournaments.competition.models import Ladder, Season, Series
 from tournaments.play import runner
 from tournaments.play.models import Bot, BotVersion, Match, Seat
 
@@ -226,6 +226,36 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "405 405 405 405",
         "DELETE": "405 405 405 405",
     },
+    "series-cancel": {
+        "GET": "401 405 405 405",
+        "POST": "401 404 200 200",
+        "PATCH": "401 405 405 405",
+        "DELETE": "401 405 405 405",
+    },
+    "series-detail": {
+        "GET": "401 404 200 200",
+        "POST": "401 405 405 405",
+        "PATCH": "401 405 405 405",
+        "DELETE": "401 405 405 405",
+    },
+    "series-list": {
+        "GET": "401 200 200 200",
+        "POST": "401 400 400 400",
+        "PATCH": "401 405 405 405",
+        "DELETE": "401 405 405 405",
+    },
+    "site-series": {
+        "GET": "404 404 200 200",
+        "POST": "405 405 405 405",
+        "PATCH": "405 405 405 405",
+        "DELETE": "405 405 405 405",
+    },
+    "site-series-list": {
+        "GET": "302 200 200 200",
+        "POST": "302 400 400 400",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
     "site-act": {
         "GET": "404 404 200 200",
         "POST": "405 405 405 405",
@@ -378,6 +408,9 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
     waiting = _waiting_for(owner)
     ladder = Ladder.objects.create(name="l", game="brexit", seats=3)
     season = Season.objects.create(name="s", game="brexit", seats=3, state="running")
+    series = Series.objects.create(
+        owner=owner, game="brexit", seats=2, deals=1, players=["builtin:random", "builtin:greedy"]
+    )
     users = {
         "anon": None,
         "other": UserFactory(),
@@ -393,12 +426,14 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
             "match_id": finished.pk,
             "ladder_id": ladder.pk,
             "season_id": season.pk,
+            "series_id": series.pk,
             "seat": 0,
             "name": "bots",
         },
         "by_name": {
             "site-ladder": {"pk": ladder.pk},
             "site-season": {"pk": season.pk},
+            "site-series": {"pk": series.pk},
             "api-not-found": {"rest": "no/such/thing/"},
             "match-actions": {"match_id": waiting.pk},
             "site-match-play": {"match_id": waiting.pk},

@@ -168,3 +168,21 @@ def test_signing_up_is_limited_to_five_accounts_an_hour_per_address() -> None:
     )
     assert r.status_code == 429
     sign_up("another-address", "192.0.2.6")
+
+
+def test_the_addresses_of_one_ipv6_network_are_one_origin_and_share_the_sign_up_limit() -> None:
+    # An IPv6 host is handed a whole /64: counted by exact address, each of its addresses was
+    # an origin of its own, with its own sign-ups, caps and turn (issue 21's fifth review).
+    for n in range(5):
+        sign_up(f"v6user{n}", f"2001:db8:1:2::{n + 1:x}")
+    r = APIClient().post(
+        "/api/accounts/",
+        {"username": "v6sixth", "password": PASSWORD},
+        format="json",
+        REMOTE_ADDR="2001:db8:1:2:ffff::1",
+    )
+    assert r.status_code == 429
+    assert set(AccountOrigin.objects.values_list("address", flat=True)) == {"2001:db8:1:2::"}
+    sign_up("next-network", "2001:db8:1:3::1")
+    sign_up("mapped", "::ffff:192.0.2.44")
+    assert AccountOrigin.objects.get(user__username="mapped").address == "192.0.2.44"

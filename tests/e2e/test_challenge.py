@@ -87,3 +87,42 @@ def test_two_users_upload_challenge_and_read_their_own_logs(
     assert rows(alice_logs) and {row["seat"] for row in rows(alice_logs)} == {0}
     assert rows(bob_logs) and {row["seat"] for row in rows(bob_logs)} == {1}
     assert all("owner-only-trace" in row["text"] for row in rows(alice_logs))
+
+
+def test_a_match_of_builtin_bots_is_running_while_a_worker_plays_it(
+    start_worker: Callable[..., Worker],
+) -> None:
+    """Built-in bots take no sandbox, and a match of them once took no lease either: it showed
+    ``queued`` while played and 44 of 99 ended with ``started_at == finished_at``. The scheduler
+    claims every match it hands a worker, built-in or not: this proves it on a real one."""
+    own_cache.clear()
+    carol = sign_up("carol")
+    worker = start_worker()  # first: the match must be watched from before it is taken
+    # Three searching seats: a Bra$ilis game of a few seconds, long enough to be seen playing.
+    r = carol.post(
+        "/api/matches/",
+        {"game": "brasilis", "seats": [{"builtin": "search"}] * 3},
+        format="json",
+    )
+    assert r.status_code == 201, r.content
+    match_id = r.data["id"]
+    seen: list[tuple[str, bool]] = []
+
+    def running() -> bool:
+        match = Match.objects.get(id=match_id)
+        seen.append((match.status, match.finished_at is None))
+        return match.status != Match.Status.QUEUED
+
+    wait_until(running, 90, "the worker to take the match", worker)
+    # The first status after queued is running, with a start and no end yet: not finished.
+    assert seen[-1] == (Match.Status.RUNNING, True), seen
+    wait_until(
+        lambda: Match.objects.get(id=match_id).status == Match.Status.FINISHED,
+        120,
+        "the match to finish",
+        worker,
+    )
+    match = Match.objects.get(id=match_id)
+    assert match.started_at is not None and match.finished_at is not None
+    assert match.created_at <= match.started_at < match.finished_at
+    assert (match.lease_owner, match.lease_expires_at) == ("", None)

@@ -21,6 +21,7 @@ from replays import store
 from replays.store import NewEvent
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
+from tests.viewer.test_owner_tools import SECRET, with_a_timeout
 from tournaments import tasks
 from tournaments.play.models import Match
 
@@ -283,3 +284,54 @@ def test_the_content_security_policy_blocks_nothing_the_site_uses(
     assert page.evaluate("() => window.ran") is None
     page.wait_for_timeout(200)
     assert refused
+
+
+def _box_within(tab: Any, selector: str) -> tuple[dict[str, float], int]:
+    """``selector``'s bounding box and the viewport's width, as the page lays them out."""
+    box = tab.locator(selector).bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    return box, tab.viewport_size["width"]
+
+
+@pytest.mark.parametrize("width", [1280, 1400, 1920, 390])
+def test_the_fork_panel_opens_within_the_screen(
+    browser: Any, live_server: Any, transactional_db: None, width: int
+) -> None:
+    # It once hung from the right edge of its button: wherever the toolbar wrapped that button
+    # near the left, the panel started left of the window (x = -53 at 1280 and 1400 px).
+    owner = UserFactory()
+    match = play("brexit", 4, owner, seed=21)
+    context = browser.new_context(
+        viewport={"width": width, "height": 900}, base_url=live_server.url
+    )
+    tab = context.new_page()
+    log_in(tab, owner, live_server)
+    tab.goto(f"/matches/{match.pk}/?step=10")
+    wait_board(tab, 10)
+    tab.locator(".fork-box summary").click()
+    box, viewport = _box_within(tab, "#fork-form")
+    scroll_width = tab.evaluate("document.documentElement.scrollWidth")
+    context.close()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= viewport, (box, viewport)
+    assert scroll_width <= viewport
+
+
+def test_clicking_a_verdict_shows_the_stderr_of_its_decision(
+    page: Any, live_server: Any, transactional_db: None
+) -> None:
+    owner = UserFactory()
+    match, verdict_version = with_a_timeout(owner)
+    log_in(page, owner, live_server)
+    page.goto(f"/matches/{match.pk}/?step=1")
+    wait_board(page, 1)
+    assert page.locator("#stderr").inner_text() == "No stderr at this step."
+    page.locator(".timeline .mark").click()
+    wait_board(page, verdict_version)
+    asked = verdict_version - 2
+    assert page.locator("#stderr").inner_text() == f"seat 0 (asked at step {asked}): {SECRET}"
+    page.locator(f'#log button[data-step="{asked}"]').click()
+    wait_board(page, asked)
+    assert page.locator("#stderr").inner_text() == f"seat 0: {SECRET}"
+    page.locator(f'#log button[data-step="{verdict_version}"]').click()  # the verdict's line
+    wait_board(page, verdict_version)
+    assert SECRET in page.locator("#stderr").inner_text()

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from replays import store
 from tests.factories import MatchFactory, SeatFactory
-from tournaments.play import outages, runner
+from tournaments.play import lifecycle, outages, runner
 from tournaments.play.models import Match
 
 pytestmark = [pytest.mark.faults, pytest.mark.django_db]
@@ -28,17 +28,17 @@ def brasilis_match() -> Match:
 
 def fail_second_flush(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
     """The match's second flush meets ``error`` (its first is stored)."""
-    real = runner.DatabaseSink._commit
+    real = lifecycle.DatabaseSink._commit
     calls = []
 
-    def commit(self: runner.DatabaseSink, flush: Any) -> None:
+    def commit(self: lifecycle.DatabaseSink, flush: Any) -> None:
         calls.append(flush)
         if len(calls) == 2:
             self.abort()
             raise error
         real(self, flush)
 
-    monkeypatch.setattr(runner.DatabaseSink, "_commit", commit)
+    monkeypatch.setattr(lifecycle.DatabaseSink, "_commit", commit)
 
 
 def test_a_flush_that_meets_a_database_outage_leaves_the_match_to_resume(
@@ -104,10 +104,10 @@ def leased_brexit_match() -> Match:
 def fail_leased_flush(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every flush of a leased match meets the outage."""
 
-    def flush(self: runner.DatabaseSink, flush: Any) -> None:
+    def flush(self: lifecycle.DatabaseSink, flush: Any) -> None:
         raise psycopg.OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr(runner.DatabaseSink, "__call__", flush)
+    monkeypatch.setattr(lifecycle.DatabaseSink, "__call__", flush)
 
 
 def attempts_of(match: Match) -> int:
@@ -139,13 +139,13 @@ def test_an_attempt_a_database_outage_ended_is_given_back_once(
 
 def test_an_attempt_is_not_given_back_twice_nor_after_another_claim() -> None:
     match = leased_brexit_match()
-    assert runner.claim(match.id, "w1", refund_of="dead-worker")  # gives the dead one back
+    assert lifecycle.do_claim(match.id, "w1", refund_of="dead-worker")  # gives the dead one back
     assert attempts_of(match) == 1
     expire_lease(match)
     # The same retry delivered again: w1 has the match now, nothing more to give back.
-    assert runner.claim(match.id, "w2", refund_of="dead-worker")
+    assert lifecycle.do_claim(match.id, "w2", refund_of="dead-worker")
     assert attempts_of(match) == 2
     expire_lease(match)
     runner.reap_expired_leases(send=lambda match_id: None)  # queued again, w2 still named
-    assert runner.claim(match.id, "w3", refund_of="w2")
+    assert lifecycle.do_claim(match.id, "w3", refund_of="w2")
     assert attempts_of(match) == 2

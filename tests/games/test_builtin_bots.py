@@ -7,6 +7,7 @@ hand-computed ones.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -315,3 +316,19 @@ def test_simulate_command_prints_a_table() -> None:
     assert "win rate" in text and "greedy" in text
     data = json.loads(text.strip().splitlines()[-1])
     assert data["games"] == 4
+
+
+def test_the_table_keeps_its_columns_under_a_long_bot_path() -> None:
+    # An uploaded bot is named by its path: a name longer than the first column pushed its row
+    # out from under the header.
+    rows = simulate.run("brexit", ["greedy", "random", "random"], 2, seed=3)
+    long_name = "/home/someone/bots/a-rather-long-folder/bot.py"
+    renamed = [dataclasses.replace(r, bot=long_name) if r.bot == "greedy" else r for r in rows]
+    lines = simulate.table(simulate.summarise(renamed)).splitlines()
+    head, rule, body = lines[0], lines[1], lines[2:]
+    assert {len(line) for line in lines} == {len(head)}
+    assert rule == "-" * len(head)
+    assert {line.split()[0] for line in body} == {long_name, "random"}
+    for column in ("games", "wins", "score"):
+        end = head.index(column) + len(column)
+        assert all(line[end - 1] != " " and line[end : end + 1] in (" ", "") for line in body)

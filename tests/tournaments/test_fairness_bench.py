@@ -64,3 +64,23 @@ def test_bench_fairness_counts_the_flood_matches_that_started_before_the_other_c
         for name in figures["queues"]:
             with conn.channel() as channel, pytest.raises(NotFound):
                 channel.queue_declare(name, passive=True)
+
+
+@pytest.mark.timeout(600)
+def test_bench_fairness_with_a_flood_of_uploads_counts_the_smoke_matches_that_went_first() -> None:
+    # Two accounts of one address keeping three slow uploads pending each held another user's
+    # challenge 161 s behind 12 smoke matches (issue 21's fourth review).
+    out = io.StringIO()
+    call_command(
+        "bench", "fairness", "--in-place", "--workers", "2", "--kind", "uploads",
+        "--flood", "12", "--bot-sleep", "0.05",
+        stdout=out,
+    )  # fmt: skip
+    figures = json.loads(out.getvalue())
+    assert figures["kind"] == "uploads" and figures["flood_accepted"] >= 2
+    flood = Match.objects.filter(id__in=figures["flood_matches"])
+    assert {m.priority for m in flood} == {Match.Priority.VALIDATION}
+    assert len({m.created_by_id for m in flood}) == 2  # two accounts of one address
+    victim = Match.objects.get(id=figures["victim_match"])
+    overtaken = flood.filter(started_at__gt=victim.created_at, started_at__lt=victim.started_at)
+    assert figures["overtaken_by"] == overtaken.count() <= figures["workers"]

@@ -174,10 +174,10 @@ ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=12)  # surroga
 
 def said(texts: list[str], raw: list[bytes]) -> str:
     """What one say() leaves in the log: Python writes a lone surrogate to stderr as its
-    backslash escape, the platform reads bytes that are not UTF-8 as U+FFFD, then escapes."""
+    backslash escape, the platform keeps bytes that are not UTF-8 as theirs, then escapes."""
     data = b"".join(t.encode("utf-8", "backslashreplace") + b"\n" for t in texts)
     data += b"".join(r + b"\n" for r in raw)
-    return storable(data.decode("utf-8", "replace"))
+    return storable(data.decode("utf-8", "backslashreplace"))
 
 
 @pytest.mark.slow

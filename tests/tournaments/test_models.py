@@ -10,7 +10,8 @@ from games.engine.types import Outcome
 from replays import store
 from replays.store import NewEvent
 from tests.tournaments.conftest import MakeMatch
-from tournaments.play.models import RESULT_TRIGGER, Match
+from tournaments.play.models import Match
+from tournaments.play.projection import RESULT_TRIGGER
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from tests.tournaments.conftest import MakeMatch
 from tournaments import tasks
-from tournaments.play import runner
+from tournaments.play import lifecycle, runner
 from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -60,14 +60,14 @@ def test_the_reaper_requeues_expired_leases_and_sends_them_again(
     builtin_match: MakeMatch, match_queue: SentIds
 ) -> None:
     live, dead = builtin_match(), builtin_match()
-    assert runner.claim(live.id, "worker-a") and runner.claim(dead.id, "worker-b")
+    assert lifecycle.do_claim(live.id, "worker-a") and lifecycle.do_claim(dead.id, "worker-b")
     Match.objects.filter(id=dead.id).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
 
     assert tasks.reap_matches() == 1
 
     assert Match.objects.get(id=dead.id).status == Match.Status.QUEUED
     # No lease, but the last owner is still named: a worker back from a database outage gives
-    # its attempt back only if nobody has claimed the match since (runner.claim's refund_of).
+    # its attempt back only if nobody has claimed the match since (lifecycle.do_claim's refund_of).
     reaped = Match.objects.get(id=dead.id)
     assert (reaped.lease_owner, reaped.lease_expires_at) == ("worker-b", None)
     assert Match.objects.get(id=live.id).status == Match.Status.RUNNING

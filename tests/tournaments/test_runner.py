@@ -29,7 +29,7 @@ from replays.store import NewEvent
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
 from tests.games.sandbox.conftest import modes, unreadable_by
 from tests.tournaments.conftest import MakeMatch
-from tournaments.play import runner
+from tournaments.play import lifecycle, runner
 from tournaments.play.models import Match
 from tournaments.play.players import bot_dir, builtin_player
 from tournaments.play.runner import RunResult
@@ -86,8 +86,8 @@ def test_a_finished_match_is_not_played_again(builtin_match: MakeMatch) -> None:
 
 def test_a_match_leased_by_a_live_worker_is_busy(builtin_match: MakeMatch) -> None:
     match = builtin_match()
-    assert runner.claim(match.id, "worker-a")
-    assert not runner.claim(match.id, "worker-b")
+    assert lifecycle.do_claim(match.id, "worker-a")
+    assert not lifecycle.do_claim(match.id, "worker-b")
     assert runner.run_match(match.id, owner="worker-b") is RunResult.BUSY
     assert store.current_version(match.id) == 0
 
@@ -96,11 +96,11 @@ def test_an_expired_lease_can_be_claimed_and_the_old_worker_writes_nothing(
     builtin_match: MakeMatch,
 ) -> None:
     match = builtin_match()
-    assert runner.claim(match.id, "worker-a")
+    assert lifecycle.do_claim(match.id, "worker-a")
     Match.objects.filter(id=match.id).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
-    assert runner.claim(match.id, "worker-b")
-    sink = runner.DatabaseSink(match, "worker-a", list(match.seats.all()))
-    with pytest.raises(runner.LeaseLost):
+    assert lifecycle.do_claim(match.id, "worker-b")
+    sink = lifecycle.DatabaseSink(match, "worker-a", list(match.seats.all()))
+    with pytest.raises(lifecycle.LeaseLost):
         sink(
             Flush(
                 events=[
@@ -134,8 +134,8 @@ def test_a_match_interrupted_after_some_flushes_resumes_to_the_same_end(
 
     match = builtin_match(seed=7)
     owner = "crashing-worker"
-    assert runner.claim(match.id, owner)
-    sink = runner.DatabaseSink(match, owner, list(match.seats.order_by("number")))
+    assert lifecycle.do_claim(match.id, owner)
+    sink = lifecycle.DatabaseSink(match, owner, list(match.seats.order_by("number")))
 
     class CrashAfterTwo:
         flushes = 0
@@ -187,7 +187,7 @@ def test_a_builtin_match_that_crashes_mid_copy_writes_only_whole_flushes(
 
     match = builtin_match(seed=11)
     match_row, seats = match_to_play(match.id)  # type: ignore[misc]
-    sink = runner.DatabaseSink(match_row, "crashing-worker", seats, leased=False)
+    sink = lifecycle.DatabaseSink(match_row, "crashing-worker", seats, leased=False)
     crash_at = 30
     players = [builtin_player(match.game, "random", seed=11 + s) for s in range(3)]
     moves = 0
@@ -236,11 +236,11 @@ def test_a_second_worker_on_a_builtin_match_writes_nothing(builtin_match: MakeMa
     """A redelivered message: the built-in match has no lease, the expected version stops the copy."""
     match = builtin_match(seed=5)
     match_row, seats = match_to_play(match.id)  # type: ignore[misc]
-    late_sink = runner.DatabaseSink(match_row, "late-worker", seats, leased=False)
+    late_sink = lifecycle.DatabaseSink(match_row, "late-worker", seats, leased=False)
     assert runner.run_match(match.id) is RunResult.FINISHED
     written = store.current_version(match.id)
     opening = get("brexit").rules.setup(3, 5, {})
-    with pytest.raises(runner.LeaseLost):
+    with pytest.raises(lifecycle.LeaseLost):
         late_sink(
             Flush(
                 events=opening, expected_version=0, logs=[], stats=[SeatStats()] * 3, outcome=None

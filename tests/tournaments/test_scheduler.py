@@ -17,7 +17,7 @@ from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tournaments import tasks
 from tournaments.competition.models import Ladder
-from tournaments.play import runner, scheduler, worker_time
+from tournaments.play import lifecycle, runner, scheduler, worker_time
 from tournaments.play.models import AccountOrigin, Match, WorkerTime
 
 pytestmark = pytest.mark.django_db
@@ -126,7 +126,7 @@ def test_a_person_answering_at_once_takes_turns_until_the_gap_passes(
     # With one worker free, a script answering its "person's" seats the moment each match
     # stopped for it had every next segment go first, delaying another user's challenge by
     # 11 s (the known limit of issue 21's fourth review): the head start waits for the gap.
-    settings.FAIR_PERSON_GAP_SECONDS = 30.0
+    settings.FAIR_HEAD_START_GAP_SECONDS = 30.0
     script, helper, other = UserFactory(), UserFactory(), UserFactory()
     AccountOrigin.objects.create(user=script, address="198.51.100.7")
     AccountOrigin.objects.create(user=helper, address="198.51.100.7")
@@ -139,8 +139,43 @@ def test_a_person_answering_at_once_takes_turns_until_the_gap_passes(
     assert pick() == answered.id
 
 
+@pytest.mark.parametrize("urgent", [PERSON, VALIDATION])
+def test_an_addresss_next_urgent_match_waits_the_gap_after_one_ended(
+    settings: Any, urgent: int
+) -> None:
+    # Slow uploads from two accounts of one address, three pending each: whenever one smoke
+    # match ended, the worker it freed took the address's next, and another user's challenge
+    # waited 161 s behind 12 of them (issue 21's fourth review). A person's match that ends
+    # at the person's last decision is the same chain.
+    settings.FAIR_HEAD_START_GAP_SECONDS = 30.0
+    uploader, other = UserFactory(), UserFactory()
+    AccountOrigin.objects.create(user=uploader, address="198.51.100.7")
+    challenge = queued(other)
+    queued(
+        uploader,
+        priority=urgent,
+        status=Match.Status.FINISHED,
+        finished_at=timezone.now() - timedelta(seconds=1),
+    )
+    following = queued(uploader, priority=urgent)
+    assert pick() == challenge.id
+    assert pick() == following.id
+
+
+def test_an_addresss_urgent_work_past_its_head_start_budget_takes_its_turn(settings: Any) -> None:
+    settings.FAIR_HEAD_START_SECONDS_PER_HOUR = 60.0
+    uploader, other = UserFactory(), UserFactory()
+    AccountOrigin.objects.create(user=uploader, address="198.51.100.7")
+    challenge = queued(other)
+    smoke = queued(uploader, priority=VALIDATION)
+    worker_time.charge([f"u:{uploader.pk}", "a:198.51.100.7", "urgent:a:198.51.100.7"], 61.0)
+    worker_time.charge([f"u:{other.pk}"], 61.0)  # the same worker time otherwise
+    assert pick() == challenge.id
+    assert pick() == smoke.id
+
+
 def test_a_person_who_thought_keeps_the_head_start(settings: Any) -> None:
-    settings.FAIR_PERSON_GAP_SECONDS = 1.0
+    settings.FAIR_HEAD_START_GAP_SECONDS = 1.0
     person, other = UserFactory(), UserFactory()
     challenge = queued(other)
     thought = queued(person, priority=PERSON, suspended_at=timezone.now() - timedelta(seconds=5))
@@ -270,6 +305,21 @@ def test_a_message_for_a_match_held_by_a_live_worker_waits_for_its_lease() -> No
     assert served.hint_busy and served.match_id is None
 
 
+def test_the_task_looks_again_once_a_live_lease_can_have_expired() -> None:
+    held = running(UserFactory())
+
+    class LookAgain(Exception):
+        pass
+
+    class Task:
+        def retry(self, countdown: int) -> LookAgain:
+            return LookAgain(countdown)
+
+    with pytest.raises(LookAgain) as again:
+        tasks._serve(Task(), PLAY, str(held.id))  # type: ignore[arg-type]
+    assert again.value.args == (lifecycle.lease_seconds() + 1,)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_at_once_never_take_the_same_match() -> None:
     users = [UserFactory() for _ in range(4)]
@@ -301,7 +351,7 @@ def test_a_claimed_builtin_match_renews_its_lease_at_each_flush_but_the_last() -
     assert picked is not None and picked.id == match.id
     soon = timezone.now() + timedelta(seconds=2)
     Match.objects.filter(id=match.id).update(lease_expires_at=soon)
-    sink = runner.DatabaseSink(match, "w", list(match.seats.all()), leased=False, renew=True)
+    sink = lifecycle.DatabaseSink(match, "w", list(match.seats.all()), leased=False, renew=True)
     event: Event = {"type": "x", "actor": None, "payload": {}, "visible_to": None, "redacted": None}
     stats = [SeatStats() for _ in range(3)]
     sink(Flush(events=[event], expected_version=0, logs=[], stats=stats, outcome=None))
@@ -309,3 +359,61 @@ def test_a_claimed_builtin_match_renews_its_lease_at_each_flush_but_the_last() -
     assert match.lease_expires_at is not None
     assert match.lease_expires_at > soon + timedelta(seconds=30)  # a whole lease from now
     assert store.current_version(match.id) == 1
+
+
+def test_a_worker_reading_the_matches_queue_takes_any_class_whatever_message_woke_it(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Woken by an upload's validation message, a worker took only people's and smoke matches:
+    # an address's smoke match that had lost its head start was still played before another
+    # user's challenge (issue 21's fourth review). A worker kept for people still plays them alone.
+    monkeypatch.setattr(scheduler, "WIDEST", None)
+    scheduler.note_queues([settings.PEOPLE_QUEUE])
+    assert scheduler.widest(PERSON) == PERSON
+    scheduler.note_queues([settings.VALIDATION_QUEUE, settings.PEOPLE_QUEUE])
+    assert (scheduler.widest(PERSON), scheduler.widest(VALIDATION)) == (VALIDATION, VALIDATION)
+    scheduler.note_queues([settings.PEOPLE_QUEUE, settings.MATCH_QUEUE, "celery"])
+    assert scheduler.widest(PERSON) == scheduler.widest(VALIDATION) == PLAY
+    settings.FAIR_HEAD_START_GAP_SECONDS = 30.0
+    uploader, other = UserFactory(), UserFactory()
+    challenge = queued(other)
+    queued(
+        uploader,
+        priority=VALIDATION,
+        status=Match.Status.FINISHED,
+        finished_at=timezone.now() - timedelta(seconds=1),
+    )
+    smoke = queued(uploader, priority=VALIDATION)
+    played: list[uuid.UUID] = []
+    monkeypatch.setattr(
+        scheduler.validation, "validate", lambda version, owner, smoke: played.append(smoke)
+    )
+
+    def run_match(match_id: uuid.UUID, owner: str, claimed: bool, attempts: int) -> Any:
+        played.append(match_id)
+        return runner.RunResult.FINISHED
+
+    monkeypatch.setattr(scheduler.runner, "run_match", run_match)
+    monkeypatch.setattr(scheduler.dispatch, "play_match", lambda *args: True)
+    scheduler.serve(upto=VALIDATION, hint=smoke.id)
+    assert played == [challenge.id]
+
+
+def test_a_users_match_overtaken_by_as_many_as_the_busy_workers_goes_first() -> None:
+    # Four addresses' slow uploads, each taking its head start in turn, held another user's
+    # challenge 601 s behind 87 smoke matches (issue 21's fifth review): once as many matches
+    # as there are busy workers started after it was made, the challenge takes the first class.
+    victim = UserFactory()
+    challenge = queued(victim)
+    uploaders = [UserFactory() for _ in range(4)]
+    for n, user in enumerate(uploaders):
+        AccountOrigin.objects.create(user=user, address=f"198.51.100.{n + 1}")
+    smokes = [queued(user, priority=VALIDATION) for user in uploaders]
+    # Made 5 s ago (this test's transaction's clock, which claims use, began after that), while
+    # the other worker was already playing.
+    made = timezone.now() - timedelta(seconds=5)
+    Match.objects.filter(pk=challenge.pk).update(created_at=made)
+    running(uploaders[0], lease_owner="worker-a", started_at=made - timedelta(seconds=5))
+    # The other worker ("test-worker") takes two addresses' smoke matches in turn, then the
+    # challenge, overtaken by two: as many as the busy workers, not by the four addresses'.
+    assert [pick(), pick(), pick()] == [smokes[1].id, smokes[2].id, challenge.id]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -80,6 +81,29 @@ def test_a_season_needs_enough_ready_entrants() -> None:
         seasons.start_season(season=season)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_rounds_does_what_its_help_text_says(seed: int) -> None:
+    """The help said "Balanced: tables per entrant", but 5 entrants, 3 seats and rounds=2 gave
+    2 tables: one entrant 6 games and the others 3. It is rounds, as the help now says, with
+    its example checked here on the schedule start_season draws."""
+    help_text = str(Season._meta.get_field("rounds").help_text)
+    assert help_text.startswith("Balanced and Swiss: how many rounds.")
+    assert (
+        "5 entrants at 3 seats play one table a round, and 2 rounds give one entrant" in help_text
+    )
+    season = make_season(entrants=5, rounds=2)
+    seasons.open_season(season=season)
+    seasons.start_season(season=season, rng=random.Random(seed))
+    fixtures = list(Fixture.objects.filter(season=season))
+    tables = {(f.round, f.table): f for f in fixtures if f.game_number == 1}
+    assert sorted(r for r, _ in tables) == [1, 2]  # one table a round
+    played = Counter(p for f in tables.values() for p in f.players)
+    assert sorted(played[p] for p in seasons.players(season)) == [1, 1, 1, 1, 2]
+    # Whoever sat the first round out plays the second.
+    by_round = {r: set(f.players) for (r, _), f in tables.items()}
+    assert set(seasons.players(season)) - by_round[1] <= by_round[2]
+
+
 def test_balanced_schedule_every_pair_meets_about_equally_often() -> None:
     season = make_season(entrants=7, rounds=6)
     seasons.open_season(season=season)
@@ -130,17 +154,23 @@ def test_matches_start_at_the_seasons_pace_and_pause_stops_them() -> None:
     assert len(seasons.play_due(season=season)) == 6
 
 
-def test_a_season_runs_to_its_end_and_freezes_standings() -> None:
-    season = make_season(entrants=4, seats=2, rounds=3, matches_per_hour=100_000)
+def play_to_the_end(
+    season: Season, finish: Callable[[list[Match], random.Random], None], rng: random.Random
+) -> None:
+    """Open and start ``season``, then finish its due matches with ``finish`` until it ends."""
     seasons.open_season(season=season)
     seasons.start_season(season=season)
-    rng = random.Random(5)
     for _ in range(10):
-        finish_matches(seasons.play_due(season=season), rng)
+        finish(seasons.play_due(season=season), rng)
         season.refresh_from_db()
         if season.state == "finished":
             break
     assert season.state == "finished"
+
+
+def test_a_season_runs_to_its_end_and_freezes_standings() -> None:
+    season = make_season(entrants=4, seats=2, rounds=3, matches_per_hour=100_000)
+    play_to_the_end(season, finish_matches, random.Random(5))
     assert seasons.progress(season) == (12, 12)  # 3 rounds of 2 tables, 2 rotations each
     standings = season.standings
     assert standings is not None
@@ -168,15 +198,8 @@ def test_standings_fit_the_result_projection_which_the_ratings_feed_agrees_with(
     wrote, before the ratings' consumer has read those events (docs/architecture.md, "Season
     standings"); once it has, the season's rating history holds the very same results."""
     season = make_season(entrants=4, seats=2, rounds=2, matches_per_hour=100_000)
-    seasons.open_season(season=season)
-    seasons.start_season(season=season)
-    rng = random.Random(7)
-    for _ in range(10):
-        finish_by_events(seasons.play_due(season=season), rng)
-        season.refresh_from_db()
-        if season.state == "finished":
-            break
-    assert season.state == "finished" and season.standings is not None
+    play_to_the_end(season, finish_by_events, random.Random(7))
+    assert season.standings is not None
     assert [s["games"] for s in season.standings] == [4, 4, 4, 4]  # every game, none rated yet
     assert not RatingHistory.objects.exists()
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from html import unescape
 from typing import Any
 
 import pytest
@@ -52,6 +54,21 @@ def test_owner_sees_verdict_marks_and_stderr(owner: Any) -> None:
     assert 'class="mark verdict-timeout"' in html and f'data-step="{verdict_version}"' in html
     assert SECRET in html  # the stderr lines ride along for the script to show per step
     assert "Download act message (seat 0)" in html
+
+
+def test_a_decisions_stderr_is_shown_at_its_verdict_too(owner: Any) -> None:
+    """Clicking a verdict's mark or log line went to a step that said "No stderr at this step",
+    while the step the bot was asked at showed it: both steps show it now."""
+    match, verdict_version = with_a_timeout(owner)
+    c = Client()
+    c.force_login(owner)
+    html = c.get(f"/matches/{match.pk}/?step={verdict_version}").content.decode()
+    found = re.search(r'id="stderr" class="stderr" data-logs="([^"]*)"', html)
+    assert found is not None
+    logs = json.loads(unescape(found.group(1)))
+    shown = {int(step): [ln["text"] for ln in lines] for step, lines in logs.items()}
+    asked = verdict_version - 2  # the fixture's decision: asked, then placed, then judged
+    assert shown == {asked: [SECRET], verdict_version: [SECRET]}
 
 
 @pytest.mark.parametrize("who", ["anon", "stranger"])

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from django.test import Client
 
+from games.engine.platform_events import PLATFORM_EVENTS
+from games.engine.registry import get
 from replays import store
+from tests.factories import UserFactory
 from tests.viewer.conftest import play
 from tournaments.competition.models import Ladder, Season
-from tournaments.play.models import Bot, Match
+from tournaments.play.models import Bot, Match, Seat
 
 pytestmark = pytest.mark.django_db
 
@@ -69,6 +73,54 @@ def test_brasilis_board_shows_scale_fury_and_stacks(client: Client, brasilis_mat
     html = client.get(f"/matches/{brasilis_match.pk}/?step={step}").content.decode()
     for word in ("HEAVEN", "HELL", "Fury", "slices", 'class="stack"'):
         assert word in html
+
+
+def _first_step_with_pizza(match: Match) -> dict[int, int]:
+    """Slices of pizza left (news set aside for the round) -> the first step showing that many."""
+    rules = get(match.game).rules
+    state, steps = rules.new_state(), {}
+    for event in store.read(match.id):
+        if event.type not in PLATFORM_EVENTS:
+            state = rules.fold(state, event.as_engine_event())
+        steps.setdefault(rules.observe(state, None).get("pool_size", 0), event.version)
+    return steps
+
+
+def test_the_pizza_counts_its_slices_in_words(client: Client, brasilis_match: Match) -> None:
+    steps = _first_step_with_pizza(brasilis_match)
+    shown = {
+        slices: client.get(f"/matches/{brasilis_match.pk}/board/?step={steps[slices]}")
+        .content.decode()
+        .split('class="pill pizza"')[1]
+        .split("</span>")[0]
+        for slices in (1, 2)
+    }
+    assert shown[1].endswith(">Pizza: 1 slice")  # "1 slices" until issue 24
+    assert shown[2].endswith(">Pizza: 2 slices")
+
+
+def test_scores_read_as_whole_numbers_and_real_fractions_stay(
+    client: Client, owner: Any, brexit_match: Match
+) -> None:
+    """The seats' scores are floats in the database: the ranking showed "score 9.0"."""
+    Seat.objects.filter(match=brexit_match, number=0).update(
+        bot_version=None, player=owner, score=9.0
+    )
+    Seat.objects.filter(match=brexit_match, number=1).update(score=2.5)
+    client.force_login(owner)
+    ranking = client.get(f"/matches/{brexit_match.pk}/play/").content.decode()
+    assert re.search(r'data-seat="0"[^<]*<b>\d\.</b> [^<]* \(you\) · score 9</li>', ranking)
+    assert "score 2.5</li>" in ranking and ".0</li>" not in ranking
+    staff: Any = UserFactory(is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    change = client.get(f"/admin/tournaments/match/{brexit_match.pk}/change/").content.decode()
+    scores = re.findall(r'field-score_shown">\s*<p>([^<]*)</p>', change)
+    assert scores[:2] == ["9", "2.5"], scores
+
+
+def test_one_match_is_counted_as_one_match(client: Client, brexit_match: Match) -> None:
+    html = client.get(f"/matches/?game={brexit_match.game}").content.decode()
+    assert "· 1 match</span>" in html
 
 
 def test_match_list_filters_and_paginates(

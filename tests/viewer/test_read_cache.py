@@ -157,9 +157,11 @@ def test_the_log_markup_escapes_what_it_shows() -> None:
 
 
 @pytest.mark.parametrize("warm", [False, True])
-def test_pages_cut_from_blocks_are_the_stream_sliced(brexit_match: Match, warm: bool) -> None:
+def test_pages_cut_from_blocks_are_the_stream_sliced(owner: Any, warm: bool) -> None:
     """Pages that start and end anywhere, across block edges, equal the whole download sliced."""
     from tests import own_cache
+
+    brexit_match = play("brexit", 4, owner, seed=5)  # spans blocks (seed 7 plays 113 events)
 
     whole = Client().get(f"/api/matches/{brexit_match.pk}/download/").json()["events"]
     last = len(whole)

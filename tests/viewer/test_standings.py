@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import statistics
 
 import pytest
 from django.test import Client
@@ -10,7 +11,9 @@ from django.test import Client
 from tests.factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory, SeatFactory
 from tournaments.competition.models import Ladder, Season
 from tournaments.play.models import Match
+from tournaments.rating import settling
 from tournaments.rating.models import Rating, RatingHistory
+from tournaments.rating.ratings import ELO_PER_MU, Skill
 
 pytestmark = pytest.mark.django_db
 
@@ -95,5 +98,91 @@ def test_bot_page_charts_its_rating_history(ladder: Ladder) -> None:
             elo_before=1500,
             elo_after=1500,
         )
+    # Rated in a season too, less often: the chart is of the ladder, and says so.
+    season = Season.objects.create(name="Winter", game="brexit", seats=4, state="running")
+    RatingHistory.objects.create(
+        match=MatchFactory(game="brexit", season=season, status=Match.Status.FINISHED),
+        position=10,
+        pool=f"season:{season.pk}",
+        player=f"v:{version.pk}",
+        bot_version=version,
+        rank=1,
+        mu_before=25,
+        sigma_before=8,
+        mu_after=26,
+        sigma_after=7,
+        rating_before=900,
+        rating_after=910,
+        elo_before=1500,
+        elo_after=1500,
+    )
     html = Client().get(f"/bots/{bot.pk}/").content.decode()
-    assert '<svg class="chart"' in html and "1540.0" in html
+    chart = html.split('<figure class="chart-figure">')[1].split("</figure>")[0]
+    assert '<svg class="chart"' in chart and "<title>" in chart and ": 1540</title>" in chart
+    assert "910" not in chart  # the season's point is on another scale: not in this line
+    # Its axes: two lines, the rating's ticks (lowest, middle, highest) and both axes' titles.
+    assert chart.count('class="axis"') == 2
+    ticks = re.findall(r'class="tick" text-anchor="end">(\d+)</text>', chart)
+    assert ticks[:3] == ["1500", "1520", "1540"]
+    assert ">Rating</text>" in chart and "3 rated matches, oldest to newest" in chart
+    # Which ladder: named in the caption, linked to its page, and in the image's label.
+    caption = re.search(r"<figcaption>(.*)</figcaption>", chart)
+    assert caption is not None
+    assert caption.group(1) == (
+        f'Rating after each rated match in ladder <a href="/ladders/{ladder.pk}/">brexit four</a>'
+    )
+    assert 'aria-label="rating over time in ladder brexit four"' in chart
+
+
+def test_a_bot_page_says_about_how_many_more_games_until_its_rating_is_settled() -> None:
+    ladder = Ladder.objects.create(name="brexit three", game="brexit", seats=3)
+    for n in range(4):  # the placed field: deviations around 80
+        RatingFactory(ladder=ladder, skill=Skill(sigma=(78 + n) / ELO_PER_MU, games=40))
+    settled = BotVersionFactory(bot__name="steady", bot__game="brexit")
+    RatingFactory(
+        ladder=ladder,
+        player=f"v:{settled.pk}",
+        bot_version=settled,
+        skill=Skill(sigma=70 / ELO_PER_MU, games=40),
+    )
+    new = BotVersionFactory(bot__name="fresh", bot__game="brexit")
+    RatingFactory(
+        ladder=ladder,
+        player=f"v:{new.pk}",
+        bot_version=new,
+        skill=Skill(sigma=200 / ELO_PER_MU, games=3),
+    )
+    html = Client().get(f"/bots/{settled.bot.pk}/").content.decode()
+    assert "brexit three" in html and "settled" in html and "more game" not in html
+    html = Client().get(f"/bots/{new.bot.pk}/").content.decode()
+    [games] = re.findall(r"about (\d+) more games", html)
+    # What the estimate says, played forward as the ladder rates (at least its placement).
+    placed = statistics.median([78, 79, 80, 81, 70])  # the cap and the typical opponent
+    expected = settling.games_to_settle(
+        Skill(sigma=200 / ELO_PER_MU, games=3), seats=3, cap=placed, typical=placed
+    )
+    assert expected is not None and int(games) == expected >= 5
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "title"),
+    [
+        ("season", "Demo season", "Demo season · Brexit: The Real Deal"),
+        ("season", "Winter Season 2026", "Winter Season 2026 · Brexit: The Real Deal"),
+        ("season", "Winter", "Winter season · Brexit: The Real Deal"),
+        ("ladder", "brexit (3 players)", "brexit (3 players) ladder · Brexit: The Real Deal"),
+        ("ladder", "The ladder", "The ladder · Brexit: The Real Deal"),
+    ],
+)
+def test_a_competition_is_titled_without_saying_its_kind_twice(
+    kind: str, name: str, title: str
+) -> None:
+    """A season named "X season" was titled "X season season"."""
+    if kind == "season":
+        pk = Season.objects.create(name=name, game="brexit", seats=3).pk
+    else:
+        pk = Ladder.objects.create(name=name, game="brexit", seats=3).pk
+    html = Client().get(f"/{kind}s/{pk}/").content.decode()
+    h1 = re.search(r"<h1>(.*?)</h1>", html)
+    assert h1 is not None
+    assert re.sub(r"<[^>]+>", "", h1.group(1)) == title

@@ -2,11 +2,17 @@
 
 Real Celery workers (``workers`` of them, solo pool: one process each) on queues of this run
 only, and the real broker; the matches are made by the services, as the API makes them, and
-sent by them (their routes pointed at this run's queues). Account ``flooder`` challenges
-``flood`` times with its slow bot (sandboxed, ``bot_sleep`` seconds a decision): the platform
-accepts as many as an account may have queued or running (tournaments/play/allowance.py) and
-refuses the rest, counted. Once every worker is busy with the flood, account ``other``
-challenges once. Measured from the match rows (the database's clock):
+sent by them (their routes pointed at this run's queues). The flood, by ``kind``:
+
+* ``challenges``: account ``flooder`` challenges ``flood`` times with its slow bot (sandboxed,
+  ``bot_sleep`` seconds a decision): the platform accepts as many as an account may have queued
+  or running (tournaments/play/allowance.py) and refuses the rest, counted;
+* ``uploads``: two accounts of one address keep as many uploads of the slow bot pending as they
+  may, ``flood`` in all, topped up as each is validated: each upload's smoke match is urgent
+  work, which goes ahead of challenges (the attack of issue 21's fourth review).
+
+Once every worker is busy with the flood, account ``other`` challenges once. Measured from the
+match rows (the database's clock):
 
 * ``overtaken_by``: the flood's matches that started after the other challenge was created
   and before it started. Target: at most ``workers`` (the matches already running when it
@@ -22,7 +28,8 @@ from __future__ import annotations
 import statistics
 import time
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from django.contrib.auth import get_user_model
 
@@ -30,7 +37,7 @@ from tournaments.bench.children import delete_queues, routed_to
 from tournaments.bench.scale import BenchWorker, worker_env
 from tournaments.play import services
 from tournaments.play.allowance import OverLimit
-from tournaments.play.models import BotVersion, Match
+from tournaments.play.models import AccountOrigin, BotVersion, Match
 
 SLOW_BOT = """import time
 
@@ -64,53 +71,128 @@ def _wait(condition: Any, seconds: float, what: str, workers: list[BenchWorker])
         time.sleep(0.05)
 
 
+class _ChallengeFlood:
+    """One account's ``flood`` challenges of its slow bot, made at once (the caps refuse some)."""
+
+    kind = "challenges"
+
+    def __init__(self, tag: str, flood: int, bot_sleep: float) -> None:
+        self.account = get_user_model().objects.create_user(username=f"fair-{tag}-flooder")
+        self.version = _slow_version(self.account, bot_sleep)
+        self.requested, self.refused = flood, 0
+        self.made: list[uuid.UUID] = []
+
+    def start(self) -> None:
+        for _ in range(self.requested):
+            try:
+                self.made.append(_challenge(self.account, self.version).pk)
+            except OverLimit:
+                self.refused += 1
+
+    def top_up(self) -> None:
+        """Challenges are made once, at the start."""
+
+
+class _UploadFlood:
+    """Two accounts of one address, each keeping as many uploads of a slow bot pending as it
+    may (every upload's smoke match is urgent work), topped up until the measure is over."""
+
+    kind = "uploads"
+
+    def __init__(self, tag: str, flood: int, bot_sleep: float) -> None:
+        users = get_user_model().objects
+        accounts = [users.create_user(username=f"fair-{tag}-uploader{n}") for n in range(2)]
+        for account in accounts:
+            AccountOrigin.objects.create(user=account, address="198.51.100.66")
+        self.bots = [
+            services.create_bot(owner=a, game="brexit", name=f"slow-{tag}") for a in accounts
+        ]
+        self.bot_sleep = bot_sleep
+        self.requested, self.refused = flood, 0
+        self.made: list[uuid.UUID] = []
+
+    def start(self) -> None:
+        self.top_up()
+
+    def top_up(self) -> None:
+        for bot in self.bots:
+            while len(self.made) + self.refused < self.requested:
+                # Each upload new bytes: the same file again would be the same version.
+                source = SLOW_BOT.format(sleep=self.bot_sleep) + f"# upload {len(self.made)}\n"
+                try:
+                    version, _ = services.upload_version(
+                        bot=bot, filename="slow.py", data=source.encode()
+                    )
+                except OverLimit:
+                    break  # as many pending as it may: again once one is validated
+                self.made.append(services.smoke_match_for(version).pk)
+
+
+class _Flood(Protocol):
+    kind: str
+    made: list[uuid.UUID]
+    """The flood's matches (challenges, or smoke matches)."""
+    refused: int
+
+    def start(self) -> None: ...
+
+    def top_up(self) -> None: ...
+
+
+FLOODS: dict[str, Callable[[str, int, float], _Flood]] = {
+    "challenges": _ChallengeFlood,
+    "uploads": _UploadFlood,
+}
+
+
 def bench_fairness(
-    *, workers: int = 2, flood: int = 30, bot_sleep: float = 0.2, timeout: float = 600.0
+    *,
+    workers: int = 2,
+    flood: int = 30,
+    bot_sleep: float = 0.2,
+    kind: str = "challenges",
+    timeout: float = 600.0,
 ) -> dict[str, Any]:
     tag = uuid.uuid4().hex[:8]
     names = ("celery", "matches", "validation", "people", "ratings")
     queues = {q: f"bench-fair-{tag}-{q}" for q in names}
-    users = get_user_model().objects
-    flooder = users.create_user(username=f"fair-{tag}-flooder")
-    other = users.create_user(username=f"fair-{tag}-other")
-    slow = {u.pk: _slow_version(u, bot_sleep) for u in (flooder, other)}
+    other = get_user_model().objects.create_user(username=f"fair-{tag}-other")
+    mine_version = _slow_version(other, bot_sleep)
+    flooder = FLOODS[kind](tag, flood, bot_sleep)
     env = worker_env(queues)
     # The ratings each finished match asks for wait on their own queue, read by nobody here.
     consumed = [queues[q] for q in ("celery", "matches", "validation", "people")]
     pool = [BenchWorker(f"fair-{tag}-{n}", consumed, env) for n in range(workers)]
-    refused = 0
     try:
         for worker in pool:
             worker.wait_ready(120)
         with routed_to(queues):
-            flood_ids = []
-            for _ in range(flood):
-                try:
-                    flood_ids.append(_challenge(flooder, slow[flooder.pk]).pk)
-                except OverLimit:
-                    refused += 1
-            mine = Match.objects.filter(id__in=flood_ids)
-            busy = min(workers, len(flood_ids))
+            flooder.start()
+            mine = Match.objects.filter(id__in=flooder.made)
+            busy = min(workers, len(flooder.made))
             _wait(
                 lambda: mine.filter(status=Match.Status.RUNNING).count() >= busy,
                 timeout,
                 "the workers busy with the flood",
                 pool,
             )
-            victim = _challenge(other, slow[other.pk])
-            _wait(
-                lambda: Match.objects.filter(id=victim.pk, started_at__isnull=False).exists(),
-                timeout,
-                "the other account's challenge to start",
-                pool,
+            victim = _challenge(other, mine_version)
+
+            def started() -> bool:
+                flooder.top_up()
+                return Match.objects.filter(id=victim.pk, started_at__isnull=False).exists()
+
+            _wait(started, timeout, "the other account's challenge to start", pool)
+            services.cancel_queued_matches(
+                matches=Match.objects.filter(id__in=flooder.made), reason="bench fairness is over"
             )
-            services.cancel_queued_matches(matches=mine, reason="bench fairness is over")
     finally:
         for worker in pool:
             worker.stop()
         delete_queues(list(queues.values()))
     victim.refresh_from_db()
     assert victim.started_at is not None
+    flood_ids = flooder.made
     times = list(Match.objects.filter(id__in=flood_ids).values_list("started_at", "finished_at"))
     overtaken = [s for s, _ in times if s is not None and victim.created_at < s < victim.started_at]
     running_then = [
@@ -121,12 +203,13 @@ def bench_fairness(
     played = [(f - s).total_seconds() for s, f in times if s is not None and f is not None]
     return {
         "bench": "fairness",
+        "kind": kind,
         "workers": workers,
         "pool": "celery worker --pool solo, one process each; prefetch 1, late acks",
         "bot": f"sandboxed, {bot_sleep} s a decision, in seat 0 of a 3-seat Brexit match",
         "flood_requested": flood,
         "flood_accepted": len(flood_ids),
-        "flood_refused": refused,
+        "flood_refused": flooder.refused,
         "running_when_created": len(running_then),
         "overtaken_by": len(overtaken),
         "target_overtaken_by": f"<= {workers} (workers)",

@@ -8,7 +8,7 @@ worker seconds, as a ladder match of uploaded bots does) are kept queued, at lea
 many as the workers, for the whole run: every general worker is always busy.
 
 Meanwhile a person (a script thinking ``think`` seconds before each move, as a person reading
-the board does, longer than the scheduler's ``FAIR_PERSON_GAP_SECONDS``) plays ``games``
+the board does, longer than the scheduler's ``FAIR_HEAD_START_GAP_SECONDS``) plays ``games``
 Brexit games against two built-in bots through the same service the API calls
 (``humans.submit``), choosing what the game's random bot would. Measured on the database's
 clock, for each move: from the person's action (``Match.human_acted_at``) to the match

@@ -5,6 +5,7 @@ A fixture names its match by the model's name ("Match"); the game fields take pl
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from tournaments.play.models import BUILTIN_BOTS, game_choices
@@ -95,7 +96,14 @@ class Season(models.Model):
     state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT)
     format = models.CharField(max_length=12, choices=Format.choices, default=Format.BALANCED)
     rounds = models.PositiveSmallIntegerField(
-        default=3, help_text="Balanced: tables per entrant. Swiss: rounds. Ignored by round robin."
+        default=3,
+        help_text=(
+            "Balanced and Swiss: how many rounds. Each round seats every entrant at one table"
+            " except those left over when the field does not fill whole tables, who sit that"
+            " round out (balanced: those who have sat out least; Swiss: the lowest rated, in"
+            " turn). So 5 entrants at 3 seats play one table a round, and 2 rounds give one"
+            " entrant 2 tables and the others 1. Ignored by round robin."
+        ),
     )
     games_per_table = models.PositiveSmallIntegerField(
         default=0, help_text="Games per table (0: one per seat rotation, the duplicate deal)."
@@ -185,3 +193,57 @@ class Fixture(models.Model):
 
     def __str__(self) -> str:
         return f"{self.season} r{self.round} t{self.table} g{self.game_number}"
+
+
+class Series(models.Model):
+    """An account's unrated series: its players play ``deals`` duplicate deals, each once per
+    seat rotation; or, with a ``test`` block, a sequential A/B test of a candidate against a
+    baseline on pairs of twin games (tournaments/competition/series.py, docs/ab-tests.md).
+
+    Its matches (``Match.series``) are the owner's (``created_by``), created a few at a time as
+    earlier ones finish, so they share the workers as the owner's challenges do. Players are
+    play's keys, ``"v:<version id>"`` or ``"builtin:<name>"``, in table order.
+    """
+
+    class State(models.TextChoices):
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="series"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    game = models.CharField(max_length=20, choices=game_choices)
+    seats = models.PositiveSmallIntegerField()
+    players = models.JSONField(
+        default=list, blank=True, help_text="A plain series' table, in seat order (play's keys)."
+    )
+    deals = models.PositiveIntegerField(
+        help_text="Deals to play (a plain series); an A/B test's pairs cap is its test's."
+    )
+    options = models.JSONField(default=dict, blank=True)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.RUNNING)
+    test = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="An A/B test: candidate, baseline, field, elo0, elo1, alpha, beta, max_games.",
+    )
+    deals_started = models.PositiveIntegerField(
+        default=0, help_text="Deals whose matches were created so far."
+    )
+    verdict = models.CharField(
+        max_length=10, blank=True, help_text="An A/B test's verdict: H0, H1 or cap."
+    )
+    decided_pairs = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The pairs the verdict was reached on, in finishing order."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "series"
+
+    def __str__(self) -> str:
+        return self.name or f"series {self.pk}"

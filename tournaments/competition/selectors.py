@@ -7,7 +7,7 @@ from typing import Any
 from django.db.models import CharField, Count, Exists, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Cast, Coalesce, Concat
 
-from tournaments.competition.models import Fixture, Ladder, Season
+from tournaments.competition.models import Fixture, Ladder, Season, Series
 from tournaments.play import visibility
 from tournaments.play.models import Match
 from tournaments.rating.models import Rating
@@ -111,3 +111,34 @@ def schedule(season: Season) -> QuerySet[Fixture]:
         .select_related("match")
         .order_by("round", "table", "game_number")
     )
+
+
+# --- series -----------------------------------------------------------------------------------
+
+
+def series_visible_to(user: Any) -> QuerySet[Series]:
+    """A series is its owner's, and staff's; nobody else sees it (its matches follow the
+    matches' own rules)."""
+    if user is None or not user.is_authenticated:
+        return Series.objects.none()
+    if user.is_staff:
+        return Series.objects.all()
+    return Series.objects.filter(owner_id=user.pk)
+
+
+def series_of(user: Any) -> QuerySet[Series]:
+    """The user's own series, newest first."""
+    if user is None or not user.is_authenticated:
+        return Series.objects.none()
+    return Series.objects.filter(owner_id=user.pk)
+
+
+def series_matches(series: Series) -> list[dict[str, Any]]:
+    """The series' matches, oldest first: id, deal, status (each one's page says the rest, to
+    whom the matches' own visibility allows)."""
+    return [
+        {"id": str(pk), "deal": str(deal), "status": status}
+        for pk, deal, status in Match.objects.filter(series=series)
+        .order_by("created_at", "id")
+        .values_list("id", "deal", "status")
+    ]

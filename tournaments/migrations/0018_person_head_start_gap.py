@@ -15,7 +15,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='match',
             name='suspended_at',
-            field=models.DateTimeField(blank=True, help_text="When the match last stopped to wait for a person: an address's people's head start waits FAIR_PERSON_GAP_SECONDS after it (docs/reliability.md).", null=True),
+            field=models.DateTimeField(blank=True, help_text="When the match last stopped to wait for a person: an address's people's head start waits FAIR_HEAD_START_GAP_SECONDS after it (docs/reliability.md).", null=True),
         ),
         migrations.AddIndex(
             model_name='match',

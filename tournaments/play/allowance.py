@@ -96,6 +96,22 @@ def check_matches(user: Any) -> None:
     check_budget(user)
 
 
+def room(user: Any) -> int:
+    """How many more matches ``user`` may queue now without a refusal from ``check_matches``
+    (a series' progressive creation asks this instead of being refused)."""
+    try:
+        check_budget(user)
+    except OverLimit:
+        return 0
+    cap = int(settings.FAIR_MAX_ACTIVE_MATCHES)
+    free = cap - Match.objects.filter(created_by_id=user.pk, status__in=ACTIVE).count()
+    same_address = _address_users(user)
+    if same_address is not None:
+        shared = Match.objects.filter(created_by_id__in=same_address, status__in=ACTIVE).count()
+        free = min(free, cap * _factor() - shared)
+    return max(0, free)
+
+
 def check_uploads(user: Any) -> None:
     """Raise OverLimit unless ``user`` may have one more version validated now."""
     _lock(user)

@@ -19,7 +19,7 @@ from django.db import transaction
 from games.engine.platform_events import PLATFORM_EVENTS
 from replays import store
 from replays.store import NewEvent, StoredEvent
-from tournaments.play import allowance, dispatch, services
+from tournaments.play import allowance, lifecycle, services
 from tournaments.play.models import Match, Seat
 from tournaments.play.services import Invalid
 from tournaments.play.visibility import deal_over, is_over, seats_of, shows_bot
@@ -109,10 +109,11 @@ def fork_match(
         )
         for ev in events[:step]
     ]
-    priority = services.priority_of(kept)
     with transaction.atomic():
         allowance.check_matches(user)
-        fork = Match.objects.create(
+        fork = lifecycle.do_create(
+            seats=services.seat_rows(kept, versions, user=user),
+            events=copied,
             game=original.game,
             options=original.options,
             seed=original.seed,
@@ -120,11 +121,7 @@ def fork_match(
             created_by=user,
             forked_from=original,
             forked_at=step,
-            priority=priority,
+            priority=services.priority_of(kept),
         )
-        services._create_seats(fork, kept, versions, user=user)
-        store.append(fork.id, copied, 0)
-        fork_id = str(fork.pk)
-        transaction.on_commit(lambda: dispatch.play_match(fork_id, priority))
     fork.refresh_from_db()
     return fork

@@ -3,8 +3,9 @@ workers' time.
 
 A match's events live in the event store (stream id = ``Match.id``); the rows
 here are what the site lists and filters: status, lease, and the result,
-written once in the same transaction as the match's final event. A match names its ladder or
-season by the model's name only ("Ladder", "Season"): play imports nothing of competition.
+written once in the same transaction as the match's final event. A match names its ladder,
+season or series by the model's name only ("Ladder", "Season", "Series"): play imports nothing
+of competition.
 """
 
 from __future__ import annotations
@@ -81,21 +82,17 @@ class BotVersion(models.Model):
         return f"{self.bot.name} v{self.number}"
 
 
-RESULT_TRIGGER = "tournaments_follow_events"
-"""The database trigger (migration 0003) that writes every match's result; see Match."""
-
-
 class Match(models.Model):
     """A match's row: what the site lists and filters. Its events are the stream ``id``.
 
-    No Python code writes a match's result. Appending the ``match_finished`` event (through
-    replays.store, whoever appends it: the runner, a test) fires the trigger RESULT_TRIGGER on
-    the events table (migration tournaments/0003), which in the same statement sets
-    ``status="finished"``, ``outcome``, ``finished_at`` and clears the lease here, and writes
-    each seat's ``rank`` and ``score``; every append also sets ``last_version``. So a result is
-    read from these rows, and exists exactly when the final event does; reload the row
-    (``refresh_from_db``) after an append to see it. Only an aborted match is written from
-    Python (tournaments.play.runner: ``status``, ``error``), beside its ``match_aborted`` event.
+    No Python code writes a match's result. Appending the ``match_finished`` event fires the
+    trigger on the events table (tournaments/play/projection.py: its SQL, and its Python twin),
+    which in the same statement sets ``status="finished"``, ``outcome``, ``finished_at`` and
+    clears the lease here, and writes each seat's ``rank`` and ``score``; every append also
+    sets ``last_version``. So a result is read from these rows, and exists exactly when the
+    final event does; reload the row (``refresh_from_db``) after an append to see it. Every
+    other change of ``status`` (and of the lease and the seats waited for), and every append
+    to the stream, is a transition of tournaments/play/lifecycle/.
     """
 
     class Status(models.TextChoices):
@@ -148,6 +145,10 @@ class Match(models.Model):
     ladder = models.ForeignKey(
         "Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
     )
+    # An account's series or A/B test (competition's Series): unrated, its owner's matches.
+    series = models.ForeignKey(
+        "Series", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -196,7 +197,7 @@ class Match(models.Model):
         null=True,
         blank=True,
         help_text="When the match last stopped to wait for a person: an address's people's"
-        " head start waits FAIR_PERSON_GAP_SECONDS after it (docs/reliability.md).",
+        " head start waits FAIR_HEAD_START_GAP_SECONDS after it (docs/reliability.md).",
     )
     # A fork replays the first ``forked_at`` events of another match, then plays on.
     forked_from = models.ForeignKey(
@@ -216,12 +217,20 @@ class Match(models.Model):
             models.Index(
                 fields=["deal"], name="match_deal", condition=models.Q(deal__isnull=False)
             ),
-            # The scheduler's "whose people stopped for a person within the gap" (scheduler.py).
+            # The scheduler's "whose people's or smoke matches stopped or ended within the gap"
+            # (scheduler.py): people's and smoke matches only, a small share of the table.
             models.Index(
                 fields=["suspended_at"],
                 name="match_suspended",
                 condition=models.Q(suspended_at__isnull=False),
             ),
+            models.Index(
+                fields=["finished_at"],
+                name="match_urgent_finished",
+                condition=models.Q(priority__lt=2),
+            ),
+            # The scheduler's "matches started since this one was made" (scheduler.py).
+            models.Index(fields=["started_at"], name="match_started"),
         ]
 
     def __str__(self) -> str:

@@ -13,7 +13,8 @@ from typing import Any
 from django.conf import settings
 
 from games.engine.builtin import make_player
-from games.engine.driver import InProcess, MatchLimits, Move, SeatPlayer
+from games.engine.decision import Move
+from games.engine.driver import InProcess, MatchLimits, SeatPlayer
 from games.engine.rules import Rules
 from games.engine.types import Action, Outcome
 from games.sandbox.isolation import PRIVATE_DIR, write_private

@@ -8,12 +8,18 @@ take the same row), the queued match that comes first in this order:
 
 1. its class (``Match.priority``): a person's seat, then an upload's smoke match, then
    everything else (challenges, forks, ladders, seasons). An origin's person's match or smoke
-   match keeps its class only while none of the origin's of that class is being played, and a
-   person's only if none of the origin's stopped for a person within ``FAIR_PERSON_GAP_SECONDS``
-   (else it takes its turn among the rest): a script answering its "person's" seats at once
-   would otherwise have each next segment go first. A message never takes a match of a
-   later class than its own, so a worker reading only the ``people`` queue plays people's
-   matches alone (the reserve that keeps a person's wait short while ladders play);
+   match keeps its class only while none of the origin's of that class is being played or
+   stopped for a person or ended within ``FAIR_HEAD_START_GAP_SECONDS``, and while the origin's
+   people's and smoke matches took less than ``FAIR_HEAD_START_SECONDS_PER_HOUR`` of the workers
+   in the last hour (else it takes its turn among the rest): a script answering its "person's"
+   seats at once, or a stream of slow uploads, would otherwise have each next one go first
+   whenever a worker freed. And a user's match (a challenge, a fork) that has seen as many
+   matches start after it was made as there are busy workers takes the first class itself:
+   however many addresses take their head starts in turn, none delays another user by more
+   than the matches already running. A worker never takes a match of a later class than the queues
+   it reads carry (``note_queues``), so a worker reading only the ``people`` queue plays
+   people's matches alone (the reserve that keeps a person's wait short while ladders play),
+   while one that reads ``matches`` too takes whatever comes first, whichever message woke it;
 2. within the class, whose turn it is. The "account" of a match is whoever it is for: the user
    who made it (a challenge, a fork, a smoke match, a person's match), else its ladder or
    season (each its own account); the "origin" is the address the user signed up from
@@ -31,7 +37,9 @@ The message still names a match (the hint). A worker that takes another one send
 message again if the hint is still queued, so every queued match keeps a message waiting for
 it; one whose hint is held under a live lease by another worker retries after a lease, as
 before (a redelivered message of a dead worker's match). Claiming, leases, late
-acknowledgement, the reaper and the attempts limit are the runner's, unchanged.
+acknowledgement, the reaper and the attempts limit are the runner's, unchanged; the claim
+itself (which rows may be claimed, what claiming sets) is the lifecycle's (``CLAIMABLE``,
+``CLAIM_PICKED`` in tournaments/play/lifecycle/leases.py), which this statement ends with.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +57,8 @@ from django.db import connection
 from django.utils import timezone
 
 from games.sandbox.readiness import isolation_status
-from tournaments.play import dispatch, runner, validation, worker_time
+from tournaments.play import dispatch, lifecycle, runner, validation, worker_time
+from tournaments.play.lifecycle import CLAIM_PICKED, CLAIMABLE, STILL_CLAIMABLE
 from tournaments.play.models import Match
 from tournaments.play.outages import is_database_outage
 
@@ -61,11 +71,6 @@ ACCOUNT = """CASE
     WHEN m.season_id IS NOT NULL THEN 'season:' || m.season_id
     ELSE '' END"""
 PERSON, VALIDATION, PLAY = (int(p) for p in Match.Priority)
-CLAIMABLE = "(m.status = 'queued' OR (m.status = 'running' AND m.lease_expires_at < now()))"
-# The same test on a row about to be locked, written so that no index serves it: the rows are
-# then found by primary key (a plan over the status index misjudged on fresh tables cost 200 ms).
-STILL_CLAIMABLE = """CASE m.status WHEN 'queued' THEN true
-    WHEN 'running' THEN m.lease_expires_at < now() ELSE false END"""
 TOP = 64
 """Matches tried in order at most: more than workers claim at once, so one of them is free."""
 
@@ -98,18 +103,31 @@ WITH claimable AS MATERIALIZED (
     LEFT JOIN tournaments_accountorigin o ON o.user_id = m.created_by_id
     WHERE m.status = 'running' AND m.lease_expires_at >= now()
     GROUP BY 1, 2
+), busy AS (
+    -- The workers busy now (live leases' owners): how many matches may start ahead of a
+    -- user's match after it was made before it takes the first class itself.
+    SELECT greatest(1, count(DISTINCT m.lease_owner)) AS n FROM tournaments_match m
+    WHERE m.status = 'running' AND m.lease_expires_at >= now()
 ), paused AS (
-    -- The origins one of whose people's matches stopped for a person within the gap: their
-    -- people's next segment takes its turn with the rest until the gap has passed, so a script
-    -- answering its seats at once cannot chain head starts (a person thinks longer than that).
-    SELECT DISTINCT COALESCE('a:' || host(o.address), {ACCOUNT}) AS origin
+    -- The origins one of whose urgent matches (a person's, a smoke match) stopped for a person
+    -- or ended within the gap, by class: their next one of that class takes its turn with the
+    -- rest until the gap has passed. The worker that has just let one go picks at once, so
+    -- without the gap the origin's next went first every time: a script answering its seats
+    -- at once, or a stream of slow uploads, held the workers (a person thinks longer).
+    SELECT DISTINCT COALESCE('a:' || host(o.address), {ACCOUNT}) AS origin, m.priority
     FROM tournaments_match m
     LEFT JOIN tournaments_accountorigin o ON o.user_id = m.created_by_id
-    WHERE m.suspended_at > now() - make_interval(secs => %(person_gap)s)
+    WHERE m.priority < {PLAY} AND (
+        m.suspended_at > now() - make_interval(secs => %(gap)s)
+        OR m.finished_at > now() - make_interval(secs => %(gap)s)
+    )
 ), used AS (
     SELECT key, sum(seconds) AS seconds FROM tournaments_workertime
     WHERE minute > now() - interval '1 hour'
-      AND key IN (SELECT account FROM accounts UNION SELECT origin FROM accounts)
+      AND key IN (
+          SELECT account FROM accounts UNION SELECT origin FROM accounts
+          UNION SELECT 'urgent:' || origin FROM accounts
+      )
     GROUP BY key
 ), turns AS MATERIALIZED (
     SELECT array_agg(turn ORDER BY n) AS turns FROM (
@@ -119,15 +137,29 @@ WITH claimable AS MATERIALIZED (
             (a.account LIKE 'u:%%' AND coalesce(ua.seconds, 0) >= %(budget)s)
                 OR (a.origin LIKE 'a:%%' AND coalesce(uo.seconds, 0) >= %(origin_budget)s),
             -- A person's match, or an upload's smoke match, goes ahead of the rest only while
-            -- none of its origin's of that class is being played (and, for people, none
-            -- stopped for a person within the gap): one person plays one game at a time, and
-            -- a script's many "people", or many slow uploads, of one account or of several of
-            -- one address, take turns with everyone's work.
-            CASE WHEN (a.priority = {PERSON} AND (EXISTS (
-                SELECT 1 FROM running r WHERE r.origin = a.origin AND r.people > 0
-            ) OR a.origin IN (SELECT origin FROM paused))) OR (a.priority = {VALIDATION} AND EXISTS (
-                SELECT 1 FROM running r WHERE r.origin = a.origin AND r.smokes > 0
-            )) THEN {PLAY} ELSE a.priority END,
+            -- none of its origin's of that class is being played or ended within the gap
+            -- (``paused``), and while the origin's urgent work of the last hour is within its
+            -- head start's budget: one person plays one game at a time, and a script's many
+            -- "people", or many slow uploads, of one account or of several of one address,
+            -- take turns with everyone's work.
+            CASE WHEN a.priority < {PLAY} AND (
+                EXISTS (
+                    SELECT 1 FROM running r WHERE r.origin = a.origin
+                      AND (CASE WHEN a.priority = {PERSON} THEN r.people ELSE r.smokes END) > 0
+                )
+                OR EXISTS (SELECT 1 FROM paused p WHERE p.origin = a.origin AND p.priority = a.priority)
+                OR coalesce(uu.seconds, 0) >= %(head_start)s
+            ) THEN {PLAY}
+            -- And a user's match that has seen as many matches start after it was made as
+            -- there are busy workers takes the first class itself: head starts given to many
+            -- addresses in turn (four addresses' slow uploads held another user's challenge
+            -- 601 s behind 87 smoke matches) delay no one by more than the matches running.
+            WHEN a.priority = {PLAY} AND a.account LIKE 'u:%%' AND (
+                SELECT count(*) FROM (
+                    SELECT 1 FROM tournaments_match s WHERE s.started_at > a.oldest LIMIT {TOP}
+                ) overtook
+            ) >= (SELECT n FROM busy) THEN {PERSON}
+            ELSE a.priority END,
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.origin = a.origin),
             (SELECT coalesce(sum(r.n), 0) FROM running r WHERE r.account = a.account),
             coalesce(uo.seconds, 0),
@@ -137,6 +169,7 @@ WITH claimable AS MATERIALIZED (
         FROM accounts a
         LEFT JOIN used ua ON ua.key = a.account
         LEFT JOIN used uo ON uo.key = a.origin
+        LEFT JOIN used uu ON uu.key = 'urgent:' || a.origin
     ) ranked
 ), top AS MATERIALIZED (
     -- The first matches in that order: each account's, oldest first.
@@ -154,19 +187,11 @@ WITH claimable AS MATERIALIZED (
     LIMIT 1
     FOR UPDATE SKIP LOCKED
 )
-UPDATE tournaments_match m SET
-    status = 'running',
-    lease_owner = %(owner)s,
-    lease_expires_at = now() + make_interval(secs => %(lease)s),
-    -- The claim after an attempt a database outage ended (its owner, refund_of, still the
-    -- lease's: nobody claimed it since) takes that attempt's place instead of counting one.
-    attempts = m.attempts + CASE WHEN m.lease_owner = %(refund_of)s THEN 0 ELSE 1 END,
-    started_at = coalesce(m.started_at, now())
-FROM picked WHERE m.id = picked.id
+{CLAIM_PICKED}
 RETURNING m.id, m.priority, m.validation_of_id, m.attempts, {ACCOUNT},
     (SELECT 'a:' || host(o.address) FROM tournaments_accountorigin o
      WHERE o.user_id = m.created_by_id)
-"""  # noqa: S608 (the fragments are constants of this module; values are parameters)
+"""  # noqa: S608 (the fragments are constants of this module and the lifecycle; values are parameters)
 
 
 @dataclass(frozen=True)
@@ -183,8 +208,10 @@ class Picked:
 
     @property
     def keys(self) -> tuple[str, ...]:
-        """What its worker time is charged to."""
-        return tuple(dict.fromkeys(k for k in (self.account, self.origin) if k))
+        """What its worker time is charged to: its account and origin, and for a person's or a
+        smoke match the origin's urgent work too (the head start's budget)."""
+        urgent = f"urgent:{self.origin}" if self.priority < PLAY and self.origin else ""
+        return tuple(dict.fromkeys(k for k in (self.account, self.origin, urgent) if k))
 
 
 @dataclass(frozen=True)
@@ -195,6 +222,32 @@ class Served:
     result: str
     hint_busy: bool = False
     """Nothing was played and the hint is held by another worker's live lease."""
+
+
+WIDEST: int | None = None
+"""The latest class this worker's queues carry (set when the worker starts: tasks.py), None
+when unknown (a test calling serve directly)."""
+
+
+def note_queues(names: Iterable[str]) -> None:
+    """Remember the latest class the queues this worker reads carry: a worker that also reads
+    the ``matches`` queue takes any class whatever message woke it, so that a person's or a
+    smoke match that lost its head start takes its turn behind what comes first (the worker
+    woken by its own message would otherwise play it anyway, and a stream of uploads chained
+    its smoke matches); a worker kept for people or validations still takes nothing later."""
+    global WIDEST
+    classes = {
+        settings.PEOPLE_QUEUE: PERSON,
+        settings.VALIDATION_QUEUE: VALIDATION,
+        settings.MATCH_QUEUE: PLAY,
+    }
+    read = [classes[name] for name in names if name in classes]
+    WIDEST = max(read) if read else None
+
+
+def widest(upto: int) -> int:
+    """The class a message of class ``upto`` may take up to on this worker."""
+    return upto if WIDEST is None else max(upto, WIDEST)
 
 
 def budget_seconds() -> float:
@@ -216,10 +269,11 @@ def pick(*, upto: int, owner: str, sandbox: bool, refund_of: str | None = None) 
         "sandbox": sandbox,
         "owner": owner,
         "refund_of": refund_of,  # None compares with no owner: every claim then counts
-        "lease": runner.lease_seconds(),
+        "lease": lifecycle.lease_seconds(),
         "budget": budget_seconds(),
         "origin_budget": budget_seconds() * origin_factor(),
-        "person_gap": float(settings.FAIR_PERSON_GAP_SECONDS),
+        "gap": float(settings.FAIR_HEAD_START_GAP_SECONDS),
+        "head_start": float(settings.FAIR_HEAD_START_SECONDS_PER_HOUR),
     }
     connection.ensure_connection()
     # One statement, so one transaction of its own: the row is locked, claimed and committed
@@ -265,7 +319,7 @@ def serve(
     """
     owner = owner or runner.worker_name()
     isolated, _ = isolation_status()
-    picked = pick(upto=upto, owner=owner, sandbox=isolated, refund_of=refund_of)
+    picked = pick(upto=widest(upto), owner=owner, sandbox=isolated, refund_of=refund_of)
     if hint is not None and _pass_on(hint, picked):
         return Served(None, "busy", hint_busy=True)
     if picked is None:

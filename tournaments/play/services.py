@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -31,6 +31,7 @@ from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, unpack
 from tournaments.play import allowance, dispatch, humans, lifecycle, selectors
 from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
+from tournaments.play.origins import origin_of
 
 MAX_SEED = 2**63 - 1
 
@@ -63,7 +64,7 @@ def create_account(
             user = user_model.objects.create_user(username=username, email=email, password=password)
             token = Token.objects.create(user=user)
             if address:
-                AccountOrigin.objects.create(user=user, address=address)
+                AccountOrigin.objects.create(user=user, address=origin_of(address))
     except IntegrityError:  # a concurrent sign-up took the name between the check and the insert
         raise Invalid({"username": "this username is taken"}) from None
     return user, token.key
@@ -193,7 +194,11 @@ def smoke_match_for(version: BotVersion) -> Match:
             return match
         info = GAMES[version.bot.game]
         seats = max(info.min_seats, min(3, info.max_seats))
-        match = Match.objects.create(
+        # Not sent: the upload's validation task plays it (it is queued work meanwhile).
+        return lifecycle.do_create(
+            seats=[Seat(number=0, bot_version=version)]
+            + [Seat(number=n, builtin="random") for n in range(1, seats)],
+            send=False,
             game=info.name,
             options={},
             seed=secrets.randbits(63),
@@ -202,11 +207,6 @@ def smoke_match_for(version: BotVersion) -> Match:
             validation_of=version,
             priority=Match.Priority.VALIDATION,
         )
-        Seat.objects.bulk_create(
-            [Seat(match=match, number=0, bot_version=version)]
-            + [Seat(match=match, number=n, builtin="random") for n in range(1, seats)]
-        )
-    return match
 
 
 def _add_version(
@@ -320,7 +320,9 @@ def create_challenge(
     with transaction.atomic():
         if queue:
             allowance.check_matches(user)
-        match = Match.objects.create(
+        return lifecycle.do_create(
+            seats=seat_rows(seats, versions, user=user),
+            send=queue,
             game=game,
             options=played_options,
             seed=seed,
@@ -330,11 +332,11 @@ def create_challenge(
             human_acted_at=timezone.now(),
             priority=priority,
         )
-        _create_seats(match, seats, versions, user=user)
-        match_id = str(match.pk)
-        if queue:
-            transaction.on_commit(lambda: dispatch.play_match(match_id, priority))
-    return match
+
+
+def check_start(game: str, seats: int, options: Mapping[str, Any]) -> None:
+    """Raise Invalid unless ``game`` starts with ``seats`` seats and these (checked) options."""
+    _check_start(GAMES[game].rules, seats, secrets.randbits(63), options)
 
 
 def _check_start(rules: Any, seats: int, seed: int, options: Mapping[str, Any]) -> None:
@@ -361,17 +363,16 @@ def priority_of(seats: Sequence[Mapping[str, Any]]) -> int:
     return Match.Priority.PLAY
 
 
-def _create_seats(
-    match: Match,
+def seat_rows(
     seats: Sequence[Mapping[str, Any]],
     versions: Sequence[BotVersion | None],
     *,
     user: Any = None,
-) -> None:
-    """``match``'s seats in table order: its version, ``user`` for a human seat, or a built-in."""
-    Seat.objects.bulk_create(
+) -> list[Seat]:
+    """A match's seats in table order, to create: its version, ``user`` for a human seat, or a
+    built-in."""
+    return [
         Seat(
-            match=match,
             number=number,
             bot_version=versions[number],
             player=user if seat.get("human") else None,
@@ -380,7 +381,19 @@ def _create_seats(
             else str(seat["builtin"]),
         )
         for number, seat in enumerate(seats)
-    )
+    ]
+
+
+def seat_players(*, user: Any, game: str, seats: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each seat's player as play's key (``"v:<id>"`` or ``"builtin:<name>"``): versions
+    ``user`` may see and built-ins, no person; raises Invalid naming the seat (field "seats")."""
+    if any(isinstance(seat, Mapping) and seat.get("human") for seat in seats):
+        raise Invalid({"seats": "a series plays bots only: no human seat"})
+    versions = _seat_versions(user=user, game=game, seats=seats)
+    return [
+        f"v:{version.pk}" if version is not None else f"builtin:{seat['builtin']}"
+        for seat, version in zip(seats, versions, strict=True)
+    ]
 
 
 def _seat_versions(
@@ -453,41 +466,67 @@ def create_rated_match(
     ``ladder_id``/``season_id``: the ladder or season that plays it (play names no competition).
     ``deal``: the duplicate deal it plays with the other matches given the same key and seed.
     """
-    with transaction.atomic():
-        match = Match.objects.create(
-            game=game,
-            options=dict(options or {}),
-            seed=seed,
-            rated=True,
-            ladder_id=ladder_id,
-            season_id=season_id,
-            deal=deal,
-        )
-        Seat.objects.bulk_create(
+    return lifecycle.do_create(
+        seats=[
             Seat(
-                match=match,
                 number=number,
                 bot_version_id=int(player[2:]) if player.startswith("v:") else None,
                 builtin="" if player.startswith("v:") else player.removeprefix("builtin:"),
             )
             for number, player in enumerate(players)
-        )
-        match_id = str(match.pk)
-        transaction.on_commit(lambda: dispatch.play_match(match_id))
-    return match
+        ],
+        game=game,
+        options=dict(options or {}),
+        seed=seed,
+        rated=True,
+        ladder_id=ladder_id,
+        season_id=season_id,
+        deal=deal,
+    )
+
+
+def create_series_match(
+    *,
+    user: Any,
+    game: str,
+    players: Sequence[str],
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    series_id: int,
+    deal: uuid.UUID,
+) -> Match:
+    """An unrated match of ``user``'s series, queued once the caller's transaction commits.
+
+    ``players`` as in ``create_rated_match``, checked by the series when it was created. The
+    match is the user's (``created_by``), so the workers share it with the user's challenges
+    (scheduler.py); the series asks ``series_room`` before creating matches.
+    """
+    return lifecycle.do_create(
+        seats=[
+            Seat(
+                number=number,
+                bot_version_id=int(player[2:]) if player.startswith("v:") else None,
+                builtin="" if player.startswith("v:") else player.removeprefix("builtin:"),
+            )
+            for number, player in enumerate(players)
+        ],
+        game=game,
+        options=dict(options or {}),
+        seed=seed,
+        rated=False,
+        created_by=user,
+        series_id=series_id,
+        deal=deal,
+    )
+
+
+def series_room(*, user: Any) -> int:
+    """How many more matches ``user`` may have queued now (0 once its hour of worker time is
+    spent): a series creates its matches within the same allowance as challenges."""
+    return allowance.room(user)
 
 
 def cancel_queued_matches(*, matches: Any, reason: str) -> int:
-    """Cancel the queued ones among ``matches`` (a queryset): they end aborted, never played.
-
-    A match that a worker already started is left to finish. The aborted event
-    in the stream ends a built-in match that a worker is playing without a lease:
-    its next append meets a stream that moved on and stops.
-    """
-    queued = matches.filter(status=Match.Status.QUEUED).values_list("id", "game").distinct()
-    return sum(
-        lifecycle.abort(
-            match_id, game, f"cancelled: {reason}", taken_from=Q(status=Match.Status.QUEUED)
-        )
-        for match_id, game in list(queued)
-    )
+    """Cancel the queued ones among ``matches`` (a queryset): they end aborted, never played
+    (``lifecycle.do_cancel``); a match that a worker already started is left to finish."""
+    return lifecycle.do_cancel(matches, reason)

@@ -24,7 +24,7 @@ from games.engine.storable import storable
 from games.sandbox.readiness import isolation_status
 from games.sandbox.upload import UploadError, compile_check, unpack
 from replays import store
-from tournaments.play import runner, services
+from tournaments.play import lifecycle, runner, services
 from tournaments.play.models import BotVersion, Match
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ def smoke_error(
     error = compile_error(version)
     if error:
         if smoke is not None and owner is not None:
-            runner.abort(Match.objects.get(pk=smoke), owner, f"not played: {error}")
+            lifecycle.do_abort(Match.objects.get(pk=smoke), owner, f"not played: {error}")
         return error
     match = services.smoke_match_for(version) if smoke is None else Match.objects.get(pk=smoke)
     result = runner.run_match(match.pk, owner, claimed=smoke is not None)
@@ -104,11 +104,13 @@ def validate(version_id: int, *, smoke: uuid.UUID | None = None, owner: str | No
     version = BotVersion.objects.select_related("bot").get(id=version_id)
     if version.status != BotVersion.Status.PENDING:
         if smoke is not None and owner is not None:  # a late duplicate: it decides nothing
-            runner.abort(Match.objects.get(pk=smoke), owner, f"not played: {version} is decided")
+            lifecycle.do_abort(
+                Match.objects.get(pk=smoke), owner, f"not played: {version} is decided"
+            )
         return version.status
     if not _can_sandbox(version_id):
         if smoke is not None and owner is not None:
-            runner.release(smoke, owner)
+            lifecycle.do_release(smoke, owner)
         return version.status
     try:
         error = smoke_error(version, smoke=smoke, owner=owner)

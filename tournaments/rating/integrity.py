@@ -4,10 +4,12 @@ The events are the only source of truth; a match's status, outcome and seat
 results are copied from them by a trigger, and the ratings are a read model of
 them. This folds every stored match from its events and compares: the stream
 (versions 1..n, each event once, at most one final event, last), the outcome the
-rules compute against the ``match_finished`` event and the match row, each
-seat's rank and score, the match's status and ``last_version``, and the ratings
-against a rebuild that writes nothing. It reads only, so it can run against a
-live database or a restored backup (docs/reliability.md).
+rules compute against the ``match_finished`` event, the match row and its seats
+against what the trigger's Python twin makes of the events
+(tournaments/play/projection.py: status, outcome, end, ``last_version``, each
+seat's rank and score), and the ratings against a rebuild that writes nothing. It
+reads only, so it can run against a live database or a restored backup
+(docs/reliability.md).
 
 On a live database, matches finish while it reads: a match row read before its last events
 were appended, and those events read after, would disagree although nothing is wrong. So
@@ -29,6 +31,7 @@ from games.engine.platform_events import MATCH_ABORTED, MATCH_FINISHED, game_eve
 from games.engine.registry import get
 from replays import store
 from tournaments.play.models import Match, Seat
+from tournaments.play.projection import Projected, project
 from tournaments.rating import rating_feed
 
 
@@ -53,42 +56,45 @@ def check_match(match: Match, seats: list[Seat]) -> tuple[int, list[str]]:
         problems.append("its stream's versions are not 1..n")
     if len({ev.event_id for ev in events}) != len(events):
         problems.append("an event is stored twice")
-    if match.last_version != len(events):
-        problems.append(f"last_version {match.last_version}, but {len(events)} events")
     ends = [ev for ev in events if ev.type in (MATCH_FINISHED, MATCH_ABORTED)]
     if len(ends) > 1 or (ends and ends[0] is not events[-1]):
         problems.append(f"{len(ends)} final events, or one that is not the last")
-    end = events[-1].type if ends and ends[0] is events[-1] else None
-    expected_status = {
-        MATCH_FINISHED: Match.Status.FINISHED,
-        MATCH_ABORTED: Match.Status.ABORTED,
-    }.get(end or "")
-    if expected_status is not None and match.status != expected_status:
-        problems.append(f"status {match.status}, but its stream ends with {end}")
-    if expected_status is None and match.status in (Match.Status.FINISHED, Match.Status.ABORTED):
-        # A queued match cancelled before any event has its abort written in its stream too;
-        # only a finished one must end with its result.
-        problems.append(f"status {match.status}, but its stream has no final event")
-    if end == MATCH_FINISHED:
+    engine_events = [ev.as_engine_event() for ev in events]
+    problems += _against_projection(match, seats, project(engine_events, len(seats)))
+    if ends and ends[0].type == MATCH_FINISHED:
         rules = get(match.game).rules
-        state = replay(rules, game_events(ev.as_engine_event() for ev in events))
-        computed = rules.outcome(state)
-        recorded = events[-1].payload.get("outcome")
+        computed = rules.outcome(replay(rules, game_events(engine_events)))
+        recorded = ends[0].payload.get("outcome")
         if computed is None:
             problems.append("its events do not reach the end of the game")
         elif not _same(computed, recorded):
             problems.append(f"its match_finished outcome {recorded} is not the game's {computed}")
-        if not _same(match.outcome, recorded):
-            problems.append(f"stored outcome {match.outcome}, event outcome {recorded}")
-        if recorded:
-            for seat in seats:
-                wanted = (recorded["ranks"][seat.number], recorded["scores"][seat.number])
-                if not _same((seat.rank, seat.score), wanted):
-                    problems.append(
-                        f"seat {seat.number}: rank {seat.rank} score {seat.score},"
-                        f" the result says {wanted[0]} and {wanted[1]}"
-                    )
     return len(events), [f"match {match.id}: {p}" for p in problems]
+
+
+def _against_projection(match: Match, seats: list[Seat], wanted: Projected) -> list[str]:
+    """What in the rows differs from what the events make of them (projection.project, the
+    twin of the trigger that writes them)."""
+    problems = []
+    if match.last_version != wanted.last_version:
+        problems.append(f"last_version {match.last_version}, but {wanted.last_version} events")
+    if wanted.status is not None and match.status != wanted.status:
+        problems.append(f"status {match.status}, but its stream ends {wanted.status}")
+    if wanted.status is None and match.status in (Match.Status.FINISHED, Match.Status.ABORTED):
+        # A queued match cancelled before any event has its abort written in its stream too;
+        # only a finished one must end with its result.
+        problems.append(f"status {match.status}, but its stream has no final event")
+    if wanted.ended and match.finished_at is None:
+        problems.append(f"no end time, but its stream ends {wanted.status}")
+    if not _same(match.outcome, wanted.outcome):
+        problems.append(f"stored outcome {match.outcome}, event outcome {wanted.outcome}")
+    for seat, result in zip(seats, wanted.seats, strict=True):
+        if not _same((seat.rank, seat.score), (result.rank, result.score)):
+            problems.append(
+                f"seat {seat.number}: rank {seat.rank} score {seat.score},"
+                f" the result says {result.rank} and {result.score}"
+            )
+    return problems
 
 
 def _matches(chunk: int = 500) -> Iterator[tuple[Match, list[Seat]]]:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import statistics
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import QuerySet
 
 from tournaments.play.models import Bot, BotVersion
+from tournaments.rating import ladder_order, settling
 from tournaments.rating.models import Rating, RatingHistory
+from tournaments.rating.ratings import ELO_PER_MU, Skill
 
 
 def history(pool: str, *, player: str | None = None) -> QuerySet[RatingHistory]:
@@ -37,3 +41,55 @@ def bot_history(bot: Bot, *, limit: int = 2000) -> list[tuple[str, datetime | No
         .order_by("position")
         .values_list("pool", "match__finished_at", "rating_after")[:limit]
     )
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A bot's newest rated version in one ladder, and how far its rating is from settled."""
+
+    ladder_id: int
+    ladder: str
+    version: int
+    rating: float
+    deviation: float
+    games: int
+    cap: float
+    """The ladder's deviation cap (its placed bots' median): settled at or below it."""
+    games_to_settle: int | None
+    """About how many more games until settled (0: settled; None: more than can be told)."""
+
+
+def ladder_standings(bot: Bot) -> list[Standing]:
+    """Per ladder the bot's newest rated version is in, its rating and about how many more
+    games until that rating is settled (tournaments/rating/settling.py)."""
+    rows = (
+        Rating.objects.filter(bot_version__bot=bot, ladder__isnull=False)
+        .select_related("ladder", "bot_version")
+        .order_by("ladder_id", "-bot_version__number")
+    )
+    newest: dict[int, Rating] = {}
+    for row in rows:
+        newest.setdefault(row.ladder_id, row)  # type: ignore[arg-type]
+    out = []
+    for ladder_id, row in newest.items():
+        pool = Rating.objects.filter(pool=row.pool).values_list("deviation", "games")
+        skills = [Skill(sigma=d / ELO_PER_MU, games=g) for d, g in pool]
+        cap = ladder_order.uncertainty_cap(skills)
+        placed = [s.deviation for s in skills if not ladder_order.is_provisional(s.games)]
+        typical = statistics.median(placed) if placed else cap
+        skill = Skill(mu=row.mu, sigma=row.sigma, elo=row.elo, games=row.games)
+        out.append(
+            Standing(
+                ladder_id=ladder_id,
+                ladder=row.ladder.name if row.ladder else row.pool,
+                version=row.bot_version.number if row.bot_version else 0,
+                rating=row.rating,
+                deviation=row.deviation,
+                games=row.games,
+                cap=cap,
+                games_to_settle=settling.games_to_settle(
+                    skill, seats=row.ladder.seats if row.ladder else 4, cap=cap, typical=typical
+                ),
+            )
+        )
+    return out

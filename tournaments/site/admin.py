@@ -12,6 +12,7 @@ from django.http import HttpRequest
 from tournaments.play import selectors, visibility
 from tournaments.play.models import Bot, BotLog, BotVersion, Match, Seat
 from tournaments.site.admin_base import DealsKeptAdmin
+from tournaments.site.templatetags.scores import score_text
 
 
 class BotVersionInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -68,7 +69,7 @@ class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
         "bot_version",
         "builtin",
         "rank",
-        "score",
+        "score_shown",
         "verdicts",
         "strikes",
         "disqualified",
@@ -77,6 +78,10 @@ class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
     readonly_fields = fields
     extra = 0
     can_delete = False
+
+    @admin.display(description="score")
+    def score_shown(self, seat: Seat) -> str:
+        return score_text(seat.score)
 
     # How long a bot thought is its owner's business, as its logs are: staff's once the deal is
     # over (visibility.log_seats).

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from tournaments.site.pages.errors import BadQuery
+from tournaments.site.pages.errors import BadQuery, bad_request
 
 MAX_LENGTH = 1000
 """Characters a query parameter's name or value may have."""
@@ -59,7 +59,9 @@ def _raw_query(request: HttpRequest) -> bytes:
 
 
 class QueryParamCheck:
-    """Refuses a request whose query string ``problem`` finds unreadable, before any view."""
+    """Refuses a request whose query string ``problem`` finds unreadable, before any view, and
+    answers a page's own BadQuery: both a 400 with its message, logged as one line, never with a
+    traceback (a fuzzer's thousands of bad queries must not flood the log with them)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -70,5 +72,9 @@ class QueryParamCheck:
             return self.get_response(request)
         if request.path.startswith("/api/"):
             return JsonResponse({"detail": found}, status=400)
-        # The site's handler400 shows a BadQuery's message on its 400 page.
-        raise BadQuery(found)
+        return bad_request(request, BadQuery(found))
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, BadQuery):
+            return bad_request(request, exception)
+        return None  # everything else is Django's

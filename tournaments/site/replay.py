@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from games.engine.platform_events import BOT_VERDICT
 from games.engine.registry import get
 from games.engine.types import JSON
 from replays import narrate, snapshots, store
@@ -164,14 +165,35 @@ def act_message(match: Match, step: int, seat: int) -> JSON | None:
 
 
 def logs_by_step(match: Match, seats: set[int]) -> dict[int, list[dict[str, Any]]]:
-    """stderr lines of ``seats``, by the step at which their bot wrote them."""
-    out: dict[int, list[dict[str, Any]]] = {}
-    shown = BotLog.objects.filter(
-        match=match, seat__in=seats, version__lte=selectors.last_step_shown(match)
+    """stderr lines of ``seats``, by the step at which their bot was asked (what it wrote while
+    deciding) and again at the step of the verdict on that decision: the timeline's mark and
+    the log's verdict line lead there, and a crash's stderr must be read beside its verdict."""
+    last = selectors.last_step_shown(match)
+    logs = list(
+        BotLog.objects.filter(match=match, seat__in=seats, version__lte=last).order_by(
+            "version", "seat"
+        )
     )
-    for entry in shown.order_by("version", "seat"):
-        out.setdefault(entry.version, []).append({"seat": entry.seat, "text": entry.text})
-    return out
+    judged = _verdict_steps(match, seats, logs[0].version + 1, last) if logs else {}
+    out: dict[int, list[dict[str, Any]]] = {}
+    for entry in logs:
+        line = {"seat": entry.seat, "asked": entry.version, "text": entry.text}
+        out.setdefault(entry.version, []).append(line)
+        verdict_at = judged.get((entry.seat, entry.version))
+        if verdict_at is not None:
+            out.setdefault(verdict_at, []).append(line)
+    return {step: sorted(lines, key=lambda ln: ln["seat"]) for step, lines in out.items()}
+
+
+def _verdict_steps(
+    match: Match, seats: set[int], first: int, last: int
+) -> dict[tuple[int, int], int]:
+    """(seat, step it was asked at) -> the step of the verdict on that decision."""
+    return {
+        (ev.payload["seat"], ev.payload["step"]): ev.version
+        for ev in store.read(match.id, from_version=first, to_version=last)
+        if ev.type == BOT_VERDICT and ev.payload.get("seat") in seats and "step" in ev.payload
+    }
 
 
 def document(match: Match, seen_by: Sight, user: Any = None) -> dict[str, Any]:

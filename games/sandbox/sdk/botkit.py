@@ -6,6 +6,8 @@ protocol onto private file descriptors (so the bot's ``print()`` and
 ``input()`` cannot touch it), lowers the resource limits and installs a
 seccomp filter: from then on no exec, no new process, no socket. Standard
 library only, single file, because it is copied verbatim into each sandbox.
+``--packages DIR`` is where the packages a bot may import beside the standard
+library are (games/sandbox/packages.py): appended to ``sys.path``.
 """
 
 from __future__ import annotations
@@ -277,8 +279,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--procs", type=int)
     parser.add_argument("--fsize", type=int)
     parser.add_argument("--files", type=int)
+    parser.add_argument("--packages", help="the folder of the packages a bot may import")
     parser.add_argument("--seccomp", choices=["required", "best-effort", "off"], default="required")
     args = parser.parse_args(argv)
+    if args.packages:  # after the standard library: a package never shadows a stdlib module
+        sys.path.append(args.packages)
     channel = Channel()
     set_limits(args)
     if args.seccomp != "off":

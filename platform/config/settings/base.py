@@ -81,6 +81,7 @@ TEMPLATES = [
             "libraries": {
                 "seats": "tournaments.site.templatetags.seats",
                 "replay_log": "tournaments.site.templatetags.replay_log",
+                "scores": "tournaments.site.templatetags.scores",
             },
             "context_processors": [
                 "django.template.context_processors.request",
@@ -145,9 +146,12 @@ FAIR_MAX_ACTIVE_MATCHES = env.int("FAIR_MAX_ACTIVE_MATCHES", default=10)
 FAIR_MAX_PENDING_VERSIONS = env.int("FAIR_MAX_PENDING_VERSIONS", default=3)
 FAIR_WORKER_SECONDS_PER_HOUR = env.float("FAIR_WORKER_SECONDS_PER_HOUR", default=1800.0)
 FAIR_ADDRESS_FACTOR = env.int("FAIR_ADDRESS_FACTOR", default=2)
-# A person's move buys the bots' reply the head of the queue only if it came this long after
-# the match stopped for it (by anyone of the address): a script answering at once takes turns.
-FAIR_PERSON_GAP_SECONDS = env.float("FAIR_PERSON_GAP_SECONDS", default=1.0)
+# A person's or a smoke match goes ahead of the rest only if none of its address's of that class
+# stopped for a person or ended this long before (a script answering at once, or a stream of
+# slow uploads, then takes turns), and while the address's such matches took less than this
+# much of the workers in the last hour (scheduler.py; docs/reliability.md).
+FAIR_HEAD_START_GAP_SECONDS = env.float("FAIR_HEAD_START_GAP_SECONDS", default=1.0)
+FAIR_HEAD_START_SECONDS_PER_HOUR = env.float("FAIR_HEAD_START_SECONDS_PER_HOUR", default=300.0)
 # A match queued (a version pending) this long is sent again by the reaper: its message was
 # lost, or never sent because the broker was down when it was created (docs/reliability.md).
 MATCH_RESEND_AFTER_SECONDS = env.float("MATCH_RESEND_AFTER_SECONDS", default=600.0)
@@ -207,11 +211,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PARSER_CLASSES": [
-        "tournaments.site.api.parsers.BoundedJSONParser",  # deep nesting is a 400, not a crash
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON only, unless a view says otherwise (an upload also takes multipart): the schema then
+    # advertises for each body the one content type the view reads, and a generated client sends
+    # it (a body offered as JSON, form and multipart at once gave clients three shapes to guess
+    # from, and a form's missing boolean read as false). Deep nesting is a 400, not a crash.
+    "DEFAULT_PARSER_CLASSES": ["tournaments.site.api.parsers.BoundedJSONParser"],
     # orjson writes the same JSON several times faster than the standard library, and
     # replays (pages of events, states) are mostly JSON to write (docs/reliability.md, Load).
     "DEFAULT_RENDERER_CLASSES": [
@@ -246,6 +250,15 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # A request body gets components of its own (BotRequest beside Bot): read-only fields (id,
+    # owner, created_at) are then never asked of a client, and a file field is `format: binary`
+    # (a file picker in Swagger UI, a file in a generated client), not the response's URL.
+    "COMPONENT_SPLIT_REQUEST": True,
+    # A season's and a series' states are both "state": each enum keeps a name of its own.
+    "ENUM_NAME_OVERRIDES": {
+        "SeasonStateEnum": "tournaments.competition.models.Season.State",
+        "SeriesStateEnum": "tournaments.competition.models.Series.State",
+    },
 }
 
 LOGGING = {

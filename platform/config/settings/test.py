@@ -75,6 +75,10 @@ DATABASES["default"] = {
     "TEST": {"NAME": DATABASES_TEST_NAME},
 }
 
+# The API reads JSON unless a view says otherwise (an upload also takes multipart): the test
+# client sends JSON unless told (DRF's own default is multipart, which the API now refuses).
+REST_FRAMEWORK = {**REST_FRAMEWORK, "TEST_REQUEST_DEFAULT_FORMAT": "json"}  # noqa: F405
+
 # Tests render templates without running collectstatic first.
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -56,7 +56,9 @@
     }
     lines.forEach(function (l) {
       var pre = document.createElement("pre");
-      pre.textContent = "seat " + l.seat + ": " + l.text;
+      // At a verdict's step, the stderr of the decision it judged, asked at an earlier one.
+      var asked = l.asked !== undefined && l.asked !== state.step ? " (asked at step " + l.asked + ")" : "";
+      pre.textContent = "seat " + l.seat + asked + ": " + l.text;
       stderrBox.appendChild(pre);
     });
     document.querySelectorAll(".act-link").forEach(function (a) {

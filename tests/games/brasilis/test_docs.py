@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from games.brasilis.rules import RULES
+from games.engine.errors import BadOptions
 from games.engine.events import view
 from games.engine.match import LocalMatch
 
@@ -79,3 +80,28 @@ def test_hidden_card_example_shows_each_seats_view():
     for seat in (1, 2, 3, None):
         assert view(eliminated, seat) == doc["hidden_views"][1]
         assert RULES.observe(m.state, seat)["power_discard"] == [{"id": None, "kind": "hidden"}]
+
+
+def _most_rounds_accepted(seats: int, media_control: bool) -> int:
+    """The largest More Your Way rounds the engine accepts (searched, not computed)."""
+    rounds = 1
+    while True:
+        options = {"media_control": media_control, "more_your_way": {"rounds": rounds + 1}}
+        try:
+            RULES.options(seats, options)
+        except BadOptions:
+            return rounds
+        rounds += 1
+
+
+def test_the_s38_limits_the_doc_names_are_the_engines():
+    text = " ".join(DOC.read_text().split())
+    found = re.search(
+        r"(\d+) \(3 politicians\), (\d+) \(4\), (\d+) \(5\), (\d+) \(6\); "
+        r"with Media Control (\d+), (\d+), (\d+), (\d+)\.",
+        text,
+    )
+    assert found is not None
+    named = [int(n) for n in found.groups()]
+    engine = [_most_rounds_accepted(n, mc) for mc in (False, True) for n in (3, 4, 5, 6)]
+    assert named == engine == [15, 11, 9, 7, 11, 9, 7, 6]

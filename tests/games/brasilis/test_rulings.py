@@ -461,24 +461,48 @@ def test_options_rejected_with_clear_messages():
 
 def _most_rounds(seats, media_control):
     per_round = seats + (1 if media_control else 0)
-    return min(12, (46 - 1) // per_round)  # 46 News cards, one kept for the REVOLUTION replacement
+    return (46 - 1) // per_round  # 46 News cards, one kept for the REVOLUTION replacement
 
 
 @pytest.mark.parametrize("media_control", [False, True])
 @pytest.mark.parametrize("seats", [3, 4, 5, 6])
 def test_s38_rounds_beyond_the_news_deck_are_rejected_at_setup(seats, media_control):
+    # The limit is the news count's at every table: with 3 politicians it is 15, which a
+    # fixed ceiling of 12 refused as "an integer from 1 to 12".
     most = _most_rounds(seats, media_control)
     options = {"media_control": media_control, "more_your_way": {"rounds": most}}
     assert RULES.options(seats, options)["more_your_way"]["rounds"] == most
-    if most < 12:
-        options["more_your_way"]["rounds"] = most + 1
-        with pytest.raises(BadOptions, match=rf"at most {most} rounds"):
-            RULES.options(seats, options)
-        with pytest.raises(BadOptions, match=rf"at most {most} rounds"):
-            start(seats, options=options)
+    options["more_your_way"]["rounds"] = most + 1
+    variant = " with Media Control" if media_control else ""
+    refusal = rf"at most {most} rounds with {seats} politicians{variant} \(S-38\)"
+    with pytest.raises(BadOptions, match=refusal):
+        RULES.options(seats, options)
+    with pytest.raises(BadOptions, match=refusal):
+        start(seats, options=options)
 
 
-@pytest.mark.parametrize(("seats", "media_control"), [(4, False), (6, True), (5, True)])
+@pytest.mark.parametrize("rounds", [13, 14, 15])
+def test_s38_three_politicians_may_play_as_long_as_the_news_lasts(rounds):
+    assert _most_rounds(3, False) == 15
+    assert (
+        RULES.options(3, {"more_your_way": {"rounds": rounds}})["more_your_way"]["rounds"] == rounds
+    )
+    # A scenario may start in any round the game has, and stage that round's auction.
+    m = start(3, options={"more_your_way": {"rounds": rounds}}, round=rounds)
+    assert m.state.round == rounds
+    aids = {str(rounds): ["palanque", "lawyer"]}
+    assert start(3, options={"more_your_way": {"rounds": rounds}}, auction_aids=aids)
+    with pytest.raises(BadOptions, match=rf"from 1 to {rounds}, not {rounds + 1}"):
+        start(3, options={"more_your_way": {"rounds": rounds}}, round=rounds + 1)
+
+
+@pytest.mark.parametrize("rounds", [0, -1, 2.0, True, "8"])
+def test_more_your_way_rounds_are_a_whole_number_from_1(rounds):
+    with pytest.raises(BadOptions, match=r"'more_your_way\.rounds' must be a whole number from 1"):
+        RULES.options(3, {"more_your_way": {"rounds": rounds}})
+
+
+@pytest.mark.parametrize(("seats", "media_control"), [(3, False), (4, False), (6, True), (5, True)])
 def test_s38_the_longest_allowed_game_finishes(seats, media_control):
     most = _most_rounds(seats, media_control)
     options = {"media_control": media_control, "more_your_way": {"rounds": most}}

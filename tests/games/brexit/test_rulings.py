@@ -465,6 +465,29 @@ def test_b16_country_discard_reshuffled_when_country_deck_runs_out() -> None:
     assert_replays(m)
 
 
+def test_b16_a_reveal_past_the_deck_end_is_two_events_around_the_reshuffle() -> None:
+    """As docs/games/brexit.md says of ``countries_revealed``: the rest of the deck, then
+    ``discard_reshuffled``, then the remainder in a second event; the slots are both, in order."""
+    # One country held as a deal leaves 35 in the deck: two a round, so one is left for the 18th.
+    m = table(hands=[[], [], []], deals=[["C36"], [], []])
+    for _ in range(17):
+        events = play_round(m, {})  # nobody places: the countries go to the discard pile
+    start = [e["type"] for e in events].index("round_started")
+    reveal = [e for e in events[start + 1 :] if e["type"] != "cards_drawn"]
+    assert [e["type"] for e in reveal] == [
+        "countries_revealed",
+        "discard_reshuffled",
+        "countries_revealed",
+    ]
+    last, reshuffled, rest = reveal
+    assert len(last["payload"]["countries"]) == 1  # what the deck still held
+    assert reshuffled["payload"]["deck"] == "country"
+    assert rest["payload"]["countries"] == reshuffled["payload"]["order"][:1]
+    assert m.state.slots == last["payload"]["countries"] + rest["payload"]["countries"]
+    assert_conserved(m.state)
+    assert_replays(m)
+
+
 def test_b17_start_moves_left_then_draws_from_new_start() -> None:
     m = table(hands=hands3(), start=2)
     events = play_round(m, {})

@@ -13,7 +13,8 @@ import pytest
 from games.brexit.rules import BrexitRules
 from games.engine import driver as driver_module
 from games.engine.builtin import make_player
-from games.engine.driver import Flush, InProcess, MatchDriver, MemorySink, Move, SeatStats
+from games.engine.decision import Move
+from games.engine.driver import Flush, InProcess, MatchDriver, MemorySink, SeatStats
 from games.engine.errors import IllegalAction
 from games.engine.match import replay
 from games.engine.platform_events import game_events

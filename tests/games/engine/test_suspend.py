@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from games.engine.builtin import make_player
-from games.engine.driver import InProcess, MatchDriver, MemorySink, Move, Suspended
+from games.engine.decision import Move
+from games.engine.driver import InProcess, MatchDriver, MemorySink, Suspended
 from games.engine.registry import get
 from games.engine.types import Action, Event, Outcome
 

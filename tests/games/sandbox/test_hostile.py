@@ -204,7 +204,7 @@ def test_control_characters_on_stderr_are_logged_escaped(seat: Seat) -> None:
     log = decisions[0].stderr
     assert log.startswith("starting\\x00\n")  # what start() printed comes with the first move
     assert "NUL\\x00 ESC\\x1b[2J BEL\\x07 CR\\x0d\n" in log
-    assert "raw \\x00 and \ufffd bytes\n" in log  # bytes that are not UTF-8: U+FFFD
+    assert "raw \\x00 and \\xff bytes\n" in log  # bytes that are not UTF-8: their escapes
     assert all(storable(d.stderr) == d.stderr for d in decisions)
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import stat
+import sys
 import tempfile
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -116,6 +118,34 @@ def test_compile_check_names_file_and_line() -> None:
     with pytest.raises(UploadError) as err:
         compile_check({"bot.py": BOT, "lib/\x07x.py": b"def broken(:\n"})
     assert str(err.value).startswith("syntax error in lib/\\x07x.py, line 1: ")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "lib/numpy/_core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so",
+        "fast.cpython-312-darwin.so",
+        "lib/libsolver.so.1.2",
+        "speedups.pyd",
+        "libsolver.dylib",
+        "Solver.DLL",
+    ],
+)
+def test_compiled_extensions_are_refused_with_what_bots_may_import(name: str) -> None:
+    files = unpack("b.zip", make_zip({"bot.py": BOT, name: b"\x7fELF\x02\x01\x01"}))
+    assert name in files  # stored as uploaded: the check is validation's (compile_check)
+    with pytest.raises(UploadError) as err:
+        compile_check(files)
+    python, numpy = "{}.{}".format(*sys.version_info[:2]), metadata.version("numpy")
+    assert str(err.value) == (
+        f"{name} is a compiled extension; uploads may hold Python source and data only. Bots may"
+        f" import the standard library of Python {python} and numpy {numpy}"
+        ' (docs/bots.md, "What a bot may import")'
+    )
+
+
+def test_data_files_named_like_libraries_are_not_compiled_extensions() -> None:
+    compile_check({"bot.py": BOT, "so.py": b"x = 1\n", "notes.so.txt": b"", "weights.sox": b""})
 
 
 @settings(max_examples=50, deadline=None)

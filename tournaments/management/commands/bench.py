@@ -92,7 +92,10 @@ def _fairness(options: dict[str, Any]) -> dict[str, Any]:
 
     with _database(options):
         return bench_fairness(
-            workers=options["workers"], flood=options["flood"], bot_sleep=options["bot_sleep"]
+            workers=options["workers"],
+            flood=options["flood"],
+            bot_sleep=options["bot_sleep"],
+            kind=options["kind"],
         )
 
 
@@ -107,6 +110,41 @@ def _human(options: dict[str, Any]) -> dict[str, Any]:
             think=options["think"],
             max_moves=options["max_moves"],
         )
+
+
+DEFAULT_TWINS = (
+    "brexit:bold:greedy:1000",
+    "brexit:cautious:greedy:1000",
+    "brasilis:bold:greedy:400",
+)
+"""Each game's closest pair of cheap built-ins (candidate, baseline) whose difference the deals
+played resolve, and Brexit's pair of the issue (docs/benchmarks.md, "A/B tests")."""
+QUICK_PAIRS = 16
+
+
+def _sprt(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.bench.sprt import Twins, bench_sprt
+
+    games = []
+    field = tuple(options["field"].split(","))
+    for spec in () if options["no_twins"] else options["twins"] or DEFAULT_TWINS:
+        try:
+            game, candidate, baseline, pairs = spec.split(":")
+        except ValueError:
+            raise CommandError(f"--twins {spec}: expected game:candidate:baseline:pairs") from None
+        count = min(int(pairs), QUICK_PAIRS) if options["quick"] else int(pairs)
+        games.append(Twins(game, candidate, baseline, field, count))
+    return bench_sprt(
+        elo0=options["elo0"],
+        elo1=options["elo1"],
+        alpha=options["alpha"],
+        beta=options["beta"],
+        draw_ratio=options["draw_ratio"],
+        tests=200 if options["quick"] else options["tests"],
+        seed=options["seed"],
+        games=games,
+        resamples=20 if options["quick"] else options["resamples"],
+    )
 
 
 def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
@@ -128,6 +166,7 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "load": _load,
     "fairness": _fairness,
     "human": _human,
+    "sprt": _sprt,
 }
 
 
@@ -195,6 +234,12 @@ class Command(BaseCommand):
             help="fairness: challenges one account sends (the cap accepts some, refuses the rest)",
         )
         parser.add_argument(
+            "--kind",
+            choices=["challenges", "uploads"],
+            default="challenges",
+            help="fairness: the flood, challenges of one account or uploads of two of one address",
+        )
+        parser.add_argument(
             "--bot-sleep",
             type=float,
             default=0.2,
@@ -212,6 +257,45 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--max-moves", type=int, default=None, help="human: stop after this many moves"
+        )
+        parser.add_argument(
+            "--tests", type=int, default=1000, help="sprt: simulated tests at elo0 and at elo1 each"
+        )
+        parser.add_argument("--elo0", type=float, default=0.0, help="sprt: H0's Elo difference")
+        parser.add_argument("--elo1", type=float, default=20.0, help="sprt: H1's Elo difference")
+        parser.add_argument("--alpha", type=float, default=0.05, help="sprt: false H1 at elo0")
+        parser.add_argument("--beta", type=float, default=0.05, help="sprt: false H0 at elo1")
+        parser.add_argument(
+            "--draw-ratio",
+            type=float,
+            default=0.03,
+            help="sprt: share of equal pairs in the simulation (the twins' measured share)",
+        )
+        parser.add_argument(
+            "--twins",
+            action="append",
+            metavar="GAME:CANDIDATE:BASELINE:PAIRS",
+            help="sprt: built-ins compared on duplicate and independent deals (repeatable;"
+            f" default {' '.join(DEFAULT_TWINS)})",
+        )
+        parser.add_argument(
+            "--no-twins", action="store_true", help="sprt: the simulation only, no real games"
+        )
+        parser.add_argument(
+            "--field",
+            default="greedy,greedy,greedy",
+            help="sprt: the twins' opponents, in seat order",
+        )
+        parser.add_argument(
+            "--resamples", type=int, default=200, help="sprt: bootstrap resamples of the deals"
+        )
+        parser.add_argument(
+            "--seed", type=int, default=1, help="sprt: everything random derives from it"
+        )
+        parser.add_argument(
+            "--quick",
+            action="store_true",
+            help=f"sprt: 200 tests a point, {QUICK_PAIRS} deals a game, 20 resamples (a test's size)",
         )
         parser.add_argument(
             "--in-place",

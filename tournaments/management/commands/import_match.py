@@ -1,8 +1,8 @@
 """``manage.py import_match FILE``: load a match document (``play --out``, the download API).
 
 The match gets a fresh id unless the document's is free; its events are
-appended exactly as written, so the trigger records the result of a finished
-match and the viewer replays it step by step. Seats played by uploaded bots
+appended exactly as written (``lifecycle.do_import``), so the trigger records the result
+of a finished match and the viewer replays it step by step. Seats played by uploaded bots
 become placeholder versions (the source is not in the document).
 """
 
@@ -21,6 +21,7 @@ from games.engine.registry import GAMES
 from replays import store
 from replays.document import FORMAT
 from replays.store import NewEvent
+from tournaments.play import lifecycle
 from tournaments.play.models import BUILTIN_BOTS, Bot, BotVersion, Match, Seat
 
 PLACEHOLDER = b"# imported from a match document: the source was not included\n"
@@ -56,28 +57,14 @@ class Command(BaseCommand):
                 "the document has no seed (a match still running): nothing to replay"
             )
         rules = GAMES[meta["game"]].rules
-        match_id = _free_id(meta.get("id"))
+        # One transaction with the placeholders: a malformed event leaves nothing behind.
         with transaction.atomic():
-            match = Match.objects.create(
-                id=match_id,
-                game=meta["game"],
-                options=meta.get("options") or {},
-                seed=meta["seed"],
-                status=Match.Status.RUNNING,
-            )
-            for number, spec in enumerate(meta["seats"]):
-                builtin = spec.removeprefix("builtin:") if spec.startswith("builtin:") else ""
-                Seat.objects.create(
-                    match=match,
-                    number=number,
-                    builtin=builtin if builtin in BUILTIN_BOTS else "",
-                    bot_version=None
-                    if builtin in BUILTIN_BOTS and builtin
-                    else _placeholder(opts["owner"], meta["game"], spec),
-                )
-            store.append(
-                match.id,
-                [
+            match = lifecycle.do_import(
+                seats=[
+                    _seat(number, spec, opts["owner"], meta["game"])
+                    for number, spec in enumerate(meta["seats"])
+                ],
+                events=[
                     NewEvent.from_engine(
                         {
                             "type": ev["type"],
@@ -90,14 +77,11 @@ class Command(BaseCommand):
                     )
                     for ev in events
                 ],
-                0,
+                id=_free_id(meta.get("id")),
+                game=meta["game"],
+                options=meta.get("options") or {},
+                seed=meta["seed"],
             )
-        match.refresh_from_db()
-        if match.status != Match.Status.FINISHED:  # no match_finished event: it never ended
-            Match.objects.filter(pk=match.pk).update(
-                status=Match.Status.ABORTED, error="imported without a final event"
-            )
-            match.refresh_from_db()
         self.stdout.write(f"imported match {match.pk}: {len(events)} events, {match.status}")
 
 
@@ -109,6 +93,14 @@ def _free_id(wanted: str | None) -> uuid.UUID:
     # Events outlive their match row (the store is append-only): the stream must be empty too.
     taken = Match.objects.filter(pk=candidate).exists() or store.current_version(candidate) > 0
     return uuid.uuid4() if taken else candidate
+
+
+def _seat(number: int, spec: str, owner: str, game: str) -> Seat:
+    """A seat as the document names it: a built-in bot, else a placeholder version."""
+    builtin = spec.removeprefix("builtin:") if spec.startswith("builtin:") else ""
+    if builtin in BUILTIN_BOTS and builtin:
+        return Seat(number=number, builtin=builtin)
+    return Seat(number=number, bot_version=_placeholder(owner, game, spec))
 
 
 def _placeholder(owner_name: str, game: str, spec: str) -> BotVersion:

@@ -21,7 +21,7 @@ from config import queues
 from games.engine.builtin import builtin_names
 from tournaments.competition import ladders, seasons
 from tournaments.competition.models import Ladder, Season, SeasonEntrant
-from tournaments.play import runner
+from tournaments.play import lifecycle, runner
 from tournaments.play.models import Match, Seat
 
 DEMO = [
@@ -32,7 +32,8 @@ DEMO = [
 LADDER_SEATS = 3
 DEMO_SEASON = "Demo season"
 DEMO_SEASON_ROUNDS = 2
-"""Tables per built-in in the demo season: 4 tables x 3 seat rotations = 12 matches, about 6 min."""
+"""Rounds of the demo season: its six built-ins fill two three-seat tables a round, so 4 tables
+x 3 seat rotations = 12 matches, about 6 min."""
 
 
 class Command(BaseCommand):
@@ -50,10 +51,8 @@ class Command(BaseCommand):
             self.stdout.write("demo data: matches exist already, nothing to seed")
             return
         for game, seed, bots in DEMO:
-            match = Match.objects.create(game=game, seed=seed, options={})
-            Seat.objects.bulk_create(
-                Seat(match=match, number=n, builtin=name) for n, name in enumerate(bots)
-            )
+            seats = [Seat(number=n, builtin=name) for n, name in enumerate(bots)]
+            match = lifecycle.do_create(seats=seats, send=False, game=game, seed=seed, options={})
             result = runner.run_match(match.id)
             self.stdout.write(f"demo data: {game} match {match.id} {result.value}")
 

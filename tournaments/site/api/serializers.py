@@ -6,8 +6,9 @@ from typing import Any, cast
 
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 from games.engine.registry import GAMES
 from games.engine.storable import unstorable
@@ -19,6 +20,17 @@ from tournaments.play.services import MAX_SEED
 MAX_SEATS_ANY_GAME = max(info.max_seats for info in GAMES.values())
 # Read at most this much of a multipart file: anything bigger is refused unread.
 MAX_UPLOAD_BYTES = max(MAX_PY_BYTES, MAX_ZIP_BYTES)
+
+
+class OmittableBooleanField(serializers.BooleanField):
+    """A boolean that, left out, is left out: in a form or multipart body as in JSON.
+
+    DRF reads a boolean missing from form data as false (an unticked HTML checkbox sends
+    nothing), so a bot created with form data, no ``is_public`` in it, became private. Here an
+    omitted boolean takes the field's default, or is not set at all, whatever the content type.
+    """
+
+    default_empty_html = empty
 
 
 # Accounts
@@ -42,6 +54,7 @@ class AccountWithTokenSerializer(AccountSerializer):
     token = serializers.CharField(read_only=True, help_text="Send as 'Authorization: Token <key>'.")
 
 
+@extend_schema_serializer(component_name="Login")
 class TokenRequestSerializer(serializers.Serializer[Any]):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(write_only=True, trim_whitespace=False, max_length=128)
@@ -54,9 +67,21 @@ class TokenSerializer(serializers.Serializer[Any]):
 # Bots and versions
 
 
+IS_PUBLIC_HELP = (
+    "Listed for everyone (its source stays private); a private bot's seats and ratings are "
+    "shown to others as '(private bot)'."
+)
+
+
 class BotSerializer(serializers.ModelSerializer[Bot]):
+    """A bot. In a change (PUT, PATCH), a field left out keeps its value."""
+
     owner = serializers.CharField(source="owner.username", read_only=True)
     game = serializers.ChoiceField(choices=GAME_CHOICES)
+    is_public = OmittableBooleanField(required=False, help_text=IS_PUBLIC_HELP)
+    is_active = OmittableBooleanField(
+        required=False, help_text="Matched by ladders and seasons; inactive bots are not."
+    )
 
     class Meta:
         model = Bot
@@ -93,6 +118,20 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
                 f"the description has a control character ({found}); line breaks and tabs are fine"
             )
         return description
+
+
+class BotCreateSerializer(BotSerializer):
+    """A new bot: a field left out takes its default."""
+
+    # The model's default, whatever the content type (an omitted boolean is not false).
+    is_public = OmittableBooleanField(
+        default=Bot._meta.get_field("is_public").get_default(), help_text=IS_PUBLIC_HELP
+    )
+    # A new bot is active: deactivating is a change of an existing one.
+    is_active = OmittableBooleanField(read_only=True)
+
+    class Meta(BotSerializer.Meta):
+        extra_kwargs = {"description": {"default": ""}}
 
 
 def _viewer(serializer: serializers.Serializer[Any]) -> Any:
@@ -148,6 +187,34 @@ class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
         url = reverse("match-events", kwargs={"match_id": smoke})
         request = self.context.get("request")
         return request.build_absolute_uri(url) if request is not None else url
+
+
+# The two shapes of an upload, as the schema shows them: VersionUploadSerializer reads either.
+class VersionFileUploadSerializer(serializers.Serializer[Any]):
+    """An upload as multipart/form-data: the file itself."""
+
+    file = serializers.FileField(help_text="bot.py, or a .zip with bot.py at its root.")
+    filename = serializers.CharField(
+        required=False,
+        help_text="The name to store instead of the file part's own, at most "
+        f"{MAX_NAME_BYTES} characters.",
+    )
+
+
+class VersionSourceUploadSerializer(serializers.Serializer[Any]):
+    """An upload as JSON: the source as text."""
+
+    source = serializers.CharField(  # type: ignore[assignment]  # the API's field name
+        trim_whitespace=False,
+        allow_blank=True,
+        max_length=MAX_PY_BYTES + 1,
+        help_text="The bot's Python source, as text.",
+    )
+    filename = serializers.CharField(
+        required=False,
+        default="bot.py",
+        help_text=f"The file name, at most {MAX_NAME_BYTES} characters (a .py).",
+    )
 
 
 class VersionUploadSerializer(serializers.Serializer[Any]):
@@ -211,6 +278,8 @@ class VersionUploadSerializer(serializers.Serializer[Any]):
 # Matches
 
 
+# Named in the schema for what they hold: its request components get "Request" appended.
+@extend_schema_serializer(component_name="Seat")
 class SeatRequestSerializer(serializers.Serializer[Any]):
     bot_version = serializers.IntegerField(
         required=False, allow_null=True, min_value=1, help_text="A bot version's id."
@@ -218,10 +287,17 @@ class SeatRequestSerializer(serializers.Serializer[Any]):
     builtin = serializers.ChoiceField(
         choices=list(BUILTIN_BOTS), required=False, allow_blank=True, help_text="A built-in bot."
     )
-    human = serializers.BooleanField(
-        required=False,
+    human = OmittableBooleanField(
+        default=False,
         help_text="True: you play this seat yourself (POST /api/matches/{id}/actions/).",
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # False says what leaving it out says: the seat is named by the other fields alone (a
+        # fork's {} keeps the original's player, and {"human": false} must too).
+        if not attrs.get("human", False):
+            attrs.pop("human", None)
+        return attrs
 
 
 class ChallengeSerializer(serializers.Serializer[Any]):
@@ -408,6 +484,7 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
         return match.error if visibility.may_read_error(_viewer(self), match) else None
 
 
+@extend_schema_serializer(component_name="Action")
 class ActionRequestSerializer(serializers.Serializer[Any]):
     action = serializers.JSONField(
         help_text="The action, exactly as a bot's act() returns it (see the game's docs)."

@@ -36,6 +36,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle, UserRateThrottle
 
+from tournaments.play.origins import origin_of
 from tournaments.play.read_cache import CACHE_DOWN
 
 log = logging.getLogger(__name__)
@@ -112,15 +113,23 @@ class UploadThrottle(_WriteThrottle):
 
 
 class SignupThrottle(_WriteThrottle):
-    """Per client address, since whoever signs up has no account yet."""
+    """Per client address (an IPv6 address's /64: tournaments/play/origins.py), since whoever
+    signs up has no account yet."""
 
     scope = "signups"
 
+    def get_ident(self, request: Any) -> str:
+        return origin_of(super().get_ident(request))
+
 
 class LoginThrottle(_LiveRate):
-    """Per client address: token requests and the site's login form share one budget."""
+    """Per client address (an IPv6 address's /64): token requests and the site's login form
+    share one budget."""
 
     scope = "logins"
+
+    def get_ident(self, request: Any) -> str:
+        return origin_of(super().get_ident(request))
 
     def get_cache_key(self, request: Any, view: Any) -> str:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

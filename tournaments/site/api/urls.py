@@ -71,5 +71,18 @@ urlpatterns += [
     ),
 ]
 
+# Series and A/B tests (tournaments/site/api/series.py).
+from tournaments.site.api import series as series_views  # noqa: E402
+
+urlpatterns += [
+    path("series/", series_views.SeriesListView.as_view(), name="series-list"),
+    path("series/<int:series_id>/", series_views.SeriesDetailView.as_view(), name="series-detail"),
+    path(
+        "series/<int:series_id>/cancel/",
+        series_views.SeriesCancelView.as_view(),
+        name="series-cancel",
+    ),
+]
+
 # Last: any other URL under /api/ is the API's JSON 404 (as the schema documents), with DEBUG too.
 urlpatterns += [re_path(r"^(?P<rest>[\s\S]*)$", api_exceptions.not_found, name="api-not-found")]

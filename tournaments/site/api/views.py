@@ -18,7 +18,7 @@ from drf_spectacular.utils import (
 from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import AuthenticationFailed
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import SAFE_METHODS, AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -30,7 +30,9 @@ from tournaments.play import humans, selectors, services
 from tournaments.site.api import body_limits
 from tournaments.site.api import serializers as s
 from tournaments.site.api.file_names import record_sent_names
+from tournaments.site.api.parsers import BoundedJSONParser
 from tournaments.site.api.permissions import Authenticated, ReadOrAuthenticated
+from tournaments.site.api.schema import ErrorSerializer
 from tournaments.site.api.throttles import (
     ChallengeThrottle,
     ChargedOnSuccess,
@@ -108,7 +110,11 @@ class MeView(APIView):
         summary="Bots: your own, and everyone's public active ones",
         parameters=[s.BotFilterSerializer],
     ),
-    create=extend_schema(summary="Create a bot for one game"),
+    create=extend_schema(
+        request=s.BotCreateSerializer,
+        responses={201: s.BotSerializer},
+        summary="Create a bot for one game",
+    ),
     retrieve=extend_schema(summary="One bot"),
     update=extend_schema(summary="Change your bot's name, description or visibility"),
     partial_update=extend_schema(summary="Change some of your bot's fields"),
@@ -125,6 +131,9 @@ class BotViewSet(
     serializer_class = s.BotSerializer
     permission_classes = [ReadOrAuthenticated]
 
+    def get_serializer_class(self) -> type[BaseSerializer[Bot]]:
+        return s.BotCreateSerializer if self.action == "create" else s.BotSerializer
+
     def get_queryset(self) -> QuerySet[Bot]:
         # Writes only ever find your own bots: another user's answers 404, as if absent.
         game = None
@@ -137,13 +146,13 @@ class BotViewSet(
         )
 
     def perform_create(self, serializer: BaseSerializer[Bot]) -> None:
-        v = serializer.validated_data
+        v = serializer.validated_data  # defaults filled in (BotCreateSerializer)
         serializer.instance = services.create_bot(
             owner=self.request.user,
             game=v["game"],
             name=v["name"],
-            description=v.get("description", ""),
-            is_public=v.get("is_public", True),
+            description=v["description"],
+            is_public=v["is_public"],
         )
 
     def perform_update(self, serializer: BaseSerializer[Bot]) -> None:
@@ -167,7 +176,8 @@ class BotVersionListView(ChargedOnSuccess, generics.ListCreateAPIView["BotVersio
 
     serializer_class = s.BotVersionSerializer
     permission_classes = [ReadOrAuthenticated]
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    # A file as multipart, or source text as JSON (no form-urlencoded: a file cannot be sent so).
+    parser_classes = [BoundedJSONParser, MultiPartParser]
     throttle_classes = [UploadThrottle]
 
     def get_queryset(self) -> QuerySet[BotVersion]:
@@ -178,8 +188,8 @@ class BotVersionListView(ChargedOnSuccess, generics.ListCreateAPIView["BotVersio
 
     @extend_schema(
         request={
-            "application/json": s.VersionUploadSerializer,
-            "multipart/form-data": s.VersionUploadSerializer,
+            "multipart/form-data": s.VersionFileUploadSerializer,
+            "application/json": s.VersionSourceUploadSerializer,
         },
         responses={
             201: s.BotVersionSerializer,
@@ -189,7 +199,8 @@ class BotVersionListView(ChargedOnSuccess, generics.ListCreateAPIView["BotVersio
                 "version, unchanged; no new version is made.",
             ),
             413: OpenApiResponse(
-                description="The request body is larger than an upload may be (refused unread)."
+                ErrorSerializer,
+                description="The request body is larger than an upload may be (refused unread).",
             ),
         },
         summary="Upload the bot's next version (validated in the background)",
@@ -353,7 +364,14 @@ class MatchActionsView(APIView):
 
     @extend_schema(
         request=s.ActionRequestSerializer,
-        responses={202: s.MatchSerializer},
+        responses={
+            202: s.MatchSerializer,
+            409: OpenApiResponse(
+                ErrorSerializer,
+                description="This decision was answered already (the first answer stands), or "
+                "its deadline has passed (the default action is then played).",
+            ),
+        },
         summary="Play your seat's action (the JSON a bot would return); the bots then play on",
     )
     def post(self, request: Request, match_id: str) -> Response:

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path
 
-from tournaments.site.pages import login, views
+from tournaments.site.pages import login, series, views
 
 urlpatterns: list[URLPattern] = [
     path("", views.home, name="site-home"),
@@ -21,4 +21,6 @@ urlpatterns: list[URLPattern] = [
     path("docs/<slug:name>/", views.doc_page, name="site-doc"),
     path("ladders/<int:pk>/", views.competition_page, {"kind": "ladder"}, name="site-ladder"),
     path("seasons/<int:pk>/", views.competition_page, {"kind": "season"}, name="site-season"),
+    path("series/", series.series_list, name="site-series-list"),
+    path("series/<int:pk>/", series.series_page, name="site-series"),
 ]

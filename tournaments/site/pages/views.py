@@ -23,6 +23,7 @@ from tournaments.competition import ladders, seasons
 from tournaments.competition import selectors as competition_selectors
 from tournaments.play import humans, selectors, visibility
 from tournaments.rating import ladder_order
+from tournaments.rating import selectors as rating_selectors
 from tournaments.site import replay
 from tournaments.site.pages import markdown
 from tournaments.site.pages.charts import rating_chart
@@ -40,6 +41,7 @@ AUTHOR_DOCS = {
     "bots": ("Writing a bot", "bots.md"),
     "api": ("The API by example", "api.md"),
     "builtin-bots": ("Built-in bots", "builtin-bots.md"),
+    "ab-tests": ("Series and A/B tests", "ab-tests.md"),
 }
 
 
@@ -110,6 +112,7 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         "site/competition.html",
         {
             "kind": kind,
+            "kind_shown": _kind_shown(kind, competition.name),
             "competition": competition,
             "provisional_games": ladder_order.PROVISIONAL_GAMES,
             "ratings": rating_rows,
@@ -122,6 +125,12 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
             "matches_url": reverse("site-matches") + f"?{kind}={competition.pk}",
         },
     )
+
+
+def _kind_shown(kind: str, name: str) -> str:
+    """The word beside a competition's name in its title, unless the name says it already:
+    "Demo season" is titled "Demo season · Brexit", not "Demo season season · Brexit"."""
+    return "" if kind in name.casefold().split() else kind
 
 
 @require_safe
@@ -420,6 +429,7 @@ def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
             "recent": selectors.bot_seats(request.user, bot)[:20],
             "verdicts": selectors.bot_verdicts(request.user, bot),
             "chart": rating_chart(bot),
+            "standings": rating_selectors.ladder_standings(bot),
             "matches_url": reverse("site-matches") + f"?bot={bot.pk}",
         },
     )
