@@ -7,16 +7,25 @@ are told here, the same for every game, and anything else by its type.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from games.engine.registry import get
 from games.engine.view import Payload, SeatNarrator
 
 
 class PlatformNarrator(SeatNarrator):
-    """The platform's events, and a plain fallback for any event nobody words."""
+    """The platform's events, and a plain fallback for any event nobody words.
+
+    ``people``: the seats a person plays, whose verdicts are a person's moves, not a bot's.
+    """
+
+    def __init__(self, labels: Sequence[str], people: Collection[int] = ()) -> None:
+        super().__init__(labels)
+        self.people = frozenset(people)
 
     def tell(self, type_: str, p: Payload) -> str | None:
+        if type_ == "bot_verdict" and p.get("seat") in self.people:
+            return self.person(p)
         if type_ == "bot_verdict":
             text = f"{self.who(p.get('seat'))}'s bot: {p.get('verdict')}"
             if p.get("strikes"):
@@ -35,6 +44,14 @@ class PlatformNarrator(SeatNarrator):
             return f"The match was aborted: {reason}" if reason else "The match was aborted."
         return None
 
+    def person(self, p: Payload) -> str:
+        who = f"{self.who(p.get('seat'))} (a person)"
+        if p.get("verdict") == "ok":
+            return f"{who} decides."
+        if p.get("verdict") == "timeout":
+            return f"{who} ran out of time: the default action is played."
+        return f"{who}: {p.get('verdict')}."
+
     def fallback(self, type_: str, p: Payload) -> str:
         words = type_.replace("_", " ").capitalize()
         if "seat" in p:
@@ -47,10 +64,16 @@ def seat_labels(game: str, seats: int, first_payload: Payload | None = None) -> 
     return get(game).view.seat_labels(seats, first_payload)
 
 
-def sentences(game: str, labels: Sequence[str], events: Iterable[tuple[str, Payload]]) -> list[str]:
-    """One sentence per (type, payload-as-seen) pair, in order."""
+def sentences(
+    game: str,
+    labels: Sequence[str],
+    events: Iterable[tuple[str, Payload]],
+    people: Collection[int] = (),
+) -> list[str]:
+    """One sentence per (type, payload-as-seen) pair, in order; ``people``: the seats a person
+    plays."""
     narrator = get(game).view.narrator(labels)
-    platform = PlatformNarrator(labels)
+    platform = PlatformNarrator(labels, people)
     out = []
     for type_, payload in events:
         try:

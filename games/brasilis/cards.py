@@ -31,6 +31,12 @@ def _power_cards() -> dict[str, str]:
 POWER_KIND: dict[str, str] = _power_cards()
 """Power card id -> kind: "1".."5", "x0", "x2", "eliminate", "reposition"."""
 POWER_IDS: list[str] = list(POWER_KIND)
+POWER_NAME: dict[str, str] = {row["kind"]: row["name"] for row in _DATA["power"]}
+"""Power card kind -> the name a person reads ("4", "x2", "Eliminate")."""
+POWER_VALUE: dict[str, int] = {row["kind"]: row["value"] for row in _DATA["power"]}
+"""Power card kind -> its printed value (0 for the cards that act on another card)."""
+POWER_TEXT: dict[str, str] = {row["kind"]: row["text"] for row in _DATA["power"]}
+"""Power card kind -> what it does, in words (a person's view; the rules never read it)."""
 INFLUENCE_VALUE: dict[str, int] = {
     card: int(kind) for card, kind in POWER_KIND.items() if kind in INFLUENCE_KINDS
 }
@@ -83,6 +89,11 @@ EXTRA_VOTE_VALUE: int = _DATA["extra_votes"]["votes"]
 
 AIDS: list[str] = [row["id"] for row in _DATA["aids"]]
 AID_COST: dict[str, int] = {row["id"]: row.get("cost", 0) for row in _DATA["aids"]}
+AID_NAME: dict[str, str] = {row["id"]: row["name"] for row in _DATA["aids"]}
+AID_TEXT: dict[str, str] = {row["id"]: row["text"] for row in _DATA["aids"]}
+"""The aid card's own words (flavour)."""
+AID_RULE: dict[str, str] = {row["id"]: row["rule"] for row in _DATA["aids"]}
+"""What the aid does, as the rules implement it (S-15..S-19)."""
 
 TOTAL_MONEY: int = _DATA["money"]["total"]
 MONEY_UNIT: int = _DATA["money"]["unit"]

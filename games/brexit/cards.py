@@ -29,6 +29,12 @@ SYMBOLS: Final[dict[str, frozenset[str]]] = {
     c["id"]: frozenset(c["symbols"]) for c in _DATA["countries"]
 }
 
+SYMBOL_ABBR: Final[dict[str, str]] = {s["id"]: s["abbr"] for s in _DATA["symbols"]}
+"""A symbol as the board prints it: a short text tag that renders in any font (no emoji)."""
+SYMBOL_NAME: Final[dict[str, str]] = {s["id"]: s["name"] for s in _DATA["symbols"]}
+SYMBOL_TEXT: Final[dict[str, str]] = {s["id"]: s["text"] for s in _DATA["symbols"]}
+"""Which countries carry the symbol, in words (a person's key; the rules never read it)."""
+
 AGENDAS: Final[list[str]] = [a["id"] for a in _DATA["agendas"]]
 AGENDA_SYMBOL: Final[dict[str, str]] = {a["id"]: a["symbol"] for a in _DATA["agendas"]}
 AGENDA_NAME: Final[dict[str, str]] = {a["id"]: a["name"] for a in _DATA["agendas"]}
@@ -44,6 +50,12 @@ STARTING_CARDS: Final[dict[str, list[str]]] = {
 KIND: dict[str, str] = {}
 VALUE: dict[str, int] = {}
 NAME: dict[str, str] = {}
+KIND_TEXT: dict[str, str] = {
+    COUNTRY_SPECIFIC: _DATA["country_specific_text"],
+    NEGOTIATING: _DATA["negotiating"]["text"],
+    **{e["kind"]: e["text"] for e in _DATA["effects"]},
+}
+"""What a card of each kind does, in words (a person's view; the rules never read it)."""
 
 for _nation in _DATA["nations"]:
     for _card_id, _card_name in _nation["cards"]:

@@ -31,6 +31,8 @@ from games.engine.view import GameView
 
 ROOT = Path(__file__).resolve().parents[2]
 """The project's folder (the one holding games/ and docs/)."""
+SUMMARY_HEADING = "## The game in one paragraph"
+"""The heading of the section of a game's rules doc that the site's Rules panel shows."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,18 @@ class GameInfo:
     @property
     def rules_path(self) -> Path:
         return ROOT / self.rules_doc if self.rules_doc else self.folder / "rules.md"
+
+    @cached_property
+    def rules_summary(self) -> str:
+        """The rules in short, as Markdown: the section of the rules doc headed
+        :data:`SUMMARY_HEADING` (``""`` if it has none). Read from the doc itself, so the
+        summary a player reads beside the board is the one bot authors read."""
+        lines = self.rules_path.read_text(encoding="utf-8").splitlines()
+        if SUMMARY_HEADING not in lines:
+            return ""
+        start = lines.index(SUMMARY_HEADING) + 1
+        end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
+        return "\n".join(lines[start:end]).strip()
 
     def _attribute(self, module: str, name: str) -> Any:
         return getattr(importlib.import_module(f"{self.package}.{module}"), name)

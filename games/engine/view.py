@@ -25,16 +25,28 @@ Obs = Mapping[str, Any]
 """An observation (``Rules.observe``) or a decision's ``legal``, as plain JSON."""
 Payload = Mapping[str, Any]
 """An event's payload as one viewer sees it (its redacted form for those who may not)."""
+Card = dict[str, Any]
+"""A card as a person reads it: ``name``, ``value`` (what it counts, printed on it; ``None``
+for a card without one) and ``text`` (what it does, in words), all from the game's own
+data; ``id`` and ``kind`` for the page's hooks, never shown as words."""
 Controls = dict[str, Any]
-"""One decision's controls: ``kind`` and ``title``, then exactly one widget:
+"""One decision's controls: ``kind`` and ``title`` (a sentence), optionally ``about`` (the
+:data:`Card` s the decision is about: the lot of an auction, the news at stake, the card
+whose effect is chosen), then exactly one widget:
 
-- ``choices``: ``[{"label", "json"}]``, one button per enumerated action (the action's
-  JSON rides along, so the page sends back exactly what the engine offered);
-- ``placement``: ``{"cards": [{"id", "name"}], "slots": [{"slot", "name"}]}``, each card
-  kept or put in one slot, sent as ``{"place": [{"card", "slot"}]}``;
+- ``choices``: ``[{"label", "json", "group"}]``, one button per enumerated action, its label
+  a sentence without ids (the action's JSON rides along, so the page sends back exactly
+  what the engine offered); ``group`` (optional) heads the buttons that share it;
+- ``placement``: ``{"cards": [Card], "slots": [{"slot", "name"}]}``, each card kept or put
+  in one slot, sent as ``{"place": [{"card", "slot"}]}``;
 - ``bid``: ``{"min", "max", "step"}``, a number sent as ``{"bid": n}``;
 - ``raw``: the legal actions as JSON, for a person to write the action by hand.
 """
+Glossary = list[dict[str, Any]]
+"""A game's key, in sections: ``[{"title", "entries": [{"id", "abbr", "name", "text"}]}]``
+(``abbr`` is what the board prints for it, or ``""``). The site shows it in the Rules panel,
+each entry with the HTML id ``term-<id>``, which the board's abbreviations point to
+(``aria-describedby``)."""
 
 
 class Narrator(Protocol):
@@ -79,6 +91,8 @@ class GameView:
     narrator: Callable[[Sequence[str]], Narrator]
     """A narrator for one log, given the seats' labels."""
     controls: ControlsOf
+    glossary: Callable[[], Glossary] = lambda: []
+    """The game's key (symbols, card kinds, aids), from its own data."""
 
 
 # --- small helpers the games' views share -------------------------------------------------
@@ -130,14 +144,24 @@ def decision_controls(
     titles: Mapping[str, str],
     describe: Callable[[Mapping[str, Any]], str],
     form: Callable[[str, Obs], Controls | None] = lambda kind, space: None,
+    *,
+    group: Callable[[Mapping[str, Any]], str] = lambda action: "",
+    about: Sequence[Card] = (),
 ) -> Controls:
     """Controls for one decision: a button per enumerated action, else the game's ``form``
-    for its described space (a widget of :data:`Controls`), else the raw JSON box."""
+    for its described space (a widget of :data:`Controls`), else the raw JSON box.
+
+    ``group`` heads the buttons of the actions that share it (``""``: no heading);
+    ``about``: the cards the decision is about, shown above its widget."""
     kind = str(legal.get("kind", ""))
     out: Controls = {"kind": kind, "title": titles.get(kind, kind.replace("_", " "))}
+    if about:
+        out["about"] = list(about)
     actions = legal.get("actions") or []
     if actions:
-        out["choices"] = [{"label": describe(a), "json": json.dumps(a)} for a in actions]
+        out["choices"] = [
+            {"label": describe(a), "json": json.dumps(a), "group": group(a)} for a in actions
+        ]
     elif (widget := form(kind, legal.get("space") or {})) is not None:
         out.update(widget)
     else:

@@ -42,10 +42,12 @@ T = TypeVar("T")
 CACHE_DOWN = (RedisError, OSError)
 """What a cache that is away raises (replays are then computed, the rate limits fail open)."""
 
-VERSION = 3
+VERSION = 4
 """2: a sight names whether it shows the seed (a duplicate deal's finished match hides it).
 3: a log's lines are ``tournaments.site.replay.LogLine``, pickled by their module's path (issue 22
-moved it from ``tournaments.replay``: a value stored before would not load)."""
+moved it from ``tournaments.replay``: a value stored before would not load).
+4: boards give each card its value and effect, and a person's verdicts read as a person's
+(issue 24)."""
 TIMEOUT = 24 * 3600
 """Seconds a value stays: only so that a replay nobody reads any more leaves the cache."""
 

@@ -128,8 +128,9 @@ def log(match: Match, seen_by: Sight, names: list[str], after: int = 0) -> list[
         ]
     else:
         earlier = []
+    people = {seat.number for seat in match.seats.all() if seat.player_id is not None}
     texts = narrate.sentences(
-        match.game, names, [*earlier, *((s["type"], s["payload"]) for _, s in seen)]
+        match.game, names, [*earlier, *((s["type"], s["payload"]) for _, s in seen)], people
     )[len(earlier) :]
     return [
         LogLine(

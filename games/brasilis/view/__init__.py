@@ -5,8 +5,15 @@ the registry finds ``VIEW`` here, and the board's template in games/brasilis/tem
 """
 
 from games.brasilis.view.board import board
+from games.brasilis.view.cards import glossary
 from games.brasilis.view.controls import controls
 from games.brasilis.view.sentences import BrasilisNarrator, seat_labels
 from games.engine.view import GameView
 
-VIEW = GameView(seat_labels=seat_labels, board=board, narrator=BrasilisNarrator, controls=controls)
+VIEW = GameView(
+    seat_labels=seat_labels,
+    board=board,
+    narrator=BrasilisNarrator,
+    controls=controls,
+    glossary=glossary,
+)

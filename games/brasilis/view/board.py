@@ -10,16 +10,34 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.brasilis.cards import NEWS
+from games.brasilis.cards import POWER_KIND
+from games.brasilis.view.cards import aid, news, power
 from games.engine.view import Obs
 
 
-def _power(card: str | None, kind: str) -> str:
-    if kind == "hidden":
-        return "?"
-    if kind == "palanque_copy":
-        return "copy"
-    return kind
+def _entry(shown: Mapping[str, Any], labels: Sequence[str]) -> dict[str, Any]:
+    """A stack entry: the card played, what it counts now, who played it."""
+    by = labels[shown["played_by"]]
+    out = {
+        "card": shown["card"],
+        "value": shown["value"],
+        "hidden": shown["kind"] == "hidden",
+        "face_down": shown["face_down"],
+        "multipliers": shown["multipliers"],
+        "locked": shown["locked"],
+        "by": by,
+    }
+    if out["hidden"]:
+        title = f"A face-down card played by {by}: its value shows when everyone has passed."
+        return {**out, "label": "?", "title": title}
+    copy = shown["kind"] == "palanque_copy"
+    name = power(POWER_KIND.get(shown["card"] or "", "") if copy else shown["kind"])["name"]
+    title = f"{'A Palanque copy of a' if copy else 'A'} {name} played by {by}, counting {shown['value']}"
+    if shown["multipliers"]:
+        title += f" ({', '.join(shown['multipliers'])} on it)"
+    if shown["locked"]:
+        title += "; locked by a Palanque"
+    return {**out, "label": f"copy {name}" if copy else name, "title": title + "."}
 
 
 def board(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> dict[str, Any]:
@@ -35,18 +53,7 @@ def board(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> dict
             shown = entry
             if entry["kind"] == "hidden" and entry["played_by"] in seats:
                 shown = seats[entry["played_by"]]["stacks"][k][j]
-            stack.append(
-                {
-                    "card": shown["card"],
-                    "label": _power(shown["card"], shown["kind"]),
-                    "value": shown["value"],
-                    "hidden": shown["kind"] == "hidden",
-                    "face_down": shown["face_down"],
-                    "multipliers": shown["multipliers"],
-                    "locked": shown["locked"],
-                    "by": labels[shown["played_by"]],
-                }
-            )
+            stack.append(_entry(shown, labels))
         image = primary["image"][k]
         politicians.append(
             {
@@ -58,9 +65,14 @@ def board(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> dict
                 "hand_size": primary["hand_sizes"][k],
                 "news_count": primary["news_counts"][k],
                 # The observation gives each card in hand with its kind ({"id", "kind"}).
-                "hand": list((mine or {}).get("hand") or []) if mine else None,
-                "my_news": [_news(c) for c in mine.get("my_news") or []] if mine else None,
-                "aids": sorted(a for a, owner in primary.get("aids", {}).items() if owner == k),
+                "hand": [power(c["kind"], c["id"]) for c in mine.get("hand") or []]
+                if mine
+                else None,
+                "my_news": [news(c) for c in mine.get("my_news") or []] if mine else None,
+                "offered": [news(c) for c in mine.get("offered") or []] if mine else [],
+                "aids": [
+                    aid(a) for a, owner in sorted(primary.get("aids", {}).items()) if owner == k
+                ],
                 "stack": stack,
                 "influence": (primary.get("influence") or [None] * n)[k],
                 "passed": bool((primary.get("passed") or [False] * n)[k]),  # one flag per seat
@@ -69,12 +81,13 @@ def board(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> dict
                 "revealer": primary.get("revealer") == k,
             }
         )
-    news = primary.get("news")
+    shown = primary.get("news")
+    auction = primary.get("auction")
     return {
         "round": primary.get("round"),
         "rounds": primary.get("rounds"),
         "phase": primary.get("phase"),
-        "news": news,
+        "news": news(shown["id"]) if shown else None,
         "politicians": politicians,
         "image_max": image_max,
         "image_scale": list(range(image_max, -image_max - 1, -1)),
@@ -83,7 +96,14 @@ def board(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> dict
         "fury_steps": list(range(fury_max + 1)),
         "pizza": primary.get("pool_size", 0),
         "bank": primary.get("bank"),
-        "auction": primary.get("auction"),
+        "auction": {
+            "lot": aid(auction["lot"]) if auction.get("lot") else None,
+            "shown": [aid(a) for a in auction.get("shown") or []],
+            "bids_in": len(auction.get("bids_in") or []),
+            "eligible": len(auction.get("eligible") or []),
+        }
+        if auction
+        else None,
         "decks": {
             "power": primary.get("power_deck_size"),
             "power_discard": primary.get("power_discard_size"),
@@ -91,10 +111,3 @@ def board(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> dict
         },
         "over": primary.get("result") is not None,
     }
-
-
-def _news(cid: str) -> dict[str, Any]:
-    card = NEWS.get(cid)
-    if card is None:
-        return {"id": cid, "headline": cid, "votes": None}
-    return {"id": cid, "headline": card.headline, "votes": card.votes}

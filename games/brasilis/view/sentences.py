@@ -49,7 +49,7 @@ class BrasilisNarrator(SeatNarrator):
                 f"{_plural(p.get('count', len(p.get('cards', []))), 'news card')} go to the pizza."
             )
         if type_ == "paid":
-            src = "the bank" if p.get("from") is None else who(p["from"])
+            src = "The bank" if p.get("from") is None else who(p["from"])
             dst = "the bank" if p.get("to") is None else who(p["to"])
             return f"{src} pays ${p['amount']} to {dst} ({p.get('reason', '')})."
         if type_ == "news_revealed":

@@ -5,8 +5,15 @@ the registry finds ``VIEW`` here, and the board's template in games/brexit/templ
 """
 
 from games.brexit.view.board import board
+from games.brexit.view.cards import glossary
 from games.brexit.view.controls import controls
 from games.brexit.view.sentences import BrexitNarrator, seat_labels
 from games.engine.view import GameView
 
-VIEW = GameView(seat_labels=seat_labels, board=board, narrator=BrexitNarrator, controls=controls)
+VIEW = GameView(
+    seat_labels=seat_labels,
+    board=board,
+    narrator=BrexitNarrator,
+    controls=controls,
+    glossary=glossary,
+)

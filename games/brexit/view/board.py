@@ -12,33 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.brexit.cards import AGENDA_NAME, AGENDA_SYMBOL, COUNTRY_NAME, NAME, SYMBOLS
+from games.brexit.cards import SYMBOL_ABBR
+from games.brexit.view.cards import agenda, card, country, symbol
 from games.engine.view import Obs
-
-# Short text tags: they render in any font (a headless server browser has no emoji).
-SYMBOL_ICON = {
-    "viking": "VK",
-    "eu": "EU",
-    "americas": "AM",
-    "commonwealth": "CW",
-    "money": "$",
-    "asia": "AS",
-}
-
-
-def _country(cid: str) -> dict[str, Any]:
-    return {
-        "id": cid,
-        "name": COUNTRY_NAME.get(cid, cid),
-        "symbols": [
-            {"name": s, "icon": SYMBOL_ICON.get(s, s[:1].upper())}
-            for s in sorted(SYMBOLS.get(cid, ()))
-        ],
-    }
-
-
-def _card(cid: str) -> dict[str, str]:
-    return {"id": cid, "name": NAME.get(cid, cid)}
 
 
 def board(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> dict[str, Any]:
@@ -58,30 +34,25 @@ def board(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> dict
                     "seat": k,
                     "label": labels[k],
                     "count": slot["counts"][k],
-                    "cards": [_card(c) for c in cards] if cards is not None else None,
+                    "cards": [card(c) for c in cards] if cards is not None else None,
                 }
             )
-        slots.append({**_country(slot["country"]), "blocked": slot["blocked"], "placed": placed})
+        slots.append({**country(slot["country"]), "blocked": slot["blocked"], "placed": placed})
     players = []
     for k in range(n):
         mine = seats.get(k)
-        agenda = mine.get("agenda") if mine else None
+        secret = mine.get("agenda") if mine else None
         players.append(
             {
                 "seat": k,
                 "label": labels[k],
                 "hand_size": primary["hand_sizes"][k],
-                "hand": [_card(c) for c in mine["hand"]] if mine else None,
-                "agenda": {
-                    "name": AGENDA_NAME.get(agenda, agenda),
-                    "icon": SYMBOL_ICON.get(AGENDA_SYMBOL.get(agenda, ""), ""),
-                }
-                if agenda
-                else None,
+                "hand": [card(c) for c in mine["hand"]] if mine else None,
+                "agenda": agenda(secret) if secret else None,
                 "score": (result.get("scores") or [None] * n)[k]
                 if result
                 else (mine.get("score") if mine else None),
-                "deals": [_country(c) for c in primary["deals"][k]],
+                "deals": [country(c) for c in primary["deals"][k]],
                 "starting": primary.get("start_seat") == k,
                 "pending": k in pending,
             }
@@ -89,14 +60,31 @@ def board(primary: Obs, seats: Mapping[int, Obs], labels: Sequence[str]) -> dict
     decks = primary.get("deck_sizes", {})
     return {
         "round": primary.get("round"),
+        "max_rounds": primary.get("max_rounds"),
         "phase": primary.get("phase"),
         "slots": slots,
         "players": players,
         "decks": decks,
-        "known_top": [_country(c) for c in primary.get("known_top", [])],
-        "country_discard": [_country(c) for c in primary.get("country_discard", [])],
-        "negotiation_discard": [_card(c) for c in primary.get("negotiation_discard", [])],
-        "removed": [_card(c) for c in primary.get("removed", [])],
-        "effect": primary.get("effect"),
+        "known_top": [country(c) for c in primary.get("known_top", [])],
+        "country_discard": [country(c) for c in primary.get("country_discard", [])],
+        "negotiation_discard": [card(c) for c in primary.get("negotiation_discard", [])],
+        "removed": [card(c) for c in primary.get("removed", [])],
+        "effect": _effect(primary, labels),
         "over": bool(result),
+        "symbols": [symbol(s) for s in SYMBOL_ABBR],
+    }
+
+
+def _effect(primary: Obs, labels: Sequence[str]) -> dict[str, Any] | None:
+    """The effect card activating now: whose, which, beside which country."""
+    effect = primary.get("effect")
+    if not effect:
+        return None
+    slots = {s["slot"]: s["country"] for s in primary.get("slots", [])}
+    where = slots.get(effect.get("slot"))
+    seat = effect.get("seat")
+    return {
+        "label": labels[seat] if isinstance(seat, int) and 0 <= seat < len(labels) else "",
+        "card": card(effect["card"]),
+        "country": country(where)["name"] if where else "",
     }

@@ -94,10 +94,13 @@
       })
       .then(function (html) {
         if (state.pending !== want) return;
+        state.pending = null;
         board.innerHTML = html;
         board.dataset.step = want.step;
+        shown(want.step);
       })
       .catch(function (e) {
+        if (state.pending === want) state.pending = null;
         board.insertAdjacentHTML("afterbegin", '<p class="error">Could not load this step: ' + e.message + "</p>");
       });
   }
@@ -208,12 +211,54 @@
     });
   }
 
+  // Tell a person's panel (play.js) which step the board now shows.
+  function shown(step) {
+    root.dispatchEvent(new CustomEvent("viewer:shown", { detail: { step: step } }));
+  }
+
+  // A person's panel asks for the step of its new decision before showing it: fetch the
+  // events up to it if the log has not got them yet, then show the board there.
+  root.addEventListener("viewer:reach", function (e) {
+    var step = e.detail.step;
+    var ready = step > state.last ? fetchNew() : Promise.resolve();
+    ready.then(function () {
+      step = Math.min(step, state.last);
+      if (state.step !== step) return go(step);
+      if (state.pending) return; // the board of this step is on its way: it tells when shown
+      var frame = board.querySelector(".frame");
+      if (frame && parseInt(frame.dataset.step, 10) === step) shown(step);
+      else return load();
+    });
+  });
+
   // Live: poll for new events; a viewer sitting on the last step follows them.
   function poll() {
+    fetchNew().then(function (data) {
+      if (data.status === "queued" || data.status === "running" || data.status === "waiting") setTimeout(poll, 1000);
+      else {
+        state.live = false;
+        var badge = document.getElementById("live-badge");
+        if (badge) badge.remove();
+      }
+    }).catch(function () { setTimeout(poll, 3000); });
+  }
+
+  // The seats' names come from the opening event: a page opened before it called them
+  // "Seat 0", "Seat 1"... and takes the game's names (nations, politicians) once they exist.
+  function rename(labels) {
+    labels.forEach(function (label, k) {
+      var name = document.querySelector('.seat-name[data-seat="' + k + '"]');
+      if (name && name.textContent !== label) name.textContent = label;
+      var option = viewSel.querySelector('option[data-seat="' + k + '"]');
+      if (option) option.textContent = label + " (seat " + k + ")";
+    });
+  }
+
+  function fetchNew() {
     var u = new URL(root.dataset.logUrl, window.location.href);
     u.searchParams.set("after", state.last);
     u.searchParams.set("view", state.view);
-    fetch(u, { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (data) {
+    return fetch(u, { credentials: "same-origin" }).then(function (r) { return r.json(); }).then(function (data) {
       var following = state.step === state.last;
       data.lines.forEach(function (l) {
         if (log.querySelector('li[data-step="' + l.version + '"]')) return;
@@ -233,14 +278,10 @@
       });
       if (data.lines.length) state.last = Math.max(state.last, data.lines[data.lines.length - 1].version);
       document.getElementById("status").textContent = data.status_text || data.status;
+      rename(data.labels || []);
       if (following && state.step < state.last) go(state.last); else render();
-      if (data.status === "queued" || data.status === "running" || data.status === "waiting") setTimeout(poll, 1000);
-      else {
-        state.live = false;
-        var badge = document.getElementById("live-badge");
-        if (badge) badge.remove();
-      }
-    }).catch(function () { setTimeout(poll, 3000); });
+      return data;
+    });
   }
   if (state.live) setTimeout(poll, 1000);
   render();

@@ -11,6 +11,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 # The pages only read: a POST, PUT or DELETE is a 405, not the page (tests/api/test_endpoint_matrix.py).
@@ -237,13 +238,15 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
         for line in lines
         if line.verdict and line.verdict != "ok" and line.actor in log_seats
     ]
-    stderr = replay.logs_by_step(match, set(log_seats)) if log_seats else {}
+    # A person's seat has no bot: no stderr, no act message, not "Your bot at this step".
+    bot_seats = sorted(set(log_seats) - set(visibility.person_seats(request.user, match)))
+    stderr = replay.logs_by_step(match, set(bot_seats)) if bot_seats else {}
     forks = selectors.forks_of(match)
     ctx.update(
         {
             "lines": lines,
             "views": [
-                {"name": v.name, "label": _view_label(v, names)}
+                {"name": v.name, "label": _view_label(v, names), "seat": v.seat}
                 for v in visibility.views_open_to(request.user, match, ctx["seats"])
             ],
             "seat_rows": [
@@ -251,7 +254,7 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
                 for s in sorted(match.seats.all(), key=lambda s: s.number)
             ],
             "mine": sorted(mine),
-            "log_seats": sorted(log_seats),
+            "log_seats": bot_seats,
             "verdicts": verdicts,
             "stderr_json": json.dumps({str(k): v for k, v in stderr.items()}),
             "live": selectors.is_live(match),
@@ -265,9 +268,20 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
             else [],
             "game_title": GAMES[match.game].title,
             "board_template": GAMES[match.game].board_template,
+            "rules": _rules_panel(match.game),
         }
     )
     return render(request, "site/viewer.html", ctx)
+
+
+def _rules_panel(game: str) -> dict[str, Any]:
+    """The Rules panel beside a game's board: the rules doc's summary and the game's key."""
+    info = GAMES[game]
+    return {
+        "summary": markdown.render(info.rules_summary),
+        "glossary": info.view.glossary(),
+        "url": reverse("site-doc", args=[game]),
+    }
 
 
 def status_text(match: Match, names: list[str]) -> str:
@@ -276,6 +290,13 @@ def status_text(match: Match, names: list[str]) -> str:
         return str(match.status)
     who = [names[k] if k < len(names) else f"seat {k}" for k in match.waiting_for]
     return f"waiting for {', '.join(who)}"
+
+
+def clock(seconds: int) -> str:
+    """Time left as a clock shows it: 9:05, or 1:02:03 past an hour (play.js ticks the same)."""
+    hours, rest = divmod(max(0, seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any] | None:
@@ -299,13 +320,20 @@ def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any
     if panel["over"]:
         panel["error"] = match.error if visibility.may_read_error(request.user, match) else ""
         return panel
+    now = timezone.now()
     for d in humans.decisions(request.user, match.pk):
         if d.waiting and d.legal is not None and d.observation is not None:
+            # The clock counts from the server's time left, not the deadline: a visitor's own
+            # clock may be minutes off.
+            left = max(0, int((d.deadline - now).total_seconds())) if d.deadline else 0
             panel["decisions"].append(
                 {
                     "seat": d.seat,
+                    "name": names[d.seat] if d.seat < len(names) else f"seat {d.seat}",
                     "step": d.step,
                     "deadline": d.deadline,
+                    "seconds_left": left,
+                    "clock": clock(left),
                     "controls": GAMES[match.game].view.controls(
                         d.legal, d.observation, names, d.seat
                     ),
@@ -331,6 +359,7 @@ def match_play(request: HttpRequest, match_id: Any) -> HttpResponse:
 
 
 def _view_label(view: visibility.View, names: list[str]) -> str:
+    """What the view picker calls a view (viewer.js words a seat's the same way)."""
     if view.name == visibility.PUBLIC:
         return "Public (spectator)"
     if view.everything:
@@ -364,6 +393,8 @@ def match_log(request: HttpRequest, match_id: Any) -> JsonResponse:
             "status": match.status,
             "status_text": status_text(match, names),
             "last_version": match.last_version,
+            # A page opened before the first event named the seats "Seat 0"...: it renames them.
+            "labels": names,
             "lines": [{"version": ln.version, "text": ln.text, "type": ln.type} for ln in lines],
         }
     )
