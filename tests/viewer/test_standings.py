@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -78,32 +79,17 @@ def test_season_page_shows_fitted_standings_with_intervals_and_builtins() -> Non
     assert html.index("builtin:greedy") < html.index("builtin:search")
 
 
-def test_bot_page_charts_its_rating_history(ladder: Ladder) -> None:
-    bot = BotFactory(name="charted", game="brexit")
-    version = BotVersionFactory(bot=bot)
-    for position, value in enumerate((1500.0, 1540.0, 1525.0), start=1):
-        RatingHistory.objects.create(
-            match=MatchFactory(game="brexit", ladder=ladder, status=Match.Status.FINISHED),
-            position=position,
-            pool=f"ladder:{ladder.pk}",
-            player=f"v:{version.pk}",
-            bot_version=version,
-            rank=1,
-            mu_before=25,
-            sigma_before=8,
-            mu_after=26,
-            sigma_after=7,
-            rating_before=value - 10,
-            rating_after=value,
-            elo_before=1500,
-            elo_after=1500,
-        )
-    # Rated in a season too, less often: the chart is of the ladder, and says so.
-    season = Season.objects.create(name="Winter", game="brexit", seats=4, state="running")
-    RatingHistory.objects.create(
-        match=MatchFactory(game="brexit", season=season, status=Match.Status.FINISHED),
-        position=10,
-        pool=f"season:{season.pk}",
+def rated(
+    version: Any, position: int, value: float, *, ladder: Ladder | None = None, season: Any = None
+) -> RatingHistory:
+    """One rated match of ``version`` in the ladder's or the season's pool, rated ``value`` after."""
+    pool = f"ladder:{ladder.pk}" if ladder is not None else f"season:{season.pk}"
+    made: RatingHistory = RatingHistory.objects.create(
+        match=MatchFactory(
+            game="brexit", ladder=ladder, season=season, status=Match.Status.FINISHED
+        ),
+        position=position,
+        pool=pool,
         player=f"v:{version.pk}",
         bot_version=version,
         rank=1,
@@ -111,11 +97,22 @@ def test_bot_page_charts_its_rating_history(ladder: Ladder) -> None:
         sigma_before=8,
         mu_after=26,
         sigma_after=7,
-        rating_before=900,
-        rating_after=910,
+        rating_before=value - 10,
+        rating_after=value,
         elo_before=1500,
         elo_after=1500,
     )
+    return made
+
+
+def test_bot_page_charts_its_rating_history(ladder: Ladder) -> None:
+    bot = BotFactory(name="charted", game="brexit")
+    version = BotVersionFactory(bot=bot)
+    for position, value in enumerate((1500.0, 1540.0, 1525.0), start=1):
+        rated(version, position, value, ladder=ladder)
+    # Rated in a season too, less often: the chart is of the ladder, and says so.
+    season = Season.objects.create(name="Winter", game="brexit", seats=4, state="running")
+    rated(version, 10, 910.0, season=season)
     html = Client().get(f"/bots/{bot.pk}/").content.decode()
     chart = html.split('<figure class="chart-figure">')[1].split("</figure>")[0]
     assert '<svg class="chart"' in chart and "<title>" in chart and ": 1540</title>" in chart

@@ -467,14 +467,7 @@ def create_rated_match(
     ``deal``: the duplicate deal it plays with the other matches given the same key and seed.
     """
     return lifecycle.do_create(
-        seats=[
-            Seat(
-                number=number,
-                bot_version_id=int(player[2:]) if player.startswith("v:") else None,
-                builtin="" if player.startswith("v:") else player.removeprefix("builtin:"),
-            )
-            for number, player in enumerate(players)
-        ],
+        seats=_seats_of(players),
         game=game,
         options=dict(options or {}),
         seed=seed,
@@ -483,6 +476,19 @@ def create_rated_match(
         season_id=season_id,
         deal=deal,
     )
+
+
+def _seats_of(players: Sequence[str]) -> list[Seat]:
+    """Unsaved seats for ``players`` in seat order, each ``"v:<version id>"`` or
+    ``"builtin:<name>"``."""
+    return [
+        Seat(
+            number=number,
+            bot_version_id=int(player[2:]) if player.startswith("v:") else None,
+            builtin="" if player.startswith("v:") else player.removeprefix("builtin:"),
+        )
+        for number, player in enumerate(players)
+    ]
 
 
 def create_series_match(
@@ -502,14 +508,7 @@ def create_series_match(
     (scheduler.py); the series asks ``series_room`` before creating matches.
     """
     return lifecycle.do_create(
-        seats=[
-            Seat(
-                number=number,
-                bot_version_id=int(player[2:]) if player.startswith("v:") else None,
-                builtin="" if player.startswith("v:") else player.removeprefix("builtin:"),
-            )
-            for number, player in enumerate(players)
-        ],
+        seats=_seats_of(players),
         game=game,
         options=dict(options or {}),
         seed=seed,
