@@ -435,3 +435,15 @@ def test_a_flooders_overtaken_challenges_do_not_jump_ahead_of_an_upload() -> Non
     queued(UserFactory(), status=Match.Status.FINISHED, started_at=made + timedelta(seconds=2))
     smoke = queued(uploader, priority=VALIDATION)
     assert pick() == smoke.id
+
+
+def test_a_message_whose_running_match_was_not_picked_looks_again() -> None:
+    # A dead worker's match: its lease was live when the pick looked and had expired when the
+    # message was passed on; dropping the message left the match unplayed (seen in CI).
+    lapsed = queued(
+        None,
+        status=Match.Status.RUNNING,
+        lease_owner="dead",
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+    )
+    assert scheduler._pass_on(lapsed.id, None) is True

@@ -309,7 +309,10 @@ def _pass_on(hint: uuid.UUID, picked: Picked | None) -> bool:
     held = running and expires is not None and expires >= timezone.now()
     if picked is not None and (status == Match.Status.QUEUED or (running and not held)):
         dispatch.play_match(str(hint), priority, validation_of)
-    return picked is None and held
+    # Nothing picked and the hint running: its lease was live when the pick looked and may have
+    # expired since (a dead worker's match): look again after a lease rather than drop the
+    # message, which was the match's last (a killed worker's match was never resumed).
+    return picked is None and running
 
 
 def serve(

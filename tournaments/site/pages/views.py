@@ -321,7 +321,13 @@ def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any
         panel["error"] = match.error if visibility.may_read_error(request.user, match) else ""
         return panel
     now = timezone.now()
-    for d in humans.decisions(request.user, match.pk):
+    decisions = humans.decisions(request.user, match.pk)
+    if match.last_version == 0 and any(d.waiting for d in decisions):
+        # Read before the game began, the seats had no names yet; the decisions are read now,
+        # once it has: name the seat as the game does.
+        match.refresh_from_db(fields=["last_version"])
+        names = replay.labels(match, len(names))
+    for d in decisions:
         if d.waiting and d.legal is not None and d.observation is not None:
             # The clock counts from the server's time left, not the deadline: a visitor's own
             # clock may be minutes off.
