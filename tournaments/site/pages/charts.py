@@ -62,21 +62,47 @@ def line_chart(
     y_ticks = _y_ticks(ticks, lambda v: xy(0, v)[1])
     first, last = points[0][0], points[-1][0]
     matches = f"{len(points)} rated match{'es' if len(points) != 1 else ''}, oldest to newest"
-    svg = format_html(
+    svg = _plot(
+        aria=_aria(label, pool),
+        grid=y_ticks,
+        y_title=label.capitalize(),
+        x_ends=(first, last),
+        x_title=matches,
+        coords=coords,
+        marks=dots,
+    )
+    return format_html('<figure class="chart-figure">{}{}</figure>', svg, _caption(label, pool))
+
+
+def _plot(
+    *,
+    aria: str,
+    grid: SafeString,
+    y_title: str,
+    x_ends: tuple[str, str],
+    x_title: str,
+    coords: str,
+    marks: SafeString | str = "",
+) -> SafeString:
+    """The chart's frame: ``grid`` (ticks, bounds), both axes and their titles, the x axis's
+    first and last labels, and the line through ``coords`` with its ``marks``."""
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    base = HEIGHT - BOTTOM
+    return format_html(
         '<svg class="chart" viewBox="0 0 {w} {h}" role="img" aria-label="{aria}">'
-        "{y_ticks}"
+        "{grid}"
         '<line x1="{l}" x2="{l}" y1="{t}" y2="{b}" class="axis"/>'
         '<line x1="{l}" x2="{r}" y1="{b}" y2="{b}" class="axis"/>'
         '<text x="14" y="{mid_y}" class="axis-title" text-anchor="middle"'
-        ' transform="rotate(-90 14 {mid_y})">{label}</text>'
+        ' transform="rotate(-90 14 {mid_y})">{y_title}</text>'
         '<text x="{l}" y="{date_y}" class="tick" text-anchor="start">{first}</text>'
         '<text x="{r}" y="{date_y}" class="tick" text-anchor="end">{last}</text>'
-        '<text x="{mid_x}" y="{title_y}" class="axis-title" text-anchor="middle">{matches}</text>'
-        '<polyline points="{coords}"/>{dots}</svg>',
+        '<text x="{mid_x}" y="{title_y}" class="axis-title" text-anchor="middle">{x_title}</text>'
+        '<polyline points="{coords}"/>{marks}</svg>',
         w=WIDTH,
         h=HEIGHT,
-        aria=_aria(label, pool),
-        y_ticks=y_ticks,
+        aria=aria,
+        grid=grid,
         l=LEFT,
         r=WIDTH - RIGHT,
         t=TOP,
@@ -85,14 +111,13 @@ def line_chart(
         mid_x=LEFT + plot_w / 2,
         date_y=base + 14,
         title_y=base + 30,
-        label=label.capitalize(),
-        first=first,
-        last=last,
-        matches=matches,
+        y_title=y_title,
+        first=x_ends[0],
+        last=x_ends[1],
+        x_title=x_title,
         coords=coords,
-        dots=dots,
+        marks=marks,
     )
-    return format_html('<figure class="chart-figure">{}{}</figure>', svg, _caption(label, pool))
 
 
 def _y_ticks(ticks: Sequence[float], y_of: Callable[[float], float]) -> SafeString:
@@ -189,32 +214,13 @@ def llr_chart(llr: Sequence[float], lower: float, upper: float, cap: int) -> Saf
         y=f"{xy(0, lower)[1]:.1f}",
         title=f"H0 accepted at {lower:.2f}",
     )
-    svg = format_html(
-        '<svg class="chart" viewBox="0 0 {w} {h}" role="img" aria-label="{aria}">'
-        "{y_ticks}{bounds}"
-        '<line x1="{l}" x2="{l}" y1="{t}" y2="{b}" class="axis"/>'
-        '<line x1="{l}" x2="{r}" y1="{b}" y2="{b}" class="axis"/>'
-        '<text x="14" y="{mid_y}" class="axis-title" text-anchor="middle"'
-        ' transform="rotate(-90 14 {mid_y})">LLR</text>'
-        '<text x="{l}" y="{date_y}" class="tick" text-anchor="start">0</text>'
-        '<text x="{r}" y="{date_y}" class="tick" text-anchor="end">{pairs}</text>'
-        '<text x="{mid_x}" y="{title_y}" class="axis-title" text-anchor="middle">pairs</text>'
-        '<polyline points="{coords}"/></svg>',
-        w=WIDTH,
-        h=HEIGHT,
+    svg = _plot(
         aria=f"log-likelihood ratio after each of {len(llr)} pairs, between {lower:.2f} and"
         f" {upper:.2f}",
-        y_ticks=y_ticks,
-        bounds=bounds,
-        l=LEFT,
-        r=WIDTH - RIGHT,
-        t=TOP,
-        b=base,
-        mid_y=TOP + plot_h / 2,
-        mid_x=LEFT + plot_w / 2,
-        date_y=base + 14,
-        title_y=base + 30,
-        pairs=pairs,
+        grid=y_ticks + bounds,
+        y_title="LLR",
+        x_ends=("0", str(pairs)),
+        x_title="pairs",
         coords=coords,
     )
     return format_html('<figure class="chart-figure">{}</figure>', svg)
