@@ -4,14 +4,17 @@ command docs/ab-tests.md and docs/benchmarks.md show runs (at its quick size).""
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import shlex
 from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+
+from tests.support.benches import bench_json
+
+# The quick runs once with test_sprt_bench.py, which asks for the same `bench sprt --quick`.
+pytestmark = pytest.mark.xdist_group("bench-sprt-quick")
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -44,9 +47,7 @@ def test_the_docs_show_the_bench() -> None:
 @pytest.mark.parametrize("command", documented_commands())
 def test_each_documented_bench_sprt_command_runs(command: str) -> None:
     args = shlex.split(command)
-    out = StringIO()
-    call_command(*args, "--quick", stdout=out)
-    figures = json.loads(out.getvalue())
+    figures = bench_json(*args, "--quick")
     assert figures["tests_per_point"] == 200
     if "--draw-ratio" in args:
         assert figures["draw_ratio"] == float(args[args.index("--draw-ratio") + 1])

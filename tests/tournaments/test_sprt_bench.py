@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import math
 import random
-from io import StringIO
 from itertools import product
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 
+from tests.support.benches import bench_json
 from tournaments.bench import twins
 from tournaments.bench.twins import Deal
 from tournaments.rating.sprt import Finish, SequentialTest, Trinomial, pair_outcome
 
+# The quick run once, for this module and the docs' `bench sprt` (test_ab_tests_doc.py).
+pytestmark = pytest.mark.xdist_group("bench-sprt-quick")
+
 
 @pytest.fixture(scope="module")
 def quick() -> dict[str, Any]:
-    out = StringIO()
-    call_command("bench", "sprt", "--quick", stdout=out)
-    figures: dict[str, Any] = json.loads(out.getvalue())
-    return figures
+    return bench_json("bench", "sprt", "--quick")
 
 
 def _binomial_upper(p: float, n: int) -> float:
