@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import step_rng
-from games.engine.registry import get
 from games.sandbox import SeatController, Verdict, packages, readiness
 from games.sandbox.limits import Limits
 from games.sandbox.protocol import start_message
 
 from .conftest import FAST, FakeGame, play
 from .numpy_bot import SOURCE as NUMPY_BOT
+from .whole_match import play_sandboxed
 
 REPO = Path(__file__).resolve().parents[3]
 NUMPY = metadata.version("numpy")
@@ -109,33 +108,7 @@ def test_the_host_s_openblas_core_type_reaches_the_bots(monkeypatch: pytest.Monk
 def play_match(folder: Path, game: str, seats: int) -> dict[int, str]:
     """Every seat played by the bot in ``folder``, in the sandbox, through a whole match of
     ``game``; every decision must be the bot's own. Returns each seat's first decision's log."""
-    rules = get(game).rules
-    seed = 11
-    events = rules.setup(seats, seed)
-    state = rules.new_state()
-    for ev in events:
-        rules.fold(state, ev)
-    controllers = [SeatController(folder, game=game, seat=s, seats=seats) for s in range(seats)]
-    first_logs: dict[int, str] = {}
-    try:
-        while pending := rules.pending(state):
-            for p in pending:
-                seat = p["seat"]
-                got = controllers[seat].decide(
-                    rules.observe(state, seat),
-                    rules.legal(state, seat),
-                    default=lambda seat=seat: rules.default_action(state, seat),  # type: ignore[misc]
-                    check=lambda a, seat=seat: rules.check(state, seat, a),  # type: ignore[misc]
-                )
-                assert got.verdict is Verdict.OK, (got.verdict, got.detail, got.stderr)
-                first_logs.setdefault(seat, got.stderr)
-                events += rules.decide(state, seat, got.action, step_rng(seed, len(events)))
-        assert rules.outcome(state) is not None
-    finally:
-        for c in controllers:
-            c.end(None)
-    assert all(c.restarts == 0 for c in controllers)
-    return first_logs
+    return play_sandboxed(folder, game, seats, seed=11).first_logs
 
 
 @pytest.mark.parametrize(("game", "seats"), [("brexit", 3), ("brasilis", 4)])
