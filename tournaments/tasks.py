@@ -224,3 +224,16 @@ def advance_series() -> int:
     from tournaments.competition import series
 
     return series.advance_all()
+
+
+@shared_task(name=queues.SEND_WEBHOOK, bind=True, acks_late=True, max_retries=None)
+def send_webhook(self: Task[Any, Any], bot_id: int, payload: dict[str, Any], delivery: str) -> bool:
+    """One attempt at a bot's webhook call; a failure or a 5xx is tried again later, with a
+    doubling delay, up to ``WEBHOOK_ATTEMPTS`` attempts (tournaments/play/webhooks.py)."""
+    from tournaments.play import webhooks
+
+    attempt = self.request.retries + 1
+    again = webhooks.deliver(bot_id, payload, delivery, attempt)
+    if again and attempt < webhooks.attempts():
+        raise self.retry(countdown=webhooks.backoff(attempt))
+    return not again

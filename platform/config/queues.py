@@ -27,6 +27,7 @@ UPDATE_RATINGS = "tournaments.update_ratings"
 RUN_LADDERS = "tournaments.run_ladders"
 RUN_SEASONS = "tournaments.run_seasons"  # finishing a season fits its final standings
 ADVANCE_SERIES = "tournaments.advance_series"
+SEND_WEBHOOK = "tournaments.send_webhook"  # a bot's webhook call (tournaments/play/webhooks.py)
 
 # Every schedule, the one place it is written. Beat reads its schedule from the database
 # (django-celery-beat's DatabaseScheduler), which it fills from BEAT_SCHEDULE at each start;

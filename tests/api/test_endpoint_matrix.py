@@ -110,6 +110,12 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "401 405 405 405",
         "DELETE": "401 405 405 405",
     },
+    "bot-errors": {
+        "GET": "404 404 200 200",
+        "POST": "401 405 405 405",
+        "PATCH": "401 405 405 405",
+        "DELETE": "401 405 405 405",
+    },
     "bot-versions": {
         "GET": "404 404 200 200",
         "POST": "401 404 201 201",
@@ -268,6 +274,19 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "405 405 405 405",
         "DELETE": "405 405 405 405",
     },
+    "site-bot-errors": {
+        "GET": "404 404 200 200",
+        "POST": "405 405 405 405",
+        "PATCH": "405 405 405 405",
+        "DELETE": "405 405 405 405",
+    },
+    # The webhook is the owner's own setting: staff, who may change any bot, do not set it.
+    "site-bot-webhook": {
+        "GET": "405 405 405 405",
+        "POST": "404 404 302 403",
+        "PATCH": "405 405 405 405",
+        "DELETE": "405 405 405 405",
+    },
     "site-doc": {
         "GET": "200 200 200 200",
         "POST": "405 405 405 405",
@@ -346,6 +365,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "bot-list POST": {"game": "brexit", "name": "new bot"},
     "bot-detail PATCH": {"description": "changed"},
     "bot-versions POST": {"source": BOT_SOURCE},
+    "site-bot-webhook POST": {"webhook_url": "https://example.com/hook"},
     "match-list POST": {"game": "brexit", "seats": [{"builtin": "random"}] * 3},
     "match-fork POST": {"step": "{step}", "seats": [{"builtin": "random"}, {}, {}]},
     "match-actions POST": {"action": {"place": []}},

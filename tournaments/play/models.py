@@ -46,6 +46,17 @@ class Bot(models.Model):
         default=True, help_text="Listed for everyone; source stays private."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # The owner's webhook (tournaments/play/webhooks.py): called on each rejected version and
+    # each crash, timeout or disqualification; signed with the secret, made when a URL is set.
+    webhook_url = models.URLField(
+        max_length=500,
+        blank=True,
+        help_text="Called on each rejected version, crash, timeout"
+        " or disqualification (docs/bots.md, Webhook).",
+    )
+    webhook_secret = models.CharField(
+        max_length=64, blank=True, help_text="Signs each webhook call (HMAC-SHA256)."
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "name"], name="bot_name_per_owner")]
@@ -348,3 +359,58 @@ class BotLog(models.Model):
 
     def __str__(self) -> str:
         return f"log {self.match_id} seat {self.seat} @ {self.version}"
+
+
+class Fault(models.Model):
+    """A non-ok verdict on a decision of a bot's version: its errors page's rows.
+
+    Written with the flush that stores the verdict's event (lifecycle/stream.py), so a bot's
+    errors are read from its own index, whatever the size of the event store. ``detail`` is
+    the first line of the verdict's detail, as private as the verdict's (its bot's log).
+    """
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="faults", db_index=False)
+    bot_version = models.ForeignKey(
+        BotVersion, on_delete=models.CASCADE, related_name="faults", db_index=False
+    )
+    # No index of its own: the unique (match, seat, step) index serves lookups by match.
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="faults", db_index=False
+    )
+    seat = models.PositiveSmallIntegerField()
+    step = models.PositiveIntegerField(help_text="The verdict's step (the viewer's step).")
+    verdict = models.CharField(max_length=20)
+    detail = models.CharField(max_length=300, blank=True, help_text="The detail's first line.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["verdict", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat", "step"], name="fault_per_decision")
+        ]
+        # The errors list: one bot's, grouped by verdict, newest first in each group.
+        indexes = [models.Index(fields=["bot", "verdict", "-id"], name="fault_bot_verdict")]
+
+    def __str__(self) -> str:
+        return f"{self.verdict} in {self.match_id} seat {self.seat} @ {self.step}"
+
+
+class WebhookDelivery(models.Model):
+    """One attempt at calling a bot's webhook: what it answered (tournaments/play/webhooks.py)."""
+
+    bot = models.ForeignKey(
+        Bot, on_delete=models.CASCADE, related_name="webhook_deliveries", db_index=False
+    )
+    event = models.CharField(max_length=20, help_text="rejected, crash, timeout, disqualified.")
+    delivery = models.UUIDField(help_text="The call's id: the same for each of its attempts.")
+    attempt = models.PositiveSmallIntegerField()
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True, help_text="Why no answer came.")
+    sent_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["bot", "-id"], name="webhook_delivery_bot")]
+
+    def __str__(self) -> str:
+        return f"{self.event} to bot {self.bot_id}, attempt {self.attempt}: {self.status_code}"

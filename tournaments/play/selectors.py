@@ -18,12 +18,12 @@ from typing import Any
 
 import psycopg
 from django.db import connection
-from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from replays import store
 from replays.document import match_document
 from tournaments.play import read_cache, visibility
-from tournaments.play.models import Bot, BotLog, BotVersion, Match, Seat
+from tournaments.play.models import Bot, BotLog, BotVersion, Fault, Match, Seat, WebhookDelivery
 from tournaments.play.visibility import is_staff, user_id
 
 
@@ -206,6 +206,35 @@ def bot_verdicts(user: Any, bot: Bot) -> list[tuple[str, int]]:
         for name, count in (counts or {}).items():
             verdicts[name] = verdicts.get(name, 0) + int(count)
     return sorted(verdicts.items())
+
+
+def bot_faults(user: Any, bot: Bot) -> QuerySet[Fault]:
+    """The bot's non-ok verdicts in matches ``user`` may see, grouped by verdict, newest first
+    in each group: read from the bot's index (``fault_bot_verdict``), whatever the history.
+
+    ``bot`` is one ``user`` may see (``bots_visible_to``); what of each row they may read
+    (its detail) is ``visibility.may_read_fault_detail``.
+    """
+    qs = (
+        Fault.objects.filter(bot_id=bot.pk)
+        .select_related("match", "bot_version")
+        .order_by("verdict", "-id")
+    )
+    if not visibility.may_read_bot_diagnostics(user, bot):
+        # Another user's smoke matches are hidden (matches_visible_to): so are their verdicts.
+        qs = qs.filter(match__validation_of__isnull=True)
+    return qs
+
+
+def bot_fault_counts(user: Any, bot: Bot) -> list[tuple[str, int]]:
+    """How many faults of each verdict ``bot_faults`` lists, by verdict (from the same index)."""
+    rows = bot_faults(user, bot).order_by().values_list("verdict").annotate(n=Count("id"))
+    return sorted((verdict, n) for verdict, n in rows)
+
+
+def webhook_deliveries(bot: Bot, *, limit: int = 20) -> QuerySet[WebhookDelivery]:
+    """The bot's latest webhook calls' attempts, newest first (its owner's page only)."""
+    return WebhookDelivery.objects.filter(bot_id=bot.pk).order_by("-id")[:limit]
 
 
 def forks_of(match: Match) -> QuerySet[Match]:

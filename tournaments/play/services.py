@@ -29,7 +29,7 @@ from games.engine.errors import BadOptions
 from games.engine.match import replay
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, unpack
-from tournaments.play import allowance, dispatch, humans, lifecycle, selectors
+from tournaments.play import allowance, dispatch, humans, lifecycle, selectors, webhooks
 from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
 from tournaments.play.origins import origin_of
 
@@ -91,7 +91,7 @@ def create_bot(
         raise Invalid({"name": f"you already have a bot called {name!r}"}) from None
 
 
-_UPDATABLE = frozenset({"name", "description", "is_public", "is_active"})
+_UPDATABLE = frozenset({"name", "description", "is_public", "is_active", "webhook_url"})
 
 
 def update_bot(*, bot: Bot, **changes: Any) -> Bot:
@@ -109,6 +109,13 @@ def update_bot(*, bot: Bot, **changes: Any) -> Bot:
         and Bot.objects.filter(owner_id=bot.owner_id, name=name).exists()
     ):
         raise Invalid({"name": f"you already have a bot called {name!r}"})
+    if changes.get("webhook_url"):
+        try:
+            webhooks.check_url(changes["webhook_url"])
+        except webhooks.BadWebhook as exc:
+            raise Invalid({"webhook_url": str(exc)}) from None
+        if not bot.webhook_secret:  # made once, when the owner first sets a URL
+            changes["webhook_secret"] = webhooks.new_secret()
     for key, value in changes.items():
         setattr(bot, key, value)
     try:

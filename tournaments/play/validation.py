@@ -24,7 +24,7 @@ from games.engine.storable import storable
 from games.sandbox.readiness import isolation_status
 from games.sandbox.upload import UploadError, compile_check, unpack
 from replays import store
-from tournaments.play import lifecycle, runner, services
+from tournaments.play import lifecycle, runner, services, webhooks
 from tournaments.play.models import BotVersion, Match
 
 log = logging.getLogger(__name__)
@@ -132,5 +132,7 @@ def _decide(version: BotVersion, error: str) -> str:
     version.validation_error = storable(error)
     version.validated_at = timezone.now()
     version.save(update_fields=["status", "validation_error", "validated_at"])
+    if error:
+        webhooks.notify_rejected(version)
     log.info("bot version %s: %s %s", version.pk, version.status, error)
     return version.status

@@ -289,6 +289,15 @@ def may_read_bot_diagnostics(user: Any, bot: Bot) -> bool:
     return is_staff(user) or (uid is not None and bot.owner_id == uid)
 
 
+def may_read_fault_detail(user: Any, bot: Bot, match: Match) -> bool:
+    """A fault's detail (tournaments.play.faults) is its verdict's, so its bot's log: the
+    bot's owner's, staff's once the deal is over (``may_read_logs`` of the bot's seat)."""
+    uid = user_id(user)
+    if uid is not None and bot.owner_id == uid:
+        return True
+    return is_staff(user) and deal_over(match)
+
+
 # --- private bots ------------------------------------------------------------------------------
 
 PRIVATE_BOT = "(private bot)"

@@ -31,6 +31,8 @@ class BotAdmin(DealsKeptAdmin):
     search_fields = ["name", "owner__username"]
     inlines = [BotVersionInline]
     actions = ["disable_and_void"]
+    # The webhook is its owner's (checked against SSRF by the services); the secret signs it.
+    exclude = ["webhook_url", "webhook_secret"]
 
     @admin.action(description="Disable, and void their pending rated matches")
     def disable_and_void(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:

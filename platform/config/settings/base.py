@@ -113,6 +113,13 @@ CACHES = {
     }
 }
 
+# Bots' webhooks (tournaments/play/webhooks.py): attempts per call, the first retry's delay
+# (doubled each time), and whether private and loopback addresses may be called: never in
+# production (SSRF); the tests' own HTTP server listens on loopback.
+WEBHOOK_ATTEMPTS = env.int("WEBHOOK_ATTEMPTS", default=5)
+WEBHOOK_BACKOFF_SECONDS = env.float("WEBHOOK_BACKOFF_SECONDS", default=30.0)
+WEBHOOK_ALLOW_PRIVATE = env.bool("WEBHOOK_ALLOW_PRIVATE", default=False)
+
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="amqp://guest:guest@127.0.0.1:5672//")
 CELERY_RESULT_BACKEND = None
 # Long matches: a worker process reserves one message at a time (prefetch 1), so a queued match

@@ -14,3 +14,4 @@ SECURE_HSTS_PRELOAD = True
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+WEBHOOK_ALLOW_PRIVATE = False  # a bot's webhook never reaches the platform's own network (SSRF)

@@ -52,6 +52,9 @@ if TEST_BEAT_SECONDS:
 # on one machine (a developer's and CI's clone) never drop or flush each other's.
 CHECKOUT = hashlib.sha256(str(BASE_DIR).encode()).hexdigest()[:8]
 DATABASES_TEST_NAME = env.str("TEST_DATABASE_NAME", default=f"test_backroom_{CHECKOUT}")
+# The webhook test's receiver listens on loopback; its retries come in a fraction of a second.
+WEBHOOK_ALLOW_PRIVATE = True
+WEBHOOK_BACKOFF_SECONDS = env.float("WEBHOOK_BACKOFF_SECONDS", default=0.2)
 BOT_MOVE_SECONDS = 0.5  # hostile bots that sleep or spin cost the suite less
 BOT_BANK_SECONDS = 1.0
 PASSWORD_HASHERS = [

@@ -27,6 +27,7 @@ from games.engine.registry import get
 from games.engine.types import Event as EngineEvent
 from replays import store
 from replays.store import ConcurrencyError, NewEvent
+from tournaments.play import faults
 from tournaments.play.lifecycle.leases import do_renew, lease_seconds
 from tournaments.play.models import BotLog, Match, Seat
 
@@ -103,6 +104,8 @@ class DatabaseSink:
             self._heartbeat(flush)
             # Any conflict rolls the whole flush back, so no savepoint is needed.
             store.append(self.match.id, events, flush.expected_version, savepoint=False)
+            # A bot's errors page reads these rows, not every stream it played in.
+            faults.record(self.match, self.seats, flush.events)
             if flush.logs:
                 verdicts = step_verdicts(flush.events)
                 BotLog.objects.bulk_create(

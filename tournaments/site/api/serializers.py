@@ -94,10 +94,31 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "is_public",
             "is_active",
             "created_at",
+            "webhook_url",
+            "webhook_secret",
         ]
-        read_only_fields = ["id", "owner", "created_at"]
+        read_only_fields = ["id", "owner", "created_at", "webhook_secret"]
         # Uniqueness per owner is checked by the service (the owner is not an input field).
         validators: list[Any] = []
+        extra_kwargs = {
+            "webhook_url": {
+                "help_text": "Your webhook (docs/bots.md, Webhook): called on each rejected"
+                " version, crash, timeout or disqualification; '' removes it. Owner only."
+            },
+            "webhook_secret": {
+                "help_text": "Signs each webhook call (HMAC-SHA256 of the body, header"
+                " X-Backroom-Signature); made when a URL is first set. Owner only."
+            },
+        }
+
+    def to_representation(self, instance: Bot) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        request = self.context.get("request")
+        uid = visibility.user_id(getattr(request, "user", None))
+        if uid is None or instance.owner_id != uid:  # the owner's own settings
+            data.pop("webhook_url", None)
+            data.pop("webhook_secret", None)
+        return data
 
     def validate_name(self, name: str) -> str:
         # Shown in listings, pages and the viewer's seat labels: held to the rule for file
@@ -131,6 +152,8 @@ class BotCreateSerializer(BotSerializer):
     is_active = OmittableBooleanField(read_only=True)
 
     class Meta(BotSerializer.Meta):
+        # A webhook is set on an existing bot (its secret is made then).
+        fields = [f for f in BotSerializer.Meta.fields if not f.startswith("webhook_")]
         extra_kwargs = {"description": {"default": ""}}
 
 

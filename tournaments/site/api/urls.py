@@ -4,7 +4,7 @@ from django.urls import URLPattern, URLResolver, include, path, re_path
 from rest_framework.routers import DefaultRouter
 
 from tournaments.site.api import exceptions as api_exceptions
-from tournaments.site.api import replay, views
+from tournaments.site.api import faults, replay, views
 
 router = DefaultRouter()
 router.register("bots", views.BotViewSet, basename="bot")
@@ -24,6 +24,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
         views.BotVersionSourceView.as_view(),
         name="bot-version-source",
     ),
+    path("bots/<int:bot_id>/errors/", faults.BotErrorsView.as_view(), name="bot-errors"),
     path("matches/", views.MatchListView.as_view(), name="match-list"),
     path("matches/<uuid:match_id>/", views.MatchDetailView.as_view(), name="match-detail"),
     path("matches/<uuid:match_id>/events/", views.MatchEventsView.as_view(), name="match-events"),

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path
 
-from tournaments.site.pages import login, series, views
+from tournaments.site.pages import faults, login, series, views
 
 urlpatterns: list[URLPattern] = [
     path("", views.home, name="site-home"),
@@ -18,6 +18,8 @@ urlpatterns: list[URLPattern] = [
     path("matches/<uuid:match_id>/play/", views.match_play, name="site-match-play"),
     path("matches/<uuid:match_id>/act/<int:seat>/", views.act_download, name="site-act"),
     path("bots/<int:bot_id>/", views.bot_page, name="site-bot"),
+    path("bots/<int:bot_id>/errors/", faults.bot_errors, name="site-bot-errors"),
+    path("bots/<int:bot_id>/webhook/", faults.webhook, name="site-bot-webhook"),
     path("docs/<slug:name>/", views.doc_page, name="site-doc"),
     path("ladders/<int:pk>/", views.competition_page, {"kind": "ladder"}, name="site-ladder"),
     path("seasons/<int:pk>/", views.competition_page, {"kind": "season"}, name="site-season"),
