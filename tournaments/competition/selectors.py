@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import CharField, Count, Exists, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Cast, Coalesce, Concat
 
-from tournaments.competition.models import Fixture, Ladder, Season, Series
+from config import queues
+from tournaments.competition.models import Fixture, Ladder, LadderRound, Season, Series
 from tournaments.play import visibility
 from tournaments.play.models import Match
 from tournaments.rating.models import Rating
@@ -95,6 +97,84 @@ def seasons_listed(**filters: Any) -> QuerySet[Season]:
         )
         .order_by("-created_at", "id")
     )
+
+
+SEASON_GROUPS = {
+    "scheduled": (Season.State.DRAFT, Season.State.OPEN),
+    "running": (Season.State.RUNNING, Season.State.PAUSED),
+    "finished": (Season.State.FINISHED, Season.State.CANCELLED),
+}
+"""The seasons page's sections: to come, being played (or paused), over."""
+
+
+def seasons_grouped() -> dict[str, list[Season]]:
+    """Every season by SEASON_GROUPS section, newest first, each with ``played`` and
+    ``planned`` (``planned_matches``), in one query."""
+    qs = Season.objects.annotate(
+        scheduled=Count("fixtures", distinct=True),
+        finished=Count(
+            "fixtures", filter=Q(fixtures__match__status=Match.Status.FINISHED), distinct=True
+        ),
+        first_round=Count("fixtures", filter=Q(fixtures__round=1), distinct=True),
+    ).order_by("-created_at", "id")
+    groups: dict[str, list[Season]] = {name: [] for name in SEASON_GROUPS}
+    section = {state: name for name, states in SEASON_GROUPS.items() for state in states}
+    for season in qs:
+        season.played, season.planned = season.finished, planned_matches(season)
+        groups[section[season.state]].append(season)
+    return groups
+
+
+def planned_matches(season: Season) -> int:
+    """The matches the season will play: its fixtures, and for a Swiss season still drawing
+    its rounds (each drawn after the last), its first round's as many times as it has rounds.
+    Reads ``scheduled`` and ``first_round`` if annotated (``seasons_grouped``)."""
+    scheduled = getattr(season, "scheduled", None)
+    if scheduled is None:
+        scheduled = season.fixtures.count()
+    if season.format != Season.Format.SWISS or season.state in SEASON_OVER:
+        return int(scheduled)
+    first = getattr(season, "first_round", None)
+    if first is None:
+        first = season.fixtures.filter(round=1).count()
+    return max(int(scheduled), int(first) * season.rounds)
+
+
+def season_progress(season: Season) -> tuple[int, int]:
+    """(matches finished, matches planned)."""
+    played = season.fixtures.filter(match__status=Match.Status.FINISHED).count()
+    return played, planned_matches(season)
+
+
+def last_ladder_round(ladder: Ladder) -> LadderRound | None:
+    return ladder.rounds.order_by("-slot").first()
+
+
+def next_ladder_round(ladder: Ladder, now: datetime) -> datetime | None:
+    """When the ladder's next round is due: the next run of the enabled periodic tasks that
+    play the rounds (django-celery-beat's rows, staff's to change), None if the ladder is
+    inactive or no task runs the rounds."""
+    from django_celery_beat.models import PeriodicTask
+
+    if not ladder.is_active:
+        return None
+    found: list[datetime] = []
+    for task in PeriodicTask.objects.filter(task=queues.RUN_LADDERS, enabled=True).select_related(
+        "interval", "crontab"
+    ):
+        schedule = task.schedule
+        if schedule is None:
+            continue
+        last = task.last_run_at or now
+        if task.interval is not None:
+            every = timedelta(seconds=task.interval.schedule.run_every.total_seconds())
+            due = last + every
+            if due < now:  # beat is behind (or stopped): due now
+                due = now
+        else:
+            due = now + max(schedule.remaining_estimate(last), timedelta(0))
+        found.append(due)
+    return min(found) if found else None
 
 
 def with_deal_opened(fixtures: QuerySet[Fixture]) -> QuerySet[Fixture]:

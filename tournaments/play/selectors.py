@@ -154,6 +154,40 @@ def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]
     )
 
 
+# What a match is
+
+
+MATCH_KINDS = {
+    "ladder": "a ladder's round",
+    "season": "a season's fixture",
+    "series": "an account's series or A/B test",
+    "fork": "a fork of another match",
+    "validation": "an upload's smoke match",
+    "person": "a game with a person's seat",
+    "challenge": "a challenge",
+}
+"""Each kind of match (``match_kind``), and what it means."""
+
+
+def match_kind(match: Match) -> str:
+    """What made the match, one of MATCH_KINDS: its competition if any, else a fork, an upload's
+    smoke match, a game a person plays in, or a challenge. Reads the match's own columns and
+    its prefetched seats (``matches``, ``match_detail``): no query of its own."""
+    if match.ladder_id is not None:
+        return "ladder"
+    if match.season_id is not None:
+        return "season"
+    if match.series_id is not None:
+        return "series"
+    if match.forked_from_id is not None:
+        return "fork"
+    if match.validation_of_id is not None:
+        return "validation"
+    if any(seat.player_id is not None for seat in match.seats.all()):
+        return "person"
+    return "challenge"
+
+
 # The site's pages
 
 

@@ -446,11 +446,17 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     deadline = serializers.SerializerMethodField(
         help_text="While waiting: when the default action is played for them."
     )
+    kind = serializers.SerializerMethodField(
+        help_text="What the match is: "
+        + "; ".join(f"{k}, {v}" for k, v in selectors.MATCH_KINDS.items())
+        + "."
+    )
 
     class Meta:
         model = Match
         fields = [
             "id",
+            "kind",
             "game",
             "status",
             "error",
@@ -473,6 +479,10 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
             "seats",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.ChoiceField(choices=list(selectors.MATCH_KINDS)))
+    def get_kind(self, match: Match) -> str:
+        return selectors.match_kind(match)
 
     def get_waiting_for(self, match: Match) -> list[int]:
         return list(match.waiting_for or []) if match.status == Match.Status.WAITING else []

@@ -22,6 +22,7 @@ urlpatterns: list[URLPattern] = [
     path("bots/<int:bot_id>/webhook/", faults.webhook, name="site-bot-webhook"),
     path("docs/<slug:name>/", views.doc_page, name="site-doc"),
     path("ladders/<int:pk>/", views.competition_page, {"kind": "ladder"}, name="site-ladder"),
+    path("seasons/", views.seasons_page, name="site-seasons"),
     path("seasons/<int:pk>/", views.competition_page, {"kind": "season"}, name="site-season"),
     path("series/", series.series_list, name="site-series-list"),
     path("series/<int:pk>/", series.series_page, name="site-series"),

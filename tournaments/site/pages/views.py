@@ -101,12 +101,19 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     competition: Ladder | Season
     rating_rows: list[dict[str, Any]] = []
     standings: list[dict[str, Any]] = []
+    when: dict[str, Any] = {}  # a ladder's rounds, a season's progress and dates
     if kind == "ladder":
         ladder = get_object_or_404(competition_selectors.ladders(), pk=pk)
         competition, rating_rows = ladder, _rating_rows(ladder, request.user)
+        when = {
+            "next_round": competition_selectors.next_ladder_round(ladder, timezone.now()),
+            "last_round": competition_selectors.last_ladder_round(ladder),
+        }
     else:
         season = get_object_or_404(competition_selectors.seasons(), pk=pk)
         competition, standings = season, seasons.standings_seen_by(season, request.user)
+        played, planned = competition_selectors.season_progress(season)
+        when = {"played": played, "planned": planned}
     return render(
         request,
         "site/competition.html",
@@ -123,7 +130,19 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
                 season=competition.pk if kind == "season" else None,
             )[:20],
             "matches_url": reverse("site-matches") + f"?{kind}={competition.pk}",
+            **when,
         },
+    )
+
+
+@require_safe
+def seasons_page(request: HttpRequest) -> HttpResponse:
+    """Every season: scheduled, running (or paused), finished; with their progress and dates."""
+    groups = competition_selectors.seasons_grouped()
+    return render(
+        request,
+        "site/seasons.html",
+        {"groups": [(name, groups[name]) for name in competition_selectors.SEASON_GROUPS]},
     )
 
 
