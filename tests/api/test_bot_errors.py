@@ -84,7 +84,7 @@ def test_a_played_match_records_each_non_ok_verdict_of_a_version_as_a_fault() ->
     assert [(f.seat, f.step, f.verdict) for f in rows] == [
         (p["seat"], p["step"], p["verdict"]) for p in sorted(verdicts, key=lambda p: p["step"])
     ]
-    bot = Seat.objects.get(match=match, number=0).bot_version.bot
+    bot = Seat.objects.select_related("bot_version__bot").get(match=match, number=0).bot_version.bot  # type: ignore[union-attr]
     assert {f.bot_id for f in rows} == {bot.pk}
     crash = rows.get(verdict="crash")
     # A traceback's first line says nothing: the exception's line does.
@@ -181,7 +181,7 @@ def test_a_details_are_its_logs_readers_only_and_smoke_matches_its_owners() -> N
 def test_the_page_groups_by_kind_and_opens_each_at_its_step_with_the_stderr() -> None:
     owner = UserFactory()
     match = _played(owner, public=False)
-    bot = Seat.objects.get(match=match, number=0).bot_version.bot
+    bot = Seat.objects.select_related("bot_version__bot").get(match=match, number=0).bot_version.bot  # type: ignore[union-attr]
     owner_client = _client(owner)
     bot_page = owner_client.get(f"/bots/{bot.pk}/").content.decode()
     assert f'href="/bots/{bot.pk}/errors/"' in bot_page
@@ -206,7 +206,7 @@ def test_reading_errors_costs_the_same_whatever_the_history() -> None:
     """The list reads the bot's own index: a fixed number of queries, and the plan walks
     ``fault_bot_verdict`` among many other bots' faults."""
     owner = UserFactory()
-    bot = BotFactory(owner=owner)
+    bot: Any = BotFactory(owner=owner)
     BotVersionFactory(bot=bot)
     for verdict in ("crash", "timeout"):
         _fault(bot, verdict)

@@ -26,7 +26,7 @@ from tests.factories import (
     counted_events,
 )
 from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant, Series
-from tournaments.play.models import BotVersion, Match
+from tournaments.play.models import BotVersion, Fault, Match
 from tournaments.rating.models import Rating, RatingHistory
 
 pytestmark = pytest.mark.django_db
@@ -49,6 +49,11 @@ def world() -> dict[str, Any]:
         for seat, version in enumerate((versions[n], others[n], others[(n + 1) % ROWS])):
             SeatFactory(match=m, number=seat, bot_version=version, builtin="")
         matches.append(m)
+    for n, m in enumerate(matches):  # the bot's errors
+        verdict = "crash" if n % 2 else "timeout"
+        Fault.objects.create(
+            bot=mine, bot_version=versions[n], match=m, seat=0, step=n + 1, verdict=verdict
+        )
     watched = matches[0]
     store.append(watched.id, counted_events(3 * ROWS), 0)
     for step in range(ROWS):

@@ -19,7 +19,7 @@ import pytest
 from django.test import Client, override_settings
 
 from tests.factories import BotFactory, BotVersionFactory, MatchFactory, SeatFactory, UserFactory
-from tests.support.processes import Processes, wait_until
+from tests.support.processes import Processes, platform_env, wait_until
 from tests.test_settings import run_manage
 from tournaments.play import services, validation, webhooks
 from tournaments.play.models import Bot, BotVersion, WebhookDelivery
@@ -217,7 +217,7 @@ def test_a_worker_calls_it_signed_and_tries_again_after_a_500(
     processes: Processes, receiver: Receiver
 ) -> None:
     owner = UserFactory()
-    bot = BotFactory(owner=owner, game="brexit")
+    bot: Any = BotFactory(owner=owner, game="brexit")
     services.update_bot(bot=bot, webhook_url=receiver.url)
     bot.refresh_from_db()
     worker = processes.worker()
@@ -279,7 +279,7 @@ def test_a_call_that_keeps_failing_is_tried_a_bounded_number_of_times(
         Bot.objects.filter(pk=bot.pk).update(
             webhook_url=f"http://127.0.0.1:{dead.server_address[1]}/", webhook_secret="s"
         )
-        env_worker = processes.worker(_env(WEBHOOK_ATTEMPTS="3"))
+        env_worker = processes.worker(platform_env(WEBHOOK_ATTEMPTS="3"))
         payload = {"event": "crash", "bot": {"id": bot.pk}}
         webhooks._send(bot.pk, payload, DELIVERY)
         wait_until(
@@ -309,12 +309,6 @@ class _Always503(BaseHTTPRequestHandler):
 
     def log_message(self, *args: Any) -> None:
         pass
-
-
-def _env(**overrides: str) -> dict[str, str]:
-    from tests.support.processes import platform_env
-
-    return platform_env(**overrides)
 
 
 def test_the_documented_check_verifies_a_call() -> None:

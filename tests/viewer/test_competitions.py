@@ -5,6 +5,7 @@ and dates, a ladder's next round, and what each match is (the match list's tag, 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -101,7 +102,7 @@ def test_a_ladders_page_says_when_its_next_round_is_due() -> None:
 
 
 def test_each_match_says_what_it_is_on_the_list_and_in_the_api() -> None:
-    owner = UserFactory()
+    owner: Any = UserFactory()
     ladder = Ladder.objects.create(name="L", game="brexit", seats=3)
     season = _season("S", Season.State.RUNNING)
     series = Series.objects.create(owner=owner, game="brexit", seats=3, deals=1)

@@ -118,10 +118,11 @@ def seasons_grouped() -> dict[str, list[Season]]:
         first_round=Count("fixtures", filter=Q(fixtures__round=1), distinct=True),
     ).order_by("-created_at", "id")
     groups: dict[str, list[Season]] = {name: [] for name in SEASON_GROUPS}
-    section = {state: name for name, states in SEASON_GROUPS.items() for state in states}
+    section = {str(state): name for name, states in SEASON_GROUPS.items() for state in states}
     for season in qs:
-        season.played, season.planned = season.finished, planned_matches(season)
-        groups[section[season.state]].append(season)
+        season.played = season.finished  # type: ignore[attr-defined]  # shown with the row
+        season.planned = planned_matches(season)  # type: ignore[attr-defined]
+        groups[section[str(season.state)]].append(season)
     return groups
 
 

@@ -27,6 +27,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -78,7 +79,7 @@ def attempts() -> int:
 
 def backoff(attempt: int) -> float:
     """Seconds before the attempt after ``attempt`` (1, 2, ...): doubling each time."""
-    return float(getattr(settings, "WEBHOOK_BACKOFF_SECONDS", 30)) * 2 ** (attempt - 1)
+    return float(getattr(settings, "WEBHOOK_BACKOFF_SECONDS", 30)) * 2.0 ** (attempt - 1)
 
 
 def check_url(url: str) -> str:
@@ -101,7 +102,9 @@ def check_url(url: str) -> str:
         return url
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
-        found = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
+        found = {
+            str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        }
     except (OSError, ValueError, UnicodeError) as exc:
         raise BadWebhook(f"the webhook's host {host!r} does not resolve: {exc}") from None
     for address in found:
@@ -114,7 +117,7 @@ def check_url(url: str) -> str:
     return url
 
 
-def _iso(moment: Any) -> str:
+def _iso(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.urls import reverse
@@ -24,7 +25,7 @@ def viewer_link(fault: Fault, detail_shown: bool) -> str:
     return reverse("site-match", args=[fault.match_id]) + query + "#stderr"
 
 
-def detail_shown(context: dict[str, Any], fault: Fault) -> bool:
+def detail_shown(context: Mapping[str, Any], fault: Fault) -> bool:
     request = context.get("request")
     user = getattr(request, "user", None) or context.get("user")
     return visibility.may_read_fault_detail(user, context["bot"], fault.match)
