@@ -4,6 +4,7 @@ bot and its logs."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -66,6 +67,7 @@ def _fault(bot: Any, verdict: str, *, step: int = 5, **match: Any) -> Fault:
         match=m,
         seat=1,
         step=step,
+        asked_step=step - 2,
         verdict=verdict,
         detail=f"{verdict} detail",
     )
@@ -75,14 +77,15 @@ def test_a_played_match_records_each_non_ok_verdict_of_a_version_as_a_fault() ->
     owner = UserFactory()
     match = _played(owner)
     verdicts = [
-        ev.payload
+        (ev.version, ev.payload)
         for ev in store.read(match.pk)
         if ev.type == "bot_verdict" and ev.payload["verdict"] != "ok"
     ]
-    assert {p["seat"] for p in verdicts} == {0}  # the built-ins make no mistakes
+    assert {p["seat"] for _, p in verdicts} == {0}  # the built-ins make no mistakes
     rows = Fault.objects.filter(match=match).order_by("step")
-    assert [(f.seat, f.step, f.verdict) for f in rows] == [
-        (p["seat"], p["step"], p["verdict"]) for p in sorted(verdicts, key=lambda p: p["step"])
+    # Its step is the verdict's (where the viewer shows it); asked_step, the decision's.
+    assert [(f.seat, f.step, f.asked_step, f.verdict) for f in rows] == [
+        (p["seat"], version, p["step"], p["verdict"]) for version, p in sorted(verdicts)
     ]
     bot = Seat.objects.select_related("bot_version__bot").get(match=match, number=0).bot_version.bot  # type: ignore[union-attr]
     assert {f.bot_id for f in rows} == {bot.pk}
@@ -194,8 +197,9 @@ def test_the_page_groups_by_kind_and_opens_each_at_its_step_with_the_stderr() ->
     viewer = owner_client.get(f"/matches/{match.pk}/?step={crash.step}&view=seat0")
     assert viewer.status_code == 200
     # The viewer's stderr box holds that step's stderr, which it shows at that step.
-    stderr = viewer.context["stderr_json"]
-    assert f'"{crash.step}"' in stderr and "decision 4" in stderr
+    at_step = json.loads(viewer.context["stderr_json"])[str(crash.step)]
+    assert [(ln["seat"], ln["asked"]) for ln in at_step] == [(0, crash.asked_step)]
+    assert "decision 4" in at_step[0]["text"]
     only = owner_client.get(f"/bots/{bot.pk}/errors/?kind=crash").content.decode()
     assert "<h2>crash</h2>" in only and "<h2>illegal_action</h2>" not in only
     bad = owner_client.get(f"/bots/{bot.pk}/errors/?kind=nonsense")
@@ -214,7 +218,15 @@ def test_reading_errors_costs_the_same_whatever_the_history() -> None:
     version = BotVersionFactory(bot=others)
     match = MatchFactory(status=Match.Status.FINISHED)
     Fault.objects.bulk_create(
-        Fault(bot=others, bot_version=version, match=match, seat=0, step=n, verdict="crash")
+        Fault(
+            bot=others,
+            bot_version=version,
+            match=match,
+            seat=0,
+            step=n,
+            asked_step=n,
+            verdict="crash",
+        )
         for n in range(20_000)
     )
     with connection.cursor() as cur:

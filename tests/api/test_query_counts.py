@@ -52,7 +52,13 @@ def world() -> dict[str, Any]:
     for n, m in enumerate(matches):  # the bot's errors
         verdict = "crash" if n % 2 else "timeout"
         Fault.objects.create(
-            bot=mine, bot_version=versions[n], match=m, seat=0, step=n + 1, verdict=verdict
+            bot=mine,
+            bot_version=versions[n],
+            match=m,
+            seat=0,
+            step=n + 3,
+            asked_step=n + 1,
+            verdict=verdict,
         )
     watched = matches[0]
     store.append(watched.id, counted_events(3 * ROWS), 0)

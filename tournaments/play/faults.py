@@ -29,13 +29,16 @@ def first_line(detail: str) -> str:
     return line if len(line) <= DETAIL_CHARS else line[: DETAIL_CHARS - 1] + "…"
 
 
-def record(match: Match, seats: Sequence[Seat], events: Sequence[EngineEvent]) -> list[Fault]:
-    """Write the faults of the bot versions' seats among ``events`` (inside the flush's
-    transaction) and have the webhooks called once it commits."""
+def record(
+    match: Match, seats: Sequence[Seat], events: Sequence[EngineEvent], after_version: int
+) -> list[Fault]:
+    """Write the faults of the bot versions' seats among ``events``, appended after
+    ``after_version`` (inside the flush's transaction), and have the webhooks called once it
+    commits."""
     versions = {seat.number: seat.bot_version_id for seat in seats if seat.bot_version_id}
     found = [
-        ev["payload"]
-        for ev in events
+        (after_version + 1 + n, ev["payload"])
+        for n, ev in enumerate(events)
         if ev["type"] == BOT_VERDICT
         and ev["payload"]["verdict"] != "ok"
         and ev["payload"]["seat"] in versions
@@ -51,15 +54,16 @@ def record(match: Match, seats: Sequence[Seat], events: Sequence[EngineEvent]) -
             bot_version_id=versions[p["seat"]],
             match=match,
             seat=p["seat"],
-            step=p["step"],
+            step=step,
+            asked_step=p["step"],
             verdict=p["verdict"],
             detail=first_line(str(p.get("detail", ""))),
         )
-        for p in found
+        for step, p in found
     ]
     # A decision judged again (a flush replayed after a lost lease rolled back) is one fault.
     Fault.objects.bulk_create(faults, ignore_conflicts=True)
     webhooks.notify_faults(
-        [(fault, str(p.get("detail", ""))) for fault, p in zip(faults, found, strict=True)]
+        [(fault, str(p.get("detail", ""))) for fault, (_, p) in zip(faults, found, strict=True)]
     )
     return faults

@@ -378,7 +378,9 @@ class Fault(models.Model):
         Match, on_delete=models.CASCADE, related_name="faults", db_index=False
     )
     seat = models.PositiveSmallIntegerField()
-    step = models.PositiveIntegerField(help_text="The verdict's step (the viewer's step).")
+    # The viewer shows the verdict, and the stderr of the decision it judged, at its step.
+    step = models.PositiveIntegerField(help_text="The verdict's step (its event's version).")
+    asked_step = models.PositiveIntegerField(help_text="The step the bot was asked at.")
     verdict = models.CharField(max_length=20)
     detail = models.CharField(max_length=300, blank=True, help_text="The detail's first line.")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -105,7 +105,7 @@ class DatabaseSink:
             # Any conflict rolls the whole flush back, so no savepoint is needed.
             store.append(self.match.id, events, flush.expected_version, savepoint=False)
             # A bot's errors page reads these rows, not every stream it played in.
-            faults.record(self.match, self.seats, flush.events)
+            faults.record(self.match, self.seats, flush.events, flush.expected_version)
             if flush.logs:
                 verdicts = step_verdicts(flush.events)
                 BotLog.objects.bulk_create(

@@ -45,7 +45,11 @@ class FaultSerializer(serializers.ModelSerializer[Fault]):
     match = serializers.UUIDField(source="match_id", read_only=True)
     match_status = serializers.CharField(source="match.status", read_only=True)
     step = serializers.IntegerField(
-        read_only=True, help_text="The step the bot was asked at (its stderr is shown there)."
+        read_only=True,
+        help_text="The verdict's step: the viewer shows it there, with the decision's stderr.",
+    )
+    asked_step = serializers.IntegerField(
+        read_only=True, help_text="The step the bot was asked at (the logs' step)."
     )
     detail = serializers.SerializerMethodField(
         help_text="The first line of the verdict's detail (the exception, the refused action);"
@@ -64,6 +68,7 @@ class FaultSerializer(serializers.ModelSerializer[Fault]):
             "match_status",
             "seat",
             "step",
+            "asked_step",
             "detail",
             "viewer_url",
             "created_at",
