@@ -248,3 +248,18 @@ def test_reading_errors_costs_the_same_whatever_the_history() -> None:
         cur.execute(f"EXPLAIN {sql}", params)
         plan = "\n".join(row[0] for row in cur.fetchall())
     assert "fault_bot_verdict" in plan, plan
+
+
+def test_the_schema_documents_the_errors_list() -> None:
+    r = Client().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    schema = r.json()
+    get = schema["paths"]["/api/bots/{bot_id}/errors/"]["get"]
+    assert {p["name"] for p in get["parameters"]} >= {"bot_id", "verdict", "limit", "offset"}
+    verdict = next(p for p in get["parameters"] if p["name"] == "verdict")
+    assert "ok" not in verdict["schema"]["enum"] and "crash" in verdict["schema"]["enum"]
+    page = get["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    listed = schema["components"]["schemas"][page.rsplit("/", 1)[1]]
+    row = listed["properties"]["results"]["items"]["$ref"].rsplit("/", 1)[1]
+    fields = schema["components"]["schemas"][row]["properties"]
+    assert {"kind", "match", "step", "asked_step", "detail", "viewer_url", "version"} <= set(fields)
+    assert "kind" in schema["components"]["schemas"]["Match"]["properties"]

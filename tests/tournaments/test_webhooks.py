@@ -22,7 +22,7 @@ from tests.factories import BotFactory, BotVersionFactory, MatchFactory, SeatFac
 from tests.support.processes import Processes, platform_env, wait_until
 from tests.test_settings import run_manage
 from tournaments.play import services, validation, webhooks
-from tournaments.play.models import Bot, BotVersion, WebhookDelivery
+from tournaments.play.models import Bot, BotVersion, Fault, WebhookDelivery
 from tournaments.play.runner import RunResult, run_match
 
 CRASHER = b"""
@@ -326,3 +326,26 @@ def test_the_documented_check_verifies_a_call() -> None:
     assert not scope["verified"]("the-secret", body + b" ", signature)
     headers = {webhooks.SIGNATURE_HEADER, webhooks.EVENT_HEADER, webhooks.DELIVERY_HEADER}
     assert all(f"`{h}`" in webhook for h in headers)
+
+
+@pytest.mark.django_db
+def test_a_smoke_matchs_errors_are_told_as_the_rejection_only(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """Any error in a smoke match rejects its version: one call (rejected), not two."""
+    bot: Any = BotFactory()
+    Bot.objects.filter(pk=bot.pk).update(webhook_url="http://127.0.0.1:9/", webhook_secret="s")
+    version = BotVersionFactory(bot=bot)
+    smoke = MatchFactory(validation_of=version)
+    played = MatchFactory()
+    faults = [
+        Fault.objects.create(
+            bot=bot, bot_version=version, match=m, seat=0, step=3, asked_step=1, verdict="crash"
+        )
+        for m in (smoke, played)
+    ]
+    with django_capture_on_commit_callbacks() as smoke_calls:
+        webhooks.notify_faults([(faults[0], "boom")])
+    with django_capture_on_commit_callbacks() as match_calls:
+        webhooks.notify_faults([(faults[1], "boom")])
+    assert (len(smoke_calls), len(match_calls)) == (0, 1)

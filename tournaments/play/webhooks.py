@@ -122,7 +122,10 @@ def _iso(moment: datetime) -> str:
 
 
 def notify_faults(faults: Sequence[tuple[Fault, str]]) -> None:
-    """Call the webhooks of the faults' bots for those in NOTIFIED (after the commit)."""
+    """Call the webhooks of the faults' bots for those in NOTIFIED (after the commit).
+
+    Not for a smoke match's: any fault there rejects the version, and that is the call made.
+    """
     told = [(f, detail) for f, detail in faults if f.verdict in NOTIFIED]
     if not told:
         return
@@ -131,6 +134,11 @@ def notify_faults(faults: Sequence[tuple[Fault, str]]) -> None:
         .exclude(webhook_url="")
         .values_list("pk", "name")
     )
+    smoke = Match.objects.filter(
+        pk__in={f.match_id for f, _ in told}, validation_of__isnull=False
+    ).values_list("pk", flat=True)
+    if not hooks or set(smoke):
+        return
     numbers = dict(
         BotVersion.objects.filter(pk__in={f.bot_version_id for f, _ in told}).values_list(
             "pk", "number"
