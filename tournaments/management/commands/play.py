@@ -4,8 +4,9 @@
         --seat builtin:random --seed 7 --out match.json [--persist [--public]]
 
 With ``--persist`` the match takes the platform's one write path: its bots, versions, match
-and seats are stored by tournaments.play.services (as an API challenge is) and it is played by the
-workers' runner (tournaments.play.runner.run_match), only in this process instead of a worker.
+and seats are stored by tournaments.play.services (as an API challenge is) and it is played by
+the workers' runner (tournaments.play.runner.play_here), only in this process instead of a
+worker: claimed first, so it is ``running`` while it plays, as a worker's match is.
 """
 
 from __future__ import annotations
@@ -180,7 +181,7 @@ class Command(BaseCommand):
             )
         except services.Invalid as exc:
             raise CommandError(str(exc)) from None
-        result = runner.run_match(match.id)
+        result = runner.play_here(match.id)
         if result not in (runner.RunResult.FINISHED, runner.RunResult.ABORTED):
             raise CommandError(f"match {match.id} was stored but not played: {result.value}")
         match.refresh_from_db()
