@@ -41,7 +41,9 @@ def test_sign_up_makes_the_account_logs_it_in_and_keeps_its_address() -> None:
     assert AccountOrigin.objects.get(user__username="farage").address == "192.0.2.7"
     # The same account works with the API: its token exchange answers.
     api = APIClient()
-    r = api.post("/api/accounts/token/", {"username": "farage", "password": PASSWORD}, format="json")
+    r = api.post(
+        "/api/accounts/token/", {"username": "farage", "password": PASSWORD}, format="json"
+    )
     assert r.status_code == 200
 
 
@@ -66,7 +68,7 @@ def test_bad_sign_ups_are_a_400_with_the_message_and_keep_what_was_typed(
     html = r.content.decode()
     assert message in html, html
     assert f'value="{data["username"]}"' in html.replace("&#x27;", "'")
-    assert not c.get("/bots/mine/").status_code == 200  # not logged in
+    assert c.get("/bots/mine/").status_code == 302  # not logged in: to the login
 
 
 def test_site_sign_ups_share_the_api_budget_per_address() -> None:

@@ -61,9 +61,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
         }
         for bot in bots
     ]
-    return render(
-        request, "site/my_bots.html", {"rows": rows, "recent": selectors.RECENT_SEATS}
-    )
+    return render(request, "site/my_bots.html", {"rows": rows, "recent": selectors.RECENT_SEATS})
 
 
 @login_required
@@ -131,8 +129,7 @@ def _manage(
             "versions": versions,
             "errors": errors or {},
             "source": STARTER if source is None and not versions else (source or ""),
-            "settings": settings
-            or {"description": bot.description, "is_public": bot.is_public},
+            "settings": settings or {"description": bot.description, "is_public": bot.is_public},
             "recent_errors": selectors.recent_errors(bot),
             "recent": selectors.RECENT_SEATS,
             "versions_url": reverse("bot-versions", kwargs={"bot_id": bot.pk}),

@@ -16,9 +16,7 @@ urlpatterns: list[URLPattern] = [
     path("accounts/", accounts.account, name="site-account"),
     path("accounts/password/", accounts.PasswordChangeView.as_view(), name="site-password"),
     path("accounts/tokens/", accounts.token_create, name="site-token-create"),
-    path(
-        "accounts/tokens/<int:token_id>/revoke/", accounts.token_revoke, name="site-token-revoke"
-    ),
+    path("accounts/tokens/<int:token_id>/revoke/", accounts.token_revoke, name="site-token-revoke"),
     path("bots/mine/", my_bots.my_bots, name="site-my-bots"),
     path("bots/new/", my_bots.bot_new, name="site-bot-new"),
     path("bots/<int:bot_id>/manage/", my_bots.bot_manage, name="site-bot-manage"),
