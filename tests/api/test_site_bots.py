@@ -74,7 +74,7 @@ def test_my_bots_lists_game_listing_active_version_ratings_and_errors(
     r = site.get("/bots/mine/")
     assert r.status_code == 200
     html = _text(r)
-    row = re.search(rf'<tr>\s*<td><a href="/bots/{bot.pk}/manage/">leaver.*?</tr>', html, re.S)
+    row = re.search(rf'<tr>\s*<td[^>]*><div><a href="/bots/{bot.pk}/manage/">leaver.*?</tr>', html, re.S)
     assert row, html
     cells = row.group(0)
     for needle in (
@@ -339,3 +339,14 @@ def test_a_version_of_another_bot_cannot_be_activated(owner: Any) -> None:
         services.activate_version(bot=bot, number=2)
     bot.refresh_from_db()
     assert bot.active_version_id is None
+
+
+def test_the_editor_starts_from_a_starter_then_from_the_newest_py(owner: Any, site: Client) -> None:
+    bot = BotFactory(owner=owner)
+    assert "def act(observation, legal):" in _text(site.get(f"/bots/{bot.pk}/manage/"))
+    BotVersionFactory(bot=bot, upload=b"# my own bot\ndef act(o, legal):\n    return None\n")
+    page = _text(site.get(f"/bots/{bot.pk}/manage/"))
+    assert "# my own bot\ndef act(o, legal):" in page
+    BotVersionFactory(bot=bot, filename="bot.zip", upload=_zipped({"bot.py": b"# zipped\n"}))
+    page = _text(site.get(f"/bots/{bot.pk}/manage/"))
+    assert "# my own bot" not in page and "# zipped" not in page

@@ -503,3 +503,15 @@ def tokens_of(user: Any) -> QuerySet[ApiToken]:
     """``user``'s named API tokens, newest first (their keys are not kept)."""
     uid = user_id(user)
     return ApiToken.objects.filter(user_id=uid) if uid is not None else ApiToken.objects.none()
+
+
+def newest_source(bot: Bot) -> str | None:
+    """The text of the bot's newest version if it is one ``.py`` file in UTF-8 (the editor
+    starts from it), else None."""
+    newest = BotVersion.objects.filter(bot=bot).order_by("-number").first()
+    if newest is None or not newest.filename.endswith(".py"):
+        return None
+    try:
+        return bytes(newest.upload).decode("utf-8")
+    except UnicodeDecodeError:
+        return None

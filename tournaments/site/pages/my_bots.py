@@ -103,6 +103,12 @@ def bot_new(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _editor_start(bot: Bot, has_versions: bool) -> str:
+    if not has_versions:
+        return STARTER
+    return selectors.newest_source(bot) or ""
+
+
 def _own(request: HttpRequest, bot_id: int) -> Bot:
     """One of the user's own bots; another's (private or not) is a 404, as if absent."""
     bot = selectors.own_bot(request.user, bot_id)
@@ -128,7 +134,8 @@ def _manage(
             "bot": bot,
             "versions": versions,
             "errors": errors or {},
-            "source": STARTER if source is None and not versions else (source or ""),
+            # What was sent if refused (nothing lost); else the newest version's text to edit.
+            "source": source if source is not None else _editor_start(bot, bool(versions)),
             "settings": settings or {"description": bot.description, "is_public": bot.is_public},
             "recent_errors": selectors.recent_errors(bot),
             "recent": selectors.RECENT_SEATS,
