@@ -74,7 +74,9 @@ def test_my_bots_lists_game_listing_active_version_ratings_and_errors(
     r = site.get("/bots/mine/")
     assert r.status_code == 200
     html = _text(r)
-    row = re.search(rf'<tr>\s*<td[^>]*><div><a href="/bots/{bot.pk}/manage/">leaver.*?</tr>', html, re.S)
+    row = re.search(
+        rf'<tr>\s*<td[^>]*><div><a href="/bots/{bot.pk}/manage/">leaver.*?</tr>', html, re.S
+    )
     assert row, html
     cells = row.group(0)
     for needle in (
