@@ -352,3 +352,10 @@ def test_the_editor_starts_from_a_starter_then_from_the_newest_py(owner: Any, si
     BotVersionFactory(bot=bot, filename="bot.zip", upload=_zipped({"bot.py": b"# zipped\n"}))
     page = _text(site.get(f"/bots/{bot.pk}/manage/"))
     assert "# my own bot" not in page and "# zipped" not in page
+
+
+def test_the_bot_page_links_its_owner_to_the_manage_page(owner: Any, site: Client) -> None:
+    bot = BotFactory(owner=owner)
+    link = f'href="/bots/{bot.pk}/manage/"'
+    assert link in _text(site.get(f"/bots/{bot.pk}/"))
+    assert link not in _text(_logged_in(UserFactory()).get(f"/bots/{bot.pk}/"))

@@ -34,7 +34,8 @@ PLAY = """    if legal["actions"]:
     return {"place": []}
 """
 CRASHES = (
-    "decisions = 0\n\n\ndef act(observation, legal):\n    global decisions\n"
+    "# <b>text, not markup</b>\ndecisions = 0\n\n\ndef act(observation, legal):\n"
+    "    global decisions\n"
     "    decisions += 1\n    if decisions == 3:\n"
     '        raise RuntimeError("the third decision goes wrong")\n' + PLAY
 )
@@ -90,6 +91,7 @@ def test_an_author_signs_up_pastes_a_bot_and_sees_its_verdict(
         )
         assert tab.locator(".editor-view .tok-keyword", has_text="global").count() == 1
         assert tab.locator(".editor-view .tok-string").count() >= 1
+        assert tab.locator(".editor-view b").count() == 0  # drawn as text nodes only
         tab.get_by_role("button", name="Upload this source").click()
         tab.wait_for_url("**/manage/#versions")
         v1 = tab.locator('tr[data-version="1"]')
