@@ -86,6 +86,7 @@ COSTLIEST = {
     "tests/e2e/test_multihost.py": 100,
     "tests/e2e/test_challenge.py": 80,
     "tests/e2e/test_fair_workers.py": 80,
+    "tests/e2e/test_author_browser.py": 70,
     "tests/deploy/test_gunicorn.py": 80,
 }
 

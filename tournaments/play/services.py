@@ -134,6 +134,27 @@ def deactivate_bot(*, bot: Bot) -> Bot:
     return bot
 
 
+def activate_version(*, bot: Bot, number: int) -> Bot:
+    """Have ladders play version ``number`` of ``bot`` (ready ones only). Activating the newest
+    ready version clears the choice: ladders then follow each new ready version again."""
+    version = BotVersion.objects.filter(bot=bot, number=number).first()
+    if version is None:
+        raise Invalid({"version": f"{bot.name} has no version {number}"})
+    if version.status != BotVersion.Status.READY:
+        raise Invalid(
+            {"version": f"v{number} is {version.status}: only a ready version can be activated"}
+        )
+    newest = (
+        BotVersion.objects.filter(bot=bot, status=BotVersion.Status.READY)
+        .order_by("-number")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    bot.active_version = None if version.pk == newest else version
+    bot.save(update_fields=["active_version"])
+    return bot
+
+
 def upload_version(*, bot: Bot, filename: str, data: bytes) -> tuple[BotVersion, bool]:
     """Store an upload as the bot's next version, pending, and queue its validation.
 
