@@ -116,7 +116,9 @@ def test_bad_files_are_a_400_on_file(
     assert enqueued.validate_bot_version == []
 
 
-@pytest.mark.parametrize("name", ["lib/fast.cpython-311-x86_64-linux-gnu.so", "speedups.pyd", "x.dylib"])
+@pytest.mark.parametrize(
+    "name", ["lib/fast.cpython-311-x86_64-linux-gnu.so", "speedups.pyd", "x.dylib"]
+)
 def test_a_zip_bundling_compiled_extensions_is_refused_at_upload_saying_what_is_offered(
     api: APIClient, user: Any, enqueued: Enqueued, name: str
 ) -> None:

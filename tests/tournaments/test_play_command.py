@@ -18,7 +18,7 @@ from tests.games.sandbox.conftest import modes
 from tests.games.sandbox.test_examples import example
 from tournaments import tasks
 from tournaments.play import services
-from tournaments.play.local_bots import unpack_into
+from games.sandbox.local import unpack_into
 from tournaments.play.models import Bot, BotLog, BotVersion, Match
 
 BOT = """
