@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 from pathlib import Path
 
@@ -160,3 +161,15 @@ def test_the_servers_refusals_become_exit_codes_with_its_message(
     failure = refusal("POST", "/api/x/?a=1", status, raw)
     assert failure.code == code
     assert failure.message == f"POST /api/x/: {said}"
+
+
+def test_the_documented_exit_codes_are_the_commands() -> None:
+    from tests.deploy.docs import ROOT
+
+    text = (ROOT / "docs" / "cli.md").read_text()
+    rows = re.findall(r"^\| (\d) \| (.+) \|$", text, re.M)
+    assert [int(code) for code, _ in rows] == [int(e) for e in Exit]
+    from backroom_cli.main import EPILOG
+
+    for code, _ in rows:
+        assert f"{code} " in " ".join(EPILOG.split())

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from games.sandbox.limits import Limits
-from tests.cli.run import backroom
+from tests.cli.run import backroom, doc_bot, doc_commands, documented
 
 pytestmark = pytest.mark.services
 
@@ -89,3 +89,16 @@ def test_the_command_imports_no_django_nor_a_database_driver(tmp_path: Path) -> 
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_the_documented_local_commands_run(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text(doc_bot())
+    play, simulate = doc_commands(("play", "simulate"))
+    done = documented(play, config=tmp_path, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "match.json").read_text())["match"]["status"] == "finished"
+    done = documented(simulate, config=tmp_path, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "brexit: 20 games, seats bot.py greedy random (rotating)" in done.stdout
+    assert "20/20" in done.stderr  # the progress bar
+    assert "bot.py: 0 decisions with a verdict other than ok" in done.stdout
