@@ -27,6 +27,7 @@ per-bot and per-match limits (docs/reliability.md).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -176,3 +177,25 @@ def login_allowed(request: HttpRequest) -> SimpleRateThrottle | None:
     """None if this login attempt may go ahead (and is counted), else the throttle that refused."""
     throttle = LoginThrottle()
     return None if throttle.allow_request(request, None) else throttle
+
+
+class _PageWrite(ChargedOnSuccess):
+    """Stands for a page's view: the write throttles ask their view to charge on success."""
+
+
+def write_allowed(
+    request: HttpRequest, throttle: type[_WriteThrottle]
+) -> tuple[SimpleRateThrottle | None, Callable[[], None]]:
+    """A page's write on the API's budget (a challenge from the site counts as one through the
+    API): the throttle that refused, or None and the function that charges it once the write is
+    accepted (a refused form costs nothing, as a 400 from the API costs nothing)."""
+    setattr(request, PENDING, [])
+    checked = throttle()
+    if not checked.allow_request(request, _PageWrite()):  # type: ignore[arg-type]  # a page, not DRF
+        return checked, lambda: None
+
+    def charge() -> None:
+        for pending in getattr(request, PENDING):
+            pending.charge()
+
+    return None, charge

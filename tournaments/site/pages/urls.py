@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path
 
-from tournaments.site.pages import login, series, views
+from tournaments.site.pages import challenge, login, series, views
 
 urlpatterns: list[URLPattern] = [
     path("", views.home, name="site-home"),
@@ -12,6 +12,8 @@ urlpatterns: list[URLPattern] = [
     path("accounts/login/", login.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("matches/", views.match_list, name="site-matches"),
+    # Made by the API's challenge service, on the API's challenge budget.
+    path("challenge/", challenge.challenge_page, name="site-challenge"),
     path("matches/<uuid:match_id>/", views.match_page, name="site-match"),
     path("matches/<uuid:match_id>/board/", views.match_board, name="site-match-board"),
     path("matches/<uuid:match_id>/log/", views.match_log, name="site-match-log"),
