@@ -256,6 +256,13 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "302 405 405 405",
         "DELETE": "302 405 405 405",
     },
+    # Challenge from a page: a match for whoever is logged in (its seats are built-ins here).
+    "site-challenge": {
+        "GET": "302 200 200 200",
+        "POST": "302 303 303 303",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
     "site-act": {
         "GET": "404 404 200 200",
         "POST": "405 405 405 405",
@@ -349,6 +356,11 @@ BODIES: dict[str, dict[str, Any]] = {
     "match-list POST": {"game": "brexit", "seats": [{"builtin": "random"}] * 3},
     "match-fork POST": {"step": "{step}", "seats": [{"builtin": "random"}, {}, {}]},
     "match-actions POST": {"action": {"place": []}},
+    "site-challenge POST": {
+        "game": "brexit",
+        **{f"seat_{n}": "builtin:random" for n in range(3)},
+        "options": "{}",
+    },
 }
 QUERIES = {"site-act": "?step={asked}"}
 LOGS_IN_OR_OUT = {"login", "logout", "admin-login"}
