@@ -318,6 +318,13 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "302 405 405 405",
         "DELETE": "302 405 405 405",
     },
+    # Challenge from a page: a match for whoever is logged in (its seats are built-ins here).
+    "site-challenge": {
+        "GET": "302 200 200 200",
+        "POST": "302 303 303 303",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
     "site-act": {
         "GET": "404 404 200 200",
         "POST": "405 405 405 405",
@@ -421,6 +428,11 @@ BODIES: dict[str, dict[str, Any]] = {
     "site-bot-new POST": {"game": "brexit", "name": "site bot"},
     "site-bot-upload POST": {"source": BOT_SOURCE},
     "site-bot-activate POST": {"number": "2"},
+    "site-challenge POST": {
+        "game": "brexit",
+        **{f"seat_{n}": "builtin:random" for n in range(3)},
+        "options": "{}",
+    },
 }
 QUERIES = {"site-act": "?step={asked}"}
 # A sign-up logs in; a password change ends the session's old hash (rolled back after it).

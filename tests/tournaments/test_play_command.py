@@ -13,13 +13,13 @@ from django.core.management import CommandError, call_command
 from games.engine.match import replay
 from games.engine.platform_events import game_events
 from games.engine.registry import get
+from games.sandbox.local import unpack_into
 from replays import store
 from tests.games.sandbox.conftest import modes
 from tests.games.sandbox.test_examples import example
 from tests.tournaments.conftest import Seen, assert_true_times
 from tournaments import tasks
 from tournaments.play import services
-from tournaments.play.local_bots import unpack_into
 from tournaments.play.models import Bot, BotLog, BotVersion, Match
 
 BOT = """

@@ -225,6 +225,27 @@ def versions_to_fork_with(user: Any, game: str, *, limit: int = 50) -> QuerySet[
     ).select_related("bot")[:limit]
 
 
+def public_versions_to_challenge(user: Any, game: str, *, limit: int = 100) -> list[BotVersion]:
+    """Other users' public active bots of ``game``, each by its newest ready version (the one
+    ladders seat), by bot name; a challenge page offers them (at most ``limit``)."""
+    newest = BotVersion.objects.filter(
+        bot=OuterRef("bot"), status=BotVersion.Status.READY
+    ).order_by("-number")
+    found = (
+        BotVersion.objects.filter(
+            bot__game=game,
+            bot__is_public=True,
+            bot__is_active=True,
+            status=BotVersion.Status.READY,
+            pk=Subquery(newest.values("pk")[:1]),
+        )
+        .exclude(bot__owner=user_id(user))
+        .select_related("bot", "bot__owner")
+        .order_by("bot__name", "bot__owner__username")
+    )
+    return list(found[:limit])
+
+
 def logs_once_deal_over(logs: QuerySet[BotLog]) -> QuerySet[BotLog]:
     """``logs`` of matches whose deal is over: before, a line can quote the bot's hand, which
     the other matches of a duplicate deal are still dealing (staff's logs, the admin)."""

@@ -28,7 +28,7 @@ from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.match import replay
 from games.engine.registry import GAMES
-from games.sandbox.upload import UploadError, check_filename, unpack
+from games.sandbox.upload import UploadError, check_filename, refuse_compiled, unpack
 from tournaments.play import allowance, dispatch, humans, lifecycle, selectors
 from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
 from tournaments.play.origins import origin_of
@@ -170,7 +170,7 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> tuple[BotVersion,
     except UploadError as exc:
         raise Invalid({"filename": str(exc)}) from None
     try:
-        unpack(filename, data)
+        refuse_compiled(unpack(filename, data))
     except UploadError as exc:
         raise Invalid({"file": str(exc)}) from None
     digest = hashlib.sha256(data).hexdigest()
@@ -269,7 +269,7 @@ def local_version(
     """
     try:
         check_filename(filename)
-        unpack(filename, data)
+        refuse_compiled(unpack(filename, data))
     except UploadError as exc:
         raise Invalid({"file": str(exc)}) from None
     name = f"local-{Path(filename).stem}"[:60]

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path
 
-from tournaments.site.pages import accounts, login, my_bots, series, views
+from tournaments.site.pages import accounts, challenge, login, my_bots, series, views
 
 urlpatterns: list[URLPattern] = [
     path("", views.home, name="site-home"),
@@ -23,6 +23,8 @@ urlpatterns: list[URLPattern] = [
     path("bots/<int:bot_id>/upload/", my_bots.bot_upload, name="site-bot-upload"),
     path("bots/<int:bot_id>/activate/", my_bots.bot_activate, name="site-bot-activate"),
     path("matches/", views.match_list, name="site-matches"),
+    # Made by the API's challenge service, on the API's challenge budget.
+    path("challenge/", challenge.challenge_page, name="site-challenge"),
     path("matches/<uuid:match_id>/", views.match_page, name="site-match"),
     path("matches/<uuid:match_id>/board/", views.match_board, name="site-match-board"),
     path("matches/<uuid:match_id>/log/", views.match_log, name="site-match-log"),
