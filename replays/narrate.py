@@ -64,6 +64,22 @@ def seat_labels(game: str, seats: int, first_payload: Payload | None = None) -> 
     return get(game).view.seat_labels(seats, first_payload)
 
 
+class Narration:
+    """A match's log told one event at a time (the game's narrator keeps what it has told):
+    ``backroom watch`` tells a live match's events as they come, page by page."""
+
+    def __init__(self, game: str, labels: Sequence[str], people: Collection[int] = ()) -> None:
+        self.narrator = get(game).view.narrator(labels)
+        self.platform = PlatformNarrator(labels, people)
+
+    def tell(self, type_: str, payload: Payload) -> str:
+        try:
+            text = self.narrator.tell(type_, payload) or self.platform.tell(type_, payload)
+        except (KeyError, TypeError, ValueError, IndexError):
+            text = None  # a payload the words did not expect (a redacted one): told plainly
+        return text or self.platform.fallback(type_, payload)
+
+
 def sentences(
     game: str,
     labels: Sequence[str],
@@ -72,13 +88,5 @@ def sentences(
 ) -> list[str]:
     """One sentence per (type, payload-as-seen) pair, in order; ``people``: the seats a person
     plays."""
-    narrator = get(game).view.narrator(labels)
-    platform = PlatformNarrator(labels, people)
-    out = []
-    for type_, payload in events:
-        try:
-            text = narrator.tell(type_, payload) or platform.tell(type_, payload)
-        except (KeyError, TypeError, ValueError, IndexError):
-            text = None  # a payload the words did not expect (a redacted one): told plainly
-        out.append(text or platform.fallback(type_, payload))
-    return out
+    narration = Narration(game, labels, people)
+    return [narration.tell(type_, payload) for type_, payload in events]

@@ -85,7 +85,9 @@ COSTLIEST = {
     "tests/e2e/test_worker_fault.py": 100,
     "tests/e2e/test_multihost.py": 100,
     "tests/e2e/test_challenge.py": 80,
+    "tests/cli/test_live_server.py": 80,
     "tests/e2e/test_fair_workers.py": 80,
+    "tests/e2e/test_author_browser.py": 70,
     "tests/deploy/test_gunicorn.py": 80,
 }
 

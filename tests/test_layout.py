@@ -42,12 +42,12 @@ def test_config_and_the_apps_import_from_the_installed_distribution(tmp_path: Pa
     """No path is set by hand: from an unrelated folder, without PYTHONPATH and without the
     script's folder on the path (-P), the editable install alone makes them importable."""
     code = (
-        "import importlib.metadata, json, config, games, replays, tournaments\n"
+        "import importlib.metadata, json, config, games, replays, tournaments, backroom_cli\n"
         "import games.brexit.cards, games.brasilis.cards\n"
         "dist = importlib.metadata.distribution('backroom')\n"
         "url = json.loads(dist.read_text('direct_url.json'))\n"
         "print(json.dumps({'url': url['url'], 'editable': url['dir_info'].get('editable'),\n"
-        "    'files': [m.__file__ for m in (config, games, replays, tournaments)]}))"
+        "    'files': [m.__file__ for m in (config, games, replays, tournaments, backroom_cli)]}))"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run(
@@ -59,5 +59,8 @@ def test_config_and_the_apps_import_from_the_installed_distribution(tmp_path: Pa
     assert Path(found["url"].removeprefix("file://")).resolve() == ROOT
     assert found["files"] == [
         str(ROOT / "platform" / "config" / "__init__.py"),
-        *(str(ROOT / app / "__init__.py") for app in ("games", "replays", "tournaments")),
+        *(
+            str(ROOT / app / "__init__.py")
+            for app in ("games", "replays", "tournaments", "backroom_cli")
+        ),
     ]

@@ -1,4 +1,5 @@
-"""`pip install -e .` works in a fresh virtual environment, and a built wheel holds the four packages.
+"""`pip install -e .` works in a fresh virtual environment (with the `backroom` command), and a built
+wheel holds the five packages.
 
 The fresh environment gets the project alone (``--no-deps``); its third-party packages are borrowed
 from the running interpreter's site-packages through a .pth file, so the test needs no index for them.
@@ -94,6 +95,16 @@ def test_pytest_runs_from_the_editable_install(fresh_python: Path, tmp_path: Pat
     assert " passed" in out and "failed" not in out
 
 
+def test_the_install_puts_the_backroom_command_on_the_path(
+    fresh_python: Path, tmp_path: Path
+) -> None:
+    command = fresh_python.parent / "backroom"
+    out = subprocess.run(
+        [command, "--version"], cwd=tmp_path, env=_env(), capture_output=True, text=True
+    )
+    assert (out.returncode, out.stdout.strip()) == (0, "backroom 0.1.0"), out.stderr
+
+
 def test_the_wheel_holds_the_packages_and_their_data(tmp_path: Path) -> None:
     subprocess.run(
         [_uv(), "build", "--quiet", "--wheel", "--out-dir", tmp_path, ROOT],
@@ -105,13 +116,14 @@ def test_the_wheel_holds_the_packages_and_their_data(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     top = {name.split("/")[0] for name in names}
     assert {t for t in top if not t.endswith(".dist-info")} == {
+        "backroom_cli",
         "config",
         "games",
         "replays",
         "tournaments",
     }
     tracked = subprocess.run(
-        ["git", "ls-files", "games", "replays", "tournaments", "platform/config"],
+        ["git", "ls-files", "games", "replays", "tournaments", "backroom_cli", "platform/config"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -123,3 +135,5 @@ def test_the_wheel_holds_the_packages_and_their_data(tmp_path: Path) -> None:
     # Each game's board template ships in its own package (the site finds it through the registry).
     assert {"games/brexit/templates/board.html", "games/brasilis/templates/board.html"} <= names
     assert "tournaments/migrations/0001_initial.py" in names
+    (points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    assert "backroom = backroom_cli.main:main" in zipfile.ZipFile(wheel).read(points).decode()

@@ -169,6 +169,16 @@ def _check_file_name(path: str) -> None:
         raise UploadError(f"{shown} has a name longer than {MAX_NAME_BYTES} bytes")
 
 
+def refuse_compiled(files: dict[str, bytes]) -> None:
+    """Refuse an upload that bundles compiled extensions, saying what bots may import instead.
+
+    Checked when an upload arrives (tournaments.play.services.upload_version) as well as at
+    validation (compile_check), so the author learns it from the upload's own answer.
+    """
+    for path in sorted(files):
+        _check_not_compiled(path)
+
+
 def _check_not_compiled(path: str) -> None:
     if COMPILED.search(posixpath.basename(path)):
         raise UploadError(
@@ -184,8 +194,7 @@ def compile_check(files: dict[str, bytes]) -> None:
     Validation's check, not unpack's: a version stored before compiled files were refused
     still unpacks when a match seats it.
     """
-    for path in sorted(files):
-        _check_not_compiled(path)
+    refuse_compiled(files)
     for path in sorted(files):
         if not path.endswith(".py"):
             continue

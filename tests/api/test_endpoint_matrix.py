@@ -28,7 +28,7 @@ from tests.api.test_access_matrix import _asked
 from tests.factories import BotVersionFactory, UserFactory
 from tests.viewer.conftest import play, running_copy
 from tournaments.competition.models import Ladder, Season, Series
-from tournaments.play import runner
+from tournaments.play import runner, tokens
 from tournaments.play.models import Bot, BotVersion, Match, Seat
 
 pytestmark = pytest.mark.django_db
@@ -256,6 +256,68 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "405 405 405 405",
         "DELETE": "405 405 405 405",
     },
+    # The author's pages (tournaments/site/pages/accounts.py, my_bots.py): log in first; a bot's
+    # own pages are its owner's alone (staff too see only their own), others get a 404.
+    "site-signup": {
+        "GET": "200 302 302 302",
+        "POST": "302 302 302 302",
+        "PATCH": "405 405 405 405",
+        "DELETE": "405 405 405 405",
+    },
+    "site-account": {
+        "GET": "302 200 200 200",
+        "POST": "302 405 405 405",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
+    "site-password": {
+        "GET": "302 200 200 200",
+        "POST": "302 400 302 400",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
+    "site-token-create": {
+        "GET": "302 405 405 405",
+        "POST": "302 200 200 200",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
+    "site-token-revoke": {
+        "GET": "302 405 405 405",
+        "POST": "302 404 302 404",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
+    "site-my-bots": {
+        "GET": "302 200 200 200",
+        "POST": "302 405 405 405",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
+    "site-bot-new": {
+        "GET": "302 200 200 200",
+        "POST": "302 302 302 302",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
+    "site-bot-manage": {
+        "GET": "302 404 200 404",
+        "POST": "302 404 302 404",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
+    "site-bot-upload": {
+        "GET": "302 405 405 405",
+        "POST": "302 404 302 404",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
+    "site-bot-activate": {
+        "GET": "302 405 405 405",
+        "POST": "302 404 302 404",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
     "site-series": {
         "GET": "404 404 200 200",
         "POST": "405 405 405 405",
@@ -265,6 +327,13 @@ MATRIX: dict[str, dict[str, str]] = {
     "site-series-list": {
         "GET": "302 200 200 200",
         "POST": "302 400 400 400",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
+    # Challenge from a page: a match for whoever is logged in (its seats are built-ins here).
+    "site-challenge": {
+        "GET": "302 200 200 200",
+        "POST": "302 303 303 303",
         "PATCH": "302 405 405 405",
         "DELETE": "302 405 405 405",
     },
@@ -375,9 +444,25 @@ BODIES: dict[str, dict[str, Any]] = {
     "match-list POST": {"game": "brexit", "seats": [{"builtin": "random"}] * 3},
     "match-fork POST": {"step": "{step}", "seats": [{"builtin": "random"}, {}, {}]},
     "match-actions POST": {"action": {"place": []}},
+    "site-signup POST": {"username": "site-newcomer", "password": PASSWORD, "password2": PASSWORD},
+    "site-password POST": {
+        "old_password": PASSWORD,
+        "new_password1": "another-pass-phrase-7",
+        "new_password2": "another-pass-phrase-7",
+    },
+    "site-token-create POST": {"name": "ci"},
+    "site-bot-new POST": {"game": "brexit", "name": "site bot"},
+    "site-bot-upload POST": {"source": BOT_SOURCE},
+    "site-bot-activate POST": {"number": "2"},
+    "site-challenge POST": {
+        "game": "brexit",
+        **{f"seat_{n}": "builtin:random" for n in range(3)},
+        "options": "{}",
+    },
 }
 QUERIES = {"site-act": "?step={asked}"}
-LOGS_IN_OR_OUT = {"login", "logout", "admin-login"}
+# A sign-up logs in; a password change ends the session's old hash (rolled back after it).
+LOGS_IN_OR_OUT = {"login", "logout", "admin-login", "site-signup", "site-password"}
 
 
 def _routes(patterns: list[Any], prefix: str = "") -> Iterator[tuple[str, str]]:
@@ -430,6 +515,7 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
         status=BotVersion.Status.REJECTED, validation_error="SECRET"
     )
     BotVersionFactory(bot=version.bot, status=BotVersion.Status.READY)
+    token, _key = tokens.create_token(user=owner, name="a token")
     running = running_copy(finished, finished.last_version // 2, owner=owner)
     waiting = _waiting_for(owner)
     ladder = Ladder.objects.create(name="l", game="brexit", seats=3)
@@ -455,6 +541,7 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
             "series_id": series.pk,
             "seat": 0,
             "name": "bots",
+            "token_id": token.pk,
         },
         "by_name": {
             "site-ladder": {"pk": ladder.pk},

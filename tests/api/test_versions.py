@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
+from games.sandbox import packages
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES, unprintable
 from tests.api.conftest import Enqueued, throttle_rates
 from tests.factories import BotFactory, BotVersionFactory
@@ -111,6 +112,26 @@ def test_bad_files_are_a_400_on_file(
     r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
     assert r.status_code == 400, r.content
     assert needle in r.data["file"][0]
+    assert not BotVersion.objects.filter(bot=bot).exists()
+    assert enqueued.validate_bot_version == []
+
+
+@pytest.mark.parametrize(
+    "name", ["lib/fast.cpython-311-x86_64-linux-gnu.so", "speedups.pyd", "x.dylib"]
+)
+def test_a_zip_bundling_compiled_extensions_is_refused_at_upload_saying_what_is_offered(
+    api: APIClient, user: Any, enqueued: Enqueued, name: str
+) -> None:
+    bot = BotFactory(owner=user)
+    data = zipped({"bot.py": SOURCE.encode(), name: b"\x7fELF\x02\x01\x01"})
+    f = SimpleUploadedFile("bot.zip", data, content_type="application/zip")
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
+    assert r.status_code == 400, r.content
+    assert r.data["file"][0] == (
+        f"{name} is a compiled extension; uploads may hold Python source and data only. Bots"
+        f' may import {packages.described()} (docs/bots.md, "What a bot may import")'
+    )
+    assert "numpy" in r.data["file"][0]
     assert not BotVersion.objects.filter(bot=bot).exists()
     assert enqueued.validate_bot_version == []
 

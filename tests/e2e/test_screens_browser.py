@@ -71,6 +71,7 @@ def pages(transactional_db: None) -> Iterator[dict[str, Any]]:
         "viewer, the bot's owner": (f"/matches/{finished.pk}/?view=all", owner),
         "person's game": (f"/matches/{game.pk}/", person),
         "bot page": (f"/bots/{bot.pk}/", owner),
+        "challenge": ("/challenge/?game=brasilis", owner),
         "ladder": (f"/ladders/{ladder.pk}/", None),
         "season": (f"/seasons/{season.pk}/", None),
         "login": ("/accounts/login/", None),

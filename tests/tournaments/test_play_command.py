@@ -13,12 +13,13 @@ from django.core.management import CommandError, call_command
 from games.engine.match import replay
 from games.engine.platform_events import game_events
 from games.engine.registry import get
+from games.sandbox.local import unpack_into
 from replays import store
 from tests.games.sandbox.conftest import modes
 from tests.games.sandbox.test_examples import example
+from tests.tournaments.conftest import Seen, assert_true_times
 from tournaments import tasks
 from tournaments.play import services
-from tournaments.play.local_bots import unpack_into
 from tournaments.play.models import Bot, BotLog, BotVersion, Match
 
 BOT = """
@@ -154,6 +155,19 @@ def test_persist_numbers_a_changed_file_as_the_next_version(bot_file: Path) -> N
     bot_file.write_text(BOT + "\n# changed\n")
     play_against_random(bot_file, 9, "--persist")
     assert list(BotVersion.objects.order_by("number").values_list("number", flat=True)) == [1, 2]
+
+
+# Committed, as the command commits: the times are the database clock at each transaction.
+@pytest.mark.django_db(transaction=True)
+def test_persist_plays_a_builtin_match_through_its_lifecycle(seen_while_played: Seen) -> None:
+    """Issue 24: a built-in-only match played unclaimed showed ``queued`` while it played and
+    ``started_at == finished_at``; claimed first, it is running while played, times true."""
+    seats = ["--seat", "builtin:greedy", "--seat", "builtin:cautious", "--seat", "builtin:bold"]
+    call_command("play", "--game", "brexit", *seats, "--seed", "5", "--persist")
+    match = Match.objects.get()
+    assert seen_while_played == [(Match.Status.RUNNING, True, False)]
+    assert match.status == Match.Status.FINISHED
+    assert_true_times(match)
 
 
 def test_a_match_stopped_by_a_limit_is_written_and_reported(tmp_path: Path) -> None:

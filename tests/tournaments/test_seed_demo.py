@@ -7,6 +7,7 @@ from django.core.management import call_command
 from django_celery_beat.models import PeriodicTask
 
 from games.engine.builtin import builtin_names
+from tests.tournaments.conftest import Seen, assert_true_times
 from tournaments.competition.models import Fixture, Ladder, Season
 from tournaments.play.models import Match
 
@@ -42,3 +43,14 @@ def test_seed_demo_seeds_each_part_once() -> None:
     call_command("seed_demo")
     assert Match.objects.count() == matches
     assert Ladder.objects.count() == 2 and Season.objects.count() == 1
+
+
+# Committed, as the command commits: the times are the database clock at each transaction.
+@pytest.mark.django_db(transaction=True)
+def test_the_demo_matches_are_running_while_played(seen_while_played: Seen) -> None:
+    """Issue 24: claimed through the lifecycle, not played unclaimed (``queued`` throughout,
+    ``started_at == finished_at``)."""
+    call_command("seed_demo")
+    assert seen_while_played == [(Match.Status.RUNNING, True, False)] * 2
+    for match in Match.objects.filter(ladder=None, season=None):
+        assert_true_times(match)

@@ -12,7 +12,7 @@ import pytest
 from tests.support.benches import bench_json
 from tournaments.bench import twins
 from tournaments.bench.twins import Deal
-from tournaments.rating.sprt import Finish, SequentialTest, Trinomial, pair_outcome
+from tournaments.rating.sprt import Finish, SequentialTest, Trinomial, elo, pair_outcome
 
 # The quick run once, for this module and the docs' `bench sprt` (test_ab_tests_doc.py).
 pytestmark = pytest.mark.xdist_group("bench-sprt-quick")
@@ -74,14 +74,31 @@ def test_the_pairs_to_a_decision_are_walds_and_about_half_the_fixed_tests(
     assert quick["pairs_ratio_vs_fixed"] <= 0.6
 
 
-def _needed(distribution: dict[str, float]) -> float:
+def _needed(distribution: dict[str, float]) -> float | None:
+    """None where no pairs would do: no difference to detect (as the bench prints it)."""
     q = Trinomial(distribution["below"], distribution["equal"], distribution["above"])
+    if abs(q.mean - 0.5) < 1e-9:
+        return None
     return q.variance / (q.mean - 0.5) ** 2
 
 
 def test_the_twins_ratio_is_what_their_outcomes_say(quick: dict[str, Any]) -> None:
-    assert set(quick["duplicate"]) == {"brexit", "brexit:cautious:greedy", "brasilis"}
-    assert quick["duplicate_pairs_ratio"] == quick["duplicate"]["brexit"]["ratio"]
+    assert set(quick["duplicate"]) == {
+        "brexit",
+        "brexit:cautious:greedy",
+        "brexit:cautious:bold",
+        "brasilis",
+        "brasilis:cautious:greedy",
+        "brasilis:bold:cautious",
+    }
+    for game, figure in (
+        ("brexit", "duplicate_pairs_ratio"),
+        ("brasilis", "duplicate_pairs_ratio_brasilis"),
+    ):
+        measured = {k: v for k, v in quick["duplicate"].items() if v["game"] == game}
+        name = quick["closest"][game]
+        assert name == twins.closest(measured)
+        assert quick[figure] == (None if name is None else measured[name]["ratio"])
     for game in quick["duplicate"].values():
         assert game["pairs"] == 16 and game["statistic"] == twins.CHOSEN
         assert game["ratio"] == game["statistics"][twins.CHOSEN]["ratio"]
@@ -91,14 +108,44 @@ def test_the_twins_ratio_is_what_their_outcomes_say(quick: dict[str, Any]) -> No
                 assert shares["above"] + shares["equal"] + shares["below"] == pytest.approx(
                     1, abs=2e-4
                 )
-                assert stat[f"pairs_needed_{design}"] == pytest.approx(_needed(shares), rel=1e-2)
-            assert stat["ratio"] == pytest.approx(
-                stat["pairs_needed_duplicate"] / stat["pairs_needed_independent"], rel=1e-2
-            )
+                needed = _needed(shares)
+                assert stat[f"pairs_needed_{design}"] == (
+                    None if needed is None else pytest.approx(needed, rel=1e-2)
+                )
+            if None not in (stat["pairs_needed_duplicate"], stat["pairs_needed_independent"]):
+                assert stat["ratio"] == pytest.approx(
+                    stat["pairs_needed_duplicate"] / stat["pairs_needed_independent"], rel=1e-2
+                )
         # Twins open on the same deal, and part ways once the two versions decide differently.
         assert 0 < game["played_alike_median"] < 1
         low, high = game["ratio_ci95"]
         assert low is None or high is None or low <= high
+
+
+def _pair(score: float, low: float, high: float) -> dict[str, Any]:
+    return {"pair_score": score, "pair_score_ci95": [low, high], "elo": elo(score)}
+
+
+def test_the_closest_pair_is_the_smallest_difference_among_those_that_differ() -> None:
+    measured = {
+        "far": _pair(0.9, 0.85, 0.95),
+        "close": _pair(0.6, 0.55, 0.65),
+        "close, the other way": _pair(0.42, 0.38, 0.46),  # the candidate is the weaker one
+        "no difference shown": _pair(0.51, 0.45, 0.57),
+        "none": _pair(0.5, 0.5, 0.5),
+    }
+    assert twins.closest(measured) == "close, the other way"  # 56 Elo, before 70
+    assert twins.closest({k: measured[k] for k in ("far", "close")}) == "close"
+    assert twins.closest({k: measured[k] for k in ("no difference shown", "none")}) is None
+
+
+def test_a_pair_score_and_its_interval_are_the_deals_mean_and_normal_interval() -> None:
+    found = twins.pair_score([1.0, 1.0, 0.5, 0.0])  # mean 0.625, sample sd 0.4787
+    half = 1.959963984540054 * 0.4787135538781691 / 2
+    assert found["pair_score"] == 0.625
+    assert found["pair_score_ci95"] == [round(0.625 - half, 4), round(min(1.0, 0.625 + half), 4)]
+    assert found["elo"] == round(elo(0.625), 1)
+    assert found["elo_ci95"][1] is None  # the interval reaches 1: no finite upper Elo
 
 
 def test_the_bench_counts_pairs_as_the_test_does(quick: dict[str, Any]) -> None:

@@ -104,6 +104,7 @@ def bench_sprt(
             else f"{spec.game}:{spec.candidate}:{spec.baseline}"
         )
         duplicate[name] = {
+            "game": spec.game,
             "candidate": spec.candidate,
             "baseline": spec.baseline,
             "field": list(spec.field),
@@ -111,7 +112,10 @@ def bench_sprt(
             **twins.compare(deals, resamples=resamples, seed=seed),
             "seconds": round(time.perf_counter() - began, 1),
         }
-    headline = duplicate.get("brexit", next(iter(duplicate.values()), None))
+    closest = {
+        game: twins.closest({k: v for k, v in duplicate.items() if v["game"] == game})
+        for game in dict.fromkeys(spec.game for spec in games)
+    }
     return {
         "alpha": alpha,
         "beta": beta,
@@ -128,8 +132,15 @@ def bench_sprt(
         "pairs_ratio_at_elo0": round(ratio0, 4),
         "pairs_ratio_at_elo1": round(ratio1, 4),
         "pairs_ratio_vs_fixed": round(max(ratio0, ratio1), 4),
-        "duplicate_pairs_ratio": None if headline is None else headline["ratio"],
+        # Each game's closest pair that differs (twins.closest), and its ratio.
+        "closest": closest,
+        "duplicate_pairs_ratio": _ratio_of(duplicate, closest.get("brexit")),
+        "duplicate_pairs_ratio_brasilis": _ratio_of(duplicate, closest.get("brasilis")),
         "duplicate": duplicate,
         "simulation_seconds": round(simulated, 1),
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def _ratio_of(duplicate: dict[str, Any], name: str | None) -> float | None:
+    return None if name is None else duplicate[name]["ratio"]

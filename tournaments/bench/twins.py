@@ -23,7 +23,7 @@ import bisect
 import math
 import random
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
@@ -32,7 +32,7 @@ from games.engine.builtin import make_player
 from games.engine.driver import InProcess, MatchDriver, MemorySink
 from games.engine.registry import get
 from games.engine.types import Event
-from tournaments.rating.sprt import Finish, Trinomial, finish
+from tournaments.rating.sprt import Z95, Finish, Trinomial, elo, finish
 
 Key = Callable[[Finish], tuple[float, ...]]
 """A pair statistic: the candidate is above its twin when its key is greater."""
@@ -184,6 +184,11 @@ def compare(deals: Sequence[Deal], *, resamples: int, seed: int) -> dict[str, An
         ratio = _ratio(deals, weights, STATISTICS[CHOSEN])
         ratios.append(math.inf if math.isnan(ratio) else ratio)  # neither design resolves it
     ratios.sort()
+    key = STATISTICS[CHOSEN]
+    scores = [
+        1.0 if key(d.candidate) > key(d.twin) else 0.5 if key(d.candidate) == key(d.twin) else 0.0
+        for d in deals
+    ]
     candidate = [d.candidate.margin for d in deals]
     twin = [d.twin.margin for d in deals]
     difference = [c - t for c, t in zip(candidate, twin, strict=True)]
@@ -194,6 +199,7 @@ def compare(deals: Sequence[Deal], *, resamples: int, seed: int) -> dict[str, An
         if ratios
         else None,
         "statistics": figures,
+        **pair_score(scores),
         # How far into a game twins stay the same game (the median share of its events).
         "played_alike_median": round(statistics.median(d.shared for d in deals), 4),
         # The luck twins share, whatever the statistic: Var(margin difference) over what it
@@ -202,6 +208,35 @@ def compare(deals: Sequence[Deal], *, resamples: int, seed: int) -> dict[str, An
             _variance(difference) / (_variance(candidate) + _variance(twin)), 4
         ),
     }
+
+
+def pair_score(scores: Sequence[float]) -> dict[str, Any]:
+    """The candidate's mean pair score on duplicate deals (1 above its twin, 1/2 equal, 0
+    below) with its 95% normal interval over deals, and both as logistic Elo differences: what
+    says how far apart the two built-ins are, and whether they differ at all (the interval
+    excludes 1/2), for choosing the closest pair (``closest``)."""
+    n = len(scores)
+    mean = sum(scores) / n
+    half = Z95 * math.sqrt(_variance(scores) / (n - 1)) if n > 1 else math.inf
+    low, high = max(0.0, mean - half), min(1.0, mean + half)
+    return {
+        "pair_score": round(mean, 4),
+        "pair_score_ci95": [round(low, 4), round(high, 4)],
+        "elo": _number(elo(mean), 1),
+        "elo_ci95": [_number(elo(low), 1), _number(elo(high), 1)],
+    }
+
+
+def closest(measured: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """The closest of the measured pairs of built-ins that do differ: the smallest Elo
+    difference (either way) among those whose pair score's 95% interval excludes 1/2. Chosen by
+    this rule, stated beforehand, and not by the ratio it gives; None if none differs."""
+    differing = [
+        (abs(m["elo"]), name)
+        for name, m in measured.items()
+        if m["elo"] is not None and (m["pair_score_ci95"][0] > 0.5 or m["pair_score_ci95"][1] < 0.5)
+    ]
+    return min(differing)[1] if differing else None
 
 
 def _number(x: float, digits: int) -> float | None:

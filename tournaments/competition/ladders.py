@@ -20,7 +20,7 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 from uuid_utils.compat import uuid7
 
@@ -79,18 +79,22 @@ def ratings_of(ladder: Ladder) -> QuerySet[Rating]:
 
 
 def members(ladder: Ladder) -> list[str]:
-    """Each active bot's newest ready version of the ladder's game, and its built-in bots."""
+    """Each active bot's active version of the ladder's game (the one its owner chose, else its
+    newest ready one), and its built-in bots."""
+    ready = BotVersion.objects.filter(
+        bot__game=ladder.game, bot__is_active=True, status=BotVersion.Status.READY
+    )
+    # A chosen version is ready (services.activate_version): its bot plays it, not its newest.
+    chosen = list(ready.filter(bot__active_version=F("pk")).values_list("id", flat=True))
     newest = (
-        BotVersion.objects.filter(
-            bot__game=ladder.game, bot__is_active=True, status=BotVersion.Status.READY
-        )
+        ready.filter(bot__active_version__isnull=True)
         .values("bot_id")
         .annotate(number=Max("number"))
     )
     wanted = Q()
     for row in newest:
         wanted |= Q(bot_id=row["bot_id"], number=row["number"])
-    versions = (
+    versions = chosen + (
         list(BotVersion.objects.filter(wanted).values_list("id", flat=True)) if newest else []
     )
     builtins = [b for b in ladder.builtins if b in BUILTIN_BOTS]

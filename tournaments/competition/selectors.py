@@ -9,9 +9,12 @@ from django.db.models import CharField, Count, Exists, OuterRef, Q, QuerySet, Su
 from django.db.models.functions import Cast, Coalesce, Concat
 
 from config import queues
+from games.engine.builtin import builtin_names
 from tournaments.competition.models import Fixture, Ladder, LadderRound, Season, Series
+from tournaments.play import selectors as play_selectors
 from tournaments.play import visibility
-from tournaments.play.models import Match
+from tournaments.play.models import BotVersion, Match
+from tournaments.rating import keys
 from tournaments.rating.models import Rating
 
 SEASON_OVER = (Season.State.FINISHED, Season.State.CANCELLED)
@@ -223,3 +226,62 @@ def series_matches(series: Series) -> list[dict[str, Any]]:
         .order_by("created_at", "id")
         .values_list("id", "deal", "status")
     ]
+
+
+PICKER_LIMIT = 100
+"""Versions a picker's group offers at most (the newest of each bot first)."""
+
+
+def player_choices(user: Any, game: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """What a series of ``game`` may seat, grouped for the form's pickers: ``user``'s own ready
+    versions, other accounts' public bots' ready versions (named with their owner: two users'
+    bots may share a name), and the built-ins; each choice is (player key, label).
+
+    Only what the series service accepts from ``user`` (a private version of another account is
+    neither offered nor, tournaments.play.services.seat_players, accepted); staff, who may seat
+    any version, are offered their own and the public ones too, not every account's.
+    """
+    uid = visibility.user_id(user)
+    ready = BotVersion.objects.filter(
+        bot__in=play_selectors.bots_visible_to(user),
+        bot__game=game,
+        bot__is_active=True,
+        status=BotVersion.Status.READY,
+    ).select_related("bot__owner")
+    mine = ready.filter(bot__owner_id=uid).order_by("bot__name", "-number")[:PICKER_LIMIT]
+    public = (
+        ready.filter(bot__is_public=True)
+        .exclude(bot__owner_id=uid)
+        .order_by("bot__name", "bot__owner__username", "-number")[:PICKER_LIMIT]
+    )
+    groups = [
+        ("Your versions", [(f"v:{v.pk}", str(v)) for v in mine] if uid is not None else []),
+        ("Public bots", [(f"v:{v.pk}", f"{v} by {v.bot.owner.get_username()}") for v in public]),
+        ("Built-ins", [(f"builtin:{name}", builtin_label(name)) for name in builtin_names(game)]),
+    ]
+    return [(title, choices) for title, choices in groups if choices]
+
+
+def builtin_label(name: str) -> str:
+    return f"{name} (built-in)"
+
+
+PRIVATE = "(private bot)"
+
+
+def player_names(user: Any, players: Any) -> dict[str, str]:
+    """Each player key's name as ``user`` may see it: a version as its bot's name and number
+    ("Alpha v3"), a built-in by its name, a version of a bot ``user`` may not see (made private
+    since the series began) as "(private bot)"."""
+    wanted = {key: keys.version_id(key) for key in set(players)}
+    ids = [vid for vid in wanted.values() if vid is not None]
+    seen = {
+        v.pk: str(v)
+        for v in BotVersion.objects.filter(
+            pk__in=ids, bot__in=play_selectors.bots_visible_to(user)
+        ).select_related("bot")
+    }
+    return {
+        key: builtin_label(key.removeprefix("builtin:")) if vid is None else seen.get(vid, PRIVATE)
+        for key, vid in wanted.items()
+    }

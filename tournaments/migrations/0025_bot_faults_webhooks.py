@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0023_series'),
+        ('tournaments', '0024_named_tokens_and_active_version'),
     ]
 
     operations = [

@@ -57,6 +57,15 @@ class Bot(models.Model):
     webhook_secret = models.CharField(
         max_length=64, blank=True, help_text="Signs each webhook call (HMAC-SHA256)."
     )
+    # Set by its owner to keep ladders on an older version; None: the newest ready one plays.
+    active_version = models.ForeignKey(
+        "BotVersion",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The ready version ladders play; empty: the newest ready one.",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "name"], name="bot_name_per_owner")]
@@ -260,6 +269,33 @@ class AccountOrigin(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} from {self.address}"
+
+
+class ApiToken(models.Model):
+    """A named API token of an account, beside its one original token (DRF's ``Token``).
+
+    The key is shown once, when made; only its ``prefix`` (to find the row) and the SHA-256 of
+    the whole key are kept, so a leaked database holds no usable key. A key is 32 random bytes,
+    so a fast hash is enough: there is nothing to guess (tournaments/play/tokens.py).
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=60)
+    prefix = models.CharField(max_length=16, unique=True)
+    digest = models.CharField(max_length=64, help_text="SHA-256 of the whole key, in hex.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "name"], name="api_token_name_per_user")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
 
 
 class WorkerTime(models.Model):

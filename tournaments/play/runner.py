@@ -177,6 +177,23 @@ def run_match(
         raise
 
 
+def play_here(match_id: uuid.UUID) -> RunResult:
+    """Claim a queued match for this process and play it to its end, as a worker would.
+
+    For the commands that play a match they have just stored (``manage.py play --persist``,
+    the demo data): a match of built-in bots played by ``run_match`` unclaimed takes no lease,
+    so it showed ``queued`` while played and ``started_at == finished_at`` (issue 24). Claimed
+    first, it is ``running`` with its true start while it plays, whatever its seats. BUSY if a
+    worker took it first (it plays it), ALREADY_FINISHED if it is over.
+    """
+    owner = worker_name()
+    if not lifecycle.do_claim(match_id, owner):
+        status = Match.objects.filter(id=match_id).values_list("status", flat=True).first()
+        return RunResult.BUSY if status == Match.Status.RUNNING else RunResult.ALREADY_FINISHED
+    attempts = Match.objects.filter(id=match_id).values_list("attempts", flat=True).get()
+    return run_match(match_id, owner, claimed=True, attempts=attempts)
+
+
 def _run_claimed(
     match: Match,
     seats: list[Seat],

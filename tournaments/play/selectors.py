@@ -18,12 +18,22 @@ from typing import Any
 
 import psycopg
 from django.db import connection
-from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from replays import store
 from replays.document import match_document
 from tournaments.play import read_cache, visibility
-from tournaments.play.models import Bot, BotLog, BotVersion, Fault, Match, Seat, WebhookDelivery
+from tournaments.play.models import (
+    ApiToken,
+    Bot,
+    BotLog,
+    BotVersion,
+    Fault,
+    Match,
+    Seat,
+    WebhookDelivery,
+)
 from tournaments.play.visibility import is_staff, user_id
 
 
@@ -287,6 +297,27 @@ def versions_to_fork_with(user: Any, game: str, *, limit: int = 50) -> QuerySet[
     ).select_related("bot")[:limit]
 
 
+def public_versions_to_challenge(user: Any, game: str, *, limit: int = 100) -> list[BotVersion]:
+    """Other users' public active bots of ``game``, each by its newest ready version (the one
+    ladders seat), by bot name; a challenge page offers them (at most ``limit``)."""
+    newest = BotVersion.objects.filter(
+        bot=OuterRef("bot"), status=BotVersion.Status.READY
+    ).order_by("-number")
+    found = (
+        BotVersion.objects.filter(
+            bot__game=game,
+            bot__is_public=True,
+            bot__is_active=True,
+            status=BotVersion.Status.READY,
+            pk=Subquery(newest.values("pk")[:1]),
+        )
+        .exclude(bot__owner=user_id(user))
+        .select_related("bot", "bot__owner")
+        .order_by("bot__name", "bot__owner__username")
+    )
+    return list(found[:limit])
+
+
 def logs_once_deal_over(logs: QuerySet[BotLog]) -> QuerySet[BotLog]:
     """``logs`` of matches whose deal is over: before, a line can quote the bot's hand, which
     the other matches of a duplicate deal are still dealing (staff's logs, the admin)."""
@@ -495,3 +526,85 @@ def match_to_play(match_id: uuid.UUID) -> tuple[Match, list[Seat]] | None:
         seat.match = match
         seats.append(seat)
     return match, seats
+
+
+# An account's own things: its bots as "my bots" lists them, its named API tokens.
+
+RECENT_SEATS = 20
+"""A bot's "last errors" count its non-ok verdicts in this many of its newest matches."""
+
+
+def bots_of(user: Any) -> QuerySet[Bot]:
+    """``user``'s own bots (staff too: only their own), newest first, each with
+    ``newest_ready`` (the number of its newest ready version), ``active_number`` (the version
+    ladders play: the one chosen, else the newest ready) and ``versions_pending``."""
+    uid = user_id(user)
+    if uid is None:
+        return Bot.objects.none()
+    newest_ready = (
+        BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.READY)
+        .order_by("-number")
+        .values("number")[:1]
+    )
+    pending = BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.PENDING)
+    return (
+        Bot.objects.filter(owner_id=uid)
+        .select_related("active_version")
+        .annotate(
+            newest_ready=Subquery(newest_ready),
+            active_number=Coalesce("active_version__number", Subquery(newest_ready)),
+            versions_pending=Exists(pending),
+        )
+        .order_by("-created_at", "-id")
+    )
+
+
+def own_bot(user: Any, bot_id: int) -> Bot | None:
+    """One of ``user``'s own bots (annotated as ``bots_of``), or None."""
+    return bots_of(user).filter(pk=bot_id).first()
+
+
+def recent_errors(bot: Bot) -> dict[str, int]:
+    """The non-ok verdicts of the bot's seats in its ``RECENT_SEATS`` newest matches, by verdict
+    (the bot's owner's view: every match of theirs)."""
+    counts: dict[str, int] = {}
+    seats = (
+        Seat.objects.filter(bot_version__bot=bot)
+        .order_by("-match__created_at")
+        .values_list("verdicts", flat=True)[:RECENT_SEATS]
+    )
+    for verdicts in seats:
+        for name, count in (verdicts or {}).items():
+            if name != "ok" and count:
+                counts[name] = counts.get(name, 0) + int(count)
+    return dict(sorted(counts.items()))
+
+
+def own_versions(bot: Bot) -> QuerySet[BotVersion]:
+    """The bot's versions for its owner, newest first, each with ``smoke_match_id`` (its latest
+    validation run) and its validation error."""
+    latest_smoke = Match.objects.filter(validation_of=OuterRef("pk")).order_by("-created_at")
+    return (
+        BotVersion.objects.filter(bot=bot)
+        .defer("upload")
+        .annotate(smoke_match_id=Subquery(latest_smoke.values("id")[:1]))
+        .order_by("-number")
+    )
+
+
+def tokens_of(user: Any) -> QuerySet[ApiToken]:
+    """``user``'s named API tokens, newest first (their keys are not kept)."""
+    uid = user_id(user)
+    return ApiToken.objects.filter(user_id=uid) if uid is not None else ApiToken.objects.none()
+
+
+def newest_source(bot: Bot) -> str | None:
+    """The text of the bot's newest version if it is one ``.py`` file in UTF-8 (the editor
+    starts from it), else None."""
+    newest = BotVersion.objects.filter(bot=bot).order_by("-number").first()
+    if newest is None or not newest.filename.endswith(".py"):
+        return None
+    try:
+        return bytes(newest.upload).decode("utf-8")
+    except UnicodeDecodeError:
+        return None

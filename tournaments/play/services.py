@@ -28,7 +28,7 @@ from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.match import replay
 from games.engine.registry import GAMES
-from games.sandbox.upload import UploadError, check_filename, unpack
+from games.sandbox.upload import UploadError, check_filename, refuse_compiled, unpack
 from tournaments.play import allowance, dispatch, humans, lifecycle, selectors, webhooks
 from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
 from tournaments.play.origins import origin_of
@@ -141,6 +141,27 @@ def deactivate_bot(*, bot: Bot) -> Bot:
     return bot
 
 
+def activate_version(*, bot: Bot, number: int) -> Bot:
+    """Have ladders play version ``number`` of ``bot`` (ready ones only). Activating the newest
+    ready version clears the choice: ladders then follow each new ready version again."""
+    version = BotVersion.objects.filter(bot=bot, number=number).first()
+    if version is None:
+        raise Invalid({"version": f"{bot.name} has no version {number}"})
+    if version.status != BotVersion.Status.READY:
+        raise Invalid(
+            {"version": f"v{number} is {version.status}: only a ready version can be activated"}
+        )
+    newest = (
+        BotVersion.objects.filter(bot=bot, status=BotVersion.Status.READY)
+        .order_by("-number")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    bot.active_version = None if version.pk == newest else version
+    bot.save(update_fields=["active_version"])
+    return bot
+
+
 def upload_version(*, bot: Bot, filename: str, data: bytes) -> tuple[BotVersion, bool]:
     """Store an upload as the bot's next version, pending, and queue its validation.
 
@@ -156,7 +177,7 @@ def upload_version(*, bot: Bot, filename: str, data: bytes) -> tuple[BotVersion,
     except UploadError as exc:
         raise Invalid({"filename": str(exc)}) from None
     try:
-        unpack(filename, data)
+        refuse_compiled(unpack(filename, data))
     except UploadError as exc:
         raise Invalid({"file": str(exc)}) from None
     digest = hashlib.sha256(data).hexdigest()
@@ -255,7 +276,7 @@ def local_version(
     """
     try:
         check_filename(filename)
-        unpack(filename, data)
+        refuse_compiled(unpack(filename, data))
     except UploadError as exc:
         raise Invalid({"file": str(exc)}) from None
     name = f"local-{Path(filename).stem}"[:60]

@@ -93,3 +93,21 @@ def ladder_standings(bot: Bot) -> list[Standing]:
             )
         )
     return out
+
+
+def ladder_ratings_of_bots(bot_ids: list[int]) -> dict[int, list[tuple[int, str, float, int]]]:
+    """Per bot, for each ladder its newest rated version is in: (ladder id, ladder name,
+    rating, games), in one query however many bots (an account's "my bots" page)."""
+    rows = (
+        Rating.objects.filter(bot_version__bot_id__in=bot_ids, ladder__isnull=False)
+        .order_by("bot_version__bot_id", "ladder_id", "-bot_version__number")
+        .values_list("bot_version__bot_id", "ladder_id", "ladder__name", "rating", "games")
+    )
+    seen: set[tuple[int, int]] = set()
+    out: dict[int, list[tuple[int, str, float, int]]] = {}
+    for bot_id, ladder_id, name, rating, games in rows:
+        if (bot_id, ladder_id) in seen:
+            continue
+        seen.add((bot_id, ladder_id))
+        out.setdefault(bot_id, []).append((ladder_id, name, rating, games))
+    return out

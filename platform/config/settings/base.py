@@ -214,7 +214,7 @@ FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "tournaments.site.api.schema.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "tournaments.site.api.authentication.NamedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],

@@ -6,6 +6,7 @@ import io
 import stat
 import sys
 import tempfile
+import time
 import zipfile
 from importlib import metadata
 from pathlib import Path
@@ -24,19 +25,29 @@ from games.sandbox.upload import (
     unpack,
 )
 
+ZIP_TIME = (2026, 1, 1, 0, 0, 0)
 BOT = b"def act(observation, legal):\n    return legal['actions'][0]\n"
 
 
 def make_zip(entries: dict[str, bytes], *, symlink: str | None = None) -> bytes:
+    """The same bytes on every call: a zip made with the clock's time would name a parametrized
+    test differently in two xdist workers that collect a second apart, and xdist refuses a run
+    whose workers collected different tests."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, data in entries.items():
-            zf.writestr(name, data)
+            zf.writestr(zipfile.ZipInfo(name, date_time=ZIP_TIME), data, zipfile.ZIP_DEFLATED)
         if symlink:
-            info = zipfile.ZipInfo(symlink)
+            info = zipfile.ZipInfo(symlink, date_time=ZIP_TIME)
             info.external_attr = (stat.S_IFLNK | 0o777) << 16
             zf.writestr(info, "/etc/shadow")
     return buf.getvalue()
+
+
+def test_test_zips_do_not_depend_on_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    made_now = make_zip({"bot.py": BOT}, symlink="link")
+    monkeypatch.setattr(time, "time", lambda: 2_000_000_000.0)
+    assert make_zip({"bot.py": BOT}, symlink="link") == made_now
 
 
 def test_single_py_becomes_bot_py() -> None:

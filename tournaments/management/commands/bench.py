@@ -115,10 +115,14 @@ def _human(options: dict[str, Any]) -> dict[str, Any]:
 DEFAULT_TWINS = (
     "brexit:bold:greedy:1000",
     "brexit:cautious:greedy:1000",
+    "brexit:cautious:bold:1000",
     "brasilis:bold:greedy:400",
+    "brasilis:cautious:greedy:400",
+    "brasilis:bold:cautious:400",
 )
-"""Each game's closest pair of cheap built-ins (candidate, baseline) whose difference the deals
-played resolve, and Brexit's pair of the issue (docs/benchmarks.md, "A/B tests")."""
+"""Every pair of the three one-step built-ins in each game (``random`` is far weaker than each,
+``quick`` and ``search`` cost 15 to 80 times more a game): the bench reports the closest pair
+that differs by a stated rule (tournaments.bench.twins.closest), whichever it is."""
 QUICK_PAIRS = 16
 
 

@@ -53,7 +53,7 @@ class Command(BaseCommand):
         for game, seed, bots in DEMO:
             seats = [Seat(number=n, builtin=name) for n, name in enumerate(bots)]
             match = lifecycle.do_create(seats=seats, send=False, game=game, seed=seed, options={})
-            result = runner.run_match(match.id)
+            result = runner.play_here(match.id)  # claimed: running while it plays
             self.stdout.write(f"demo data: {game} match {match.id} {result.value}")
 
     def _ladder_schedule(self) -> None:

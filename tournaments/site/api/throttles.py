@@ -176,3 +176,19 @@ def login_allowed(request: HttpRequest) -> SimpleRateThrottle | None:
     """None if this login attempt may go ahead (and is counted), else the throttle that refused."""
     throttle = LoginThrottle()
     return None if throttle.allow_request(request, None) else throttle
+
+
+class _SiteForm(ChargedOnSuccess):
+    """What a write throttle is told the view is when a site form asks (not a DRF view)."""
+
+
+def write_allowed(throttle: _WriteThrottle, request: HttpRequest) -> bool:
+    """A site form's write (sign-up, upload) on the API's own budget: checked now, charged by
+    ``charge_accepted`` once the form's write is accepted, as the API charges after a 2xx."""
+    setattr(request, PENDING, [])
+    return throttle.allow_request(request, _SiteForm())  # type: ignore[arg-type]  # reads META and user alone
+
+
+def charge_accepted(request: HttpRequest) -> None:
+    for throttle in getattr(request, PENDING, []):
+        throttle.charge()

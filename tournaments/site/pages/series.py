@@ -15,7 +15,6 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
-from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 from tournaments.competition import selectors
 from tournaments.competition import series as series_service
@@ -26,7 +25,8 @@ TEST_NUMBERS = ("elo0", "elo1", "alpha", "beta")
 
 
 def seat_of(word: str) -> dict[str, Any]:
-    """A form's player: ``v<id>`` (or ``v:<id>``) a bot version, any other word a built-in."""
+    """A form's player: ``v:<id>`` (the pickers' value; ``v<id>`` in older links) a bot
+    version, any other word a built-in (``builtin:<name>`` or its name)."""
     word = word.strip()
     number = word.removeprefix("v").removeprefix(":")
     if word.startswith("v") and number.isdigit():
@@ -34,8 +34,26 @@ def seat_of(word: str) -> dict[str, Any]:
     return {"builtin": word.removeprefix("builtin:")}
 
 
-def _seats(text: str) -> list[dict[str, Any]]:
-    return [seat_of(w) for w in text.replace(",", " ").split() if w]
+def key_of(word: str) -> str:
+    """The player key a picker's option carries for a form's player (to keep it chosen)."""
+    seat = seat_of(word)
+    return f"v:{seat['bot_version']}" if "bot_version" in seat else f"builtin:{seat['builtin']}"
+
+
+def _words(form: Any, name: str) -> list[str]:
+    """A picker's chosen players (each box a value; a typed list of words splits too)."""
+    return [w for value in form.getlist(name) for w in value.replace(",", " ").split()]
+
+
+def _seats(form: Any, name: str) -> list[dict[str, Any]]:
+    return [seat_of(w) for w in _words(form, name)]
+
+
+def _one(form: Any, name: str) -> dict[str, Any]:
+    words = _words(form, name)
+    if len(words) != 1:
+        raise Invalid({name: f"choose one player as the {name}"})
+    return seat_of(words[0])
 
 
 def _number(text: str, name: str) -> float:
@@ -51,14 +69,20 @@ def _whole(text: str, name: str) -> int:
     return int(text)
 
 
+def _is_test(form: Any) -> bool:
+    """The A/B test's form says so; a form of before the two forms gave a candidate."""
+    kind = form.get("kind", "")
+    return kind == "test" if kind else bool(form.get("candidate", "").strip())
+
+
 def _start(user: Any, form: Any) -> Any:
     """The series the form asks for (Invalid names what is wrong)."""
     game = form.get("game", "")
-    if form.get("candidate", "").strip():
+    if _is_test(form):
         test: dict[str, Any] = {
-            "candidate": seat_of(form.get("candidate", "")),
-            "baseline": seat_of(form.get("baseline", "")),
-            "field": _seats(form.get("field", "")),
+            "candidate": _one(form, "candidate"),
+            "baseline": _one(form, "baseline"),
+            "field": _seats(form, "field"),
             "max_games": _whole(form.get("max_games", "200"), "max_games"),
         }
         for name in TEST_NUMBERS:
@@ -71,15 +95,25 @@ def _start(user: Any, form: Any) -> Any:
         user=user,
         game=game,
         name=form.get("name", ""),
-        players=_seats(form.get("players", "")),
+        players=_seats(form, "players"),
         deals=_whole(form.get("deals", "1"), "deals"),
     )
+
+
+def _chosen(form: Any) -> dict[str, list[str]]:
+    """Each picker's chosen player keys, to show them chosen again (a bad form, a bot's link)."""
+    return {
+        name: [key_of(w) for w in _words(form, name)]
+        for name in ("players", "candidate", "baseline", "field")
+    }
 
 
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def series_list(request: HttpRequest) -> HttpResponse:
     errors: dict[str, list[str]] = {}
+    form = request.POST if request.method == "POST" else request.GET
+    game = form.get("game") or next(iter(GAMES))
     if request.method == "POST":
         try:
             series = _start(request.user, request.POST)
@@ -87,19 +121,51 @@ def series_list(request: HttpRequest) -> HttpResponse:
             errors = exc.errors
         else:
             return HttpResponseRedirect(reverse("site-series", args=[series.pk]))
+    elif game not in GAMES:
+        errors = {"game": [f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}"]}
+    mine = list(selectors.series_of(request.user)[:50])
+    names = selectors.player_names(request.user, [p for s in mine for p in _players_of(s)])
     context = {
-        "mine": selectors.series_of(request.user)[:50],
-        "games": [(g, info.title, ", ".join(builtin_names(g))) for g, info in GAMES.items()],
-        "form": request.POST if errors else request.GET,
+        "mine": [(s, [names[p] for p in _players_of(s)]) for s in mine],
+        "games": [(g, info.title) for g, info in GAMES.items()],
+        "game": game,
+        "choices": selectors.player_choices(request.user, game) if game in GAMES else [],
+        "chosen": _chosen(form),
+        "form": form,
         "errors": errors,
+        "is_test": _is_test(form),
     }
     return render(request, "site/series_list.html", context, status=400 if errors else 200)
+
+
+def _players_of(series: Any) -> list[str]:
+    """A series' players as keys: a plain series' table, an A/B test's candidate, baseline
+    and field."""
+    if series.test is None:
+        return list(series.players)
+    return [series.test["candidate"], series.test["baseline"], *series.test["field"]]
+
+
+def _named(results: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """The results with each player's name beside its key (the pages show names)."""
+    return {
+        **results,
+        "players": [{**p, "name": names[p["player"]]} for p in results["players"]],
+        "strengths": [{**s, "name": names[s["player"]]} for s in results["strengths"]],
+        "head_to_head": [
+            {**h, "player_name": names[h["player"]], "opponent_name": names[h["opponent"]]}
+            for h in results["head_to_head"]
+        ],
+    }
 
 
 @require_safe
 def series_page(request: HttpRequest, pk: int) -> HttpResponse:
     series = get_object_or_404(selectors.series_visible_to(request.user), pk=pk)
     results = series_service.results(series)
+    players = _players_of(series)
+    named = {p["player"] for p in results["players"]}
+    names = selectors.player_names(request.user, [*players, *named])
     test = results["test"]
     chart = (
         llr_chart(test["llr"], test["lower"], test["upper"], series.test["max_games"])
@@ -111,7 +177,15 @@ def series_page(request: HttpRequest, pk: int) -> HttpResponse:
         "site/series.html",
         {
             "series": series,
-            "results": results,
+            "results": _named(results, names),
+            "players": [names[p] for p in players],
+            "ab": None
+            if series.test is None
+            else {
+                "candidate": names[series.test["candidate"]],
+                "baseline": names[series.test["baseline"]],
+                "field": [names[p] for p in series.test["field"]],
+            },
             "test": test,
             "chart": chart,
             "matches": selectors.series_matches(series),

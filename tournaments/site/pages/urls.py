@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, path
 
-from tournaments.site.pages import faults, login, series, views
+from tournaments.site.pages import accounts, challenge, faults, login, my_bots, series, views
 
 urlpatterns: list[URLPattern] = [
     path("", views.home, name="site-home"),
@@ -11,7 +11,20 @@ urlpatterns: list[URLPattern] = [
     # Rate-limited per client address, with the API's token requests (tournaments/site/api/throttles.py).
     path("accounts/login/", login.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Sign-up counts with POST /api/accounts/ (one per-address budget); tokens are named ones.
+    path("accounts/signup/", accounts.signup, name="site-signup"),
+    path("accounts/", accounts.account, name="site-account"),
+    path("accounts/password/", accounts.PasswordChangeView.as_view(), name="site-password"),
+    path("accounts/tokens/", accounts.token_create, name="site-token-create"),
+    path("accounts/tokens/<int:token_id>/revoke/", accounts.token_revoke, name="site-token-revoke"),
+    path("bots/mine/", my_bots.my_bots, name="site-my-bots"),
+    path("bots/new/", my_bots.bot_new, name="site-bot-new"),
+    path("bots/<int:bot_id>/manage/", my_bots.bot_manage, name="site-bot-manage"),
+    path("bots/<int:bot_id>/upload/", my_bots.bot_upload, name="site-bot-upload"),
+    path("bots/<int:bot_id>/activate/", my_bots.bot_activate, name="site-bot-activate"),
     path("matches/", views.match_list, name="site-matches"),
+    # Made by the API's challenge service, on the API's challenge budget.
+    path("challenge/", challenge.challenge_page, name="site-challenge"),
     path("matches/<uuid:match_id>/", views.match_page, name="site-match"),
     path("matches/<uuid:match_id>/board/", views.match_board, name="site-match-board"),
     path("matches/<uuid:match_id>/log/", views.match_log, name="site-match-log"),

@@ -445,12 +445,19 @@ def act_download(request: HttpRequest, match_id: Any, seat: int) -> HttpResponse
 @require_safe
 def bot_page(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot: Bot = get_object_or_404(selectors.bots_visible_to(request.user), pk=bot_id)
+    versions = list(selectors.bot_versions(bot))
+    # The version a challenge seats: the newest ready one (a private bot's: for its owner only).
+    ready = next((v for v in versions if v.status == "ready"), None)
+    mine = request.user.is_authenticated and request.user.pk == bot.owner_id
+    seatable = ready is not None and bot.is_active and (bot.is_public or mine)
     return render(
         request,
         "site/bot.html",
         {
             "bot": bot,
-            "versions": selectors.bot_versions(bot),
+            "versions": versions,
+            "challenge_version": ready if seatable else None,
+            "challenge_seat": f"version:{ready.pk}" if seatable and ready else "",
             "recent": selectors.bot_seats(request.user, bot)[:20],
             "verdicts": selectors.bot_verdicts(request.user, bot),
             "chart": rating_chart(bot),

@@ -1,0 +1,126 @@
+"""An account on the site: sign up, change the password, and named API tokens.
+
+Sign-up takes the API's shape (``AccountCreateSerializer``), its service and its per-address
+budget (``SignupThrottle``): a sign-up on the site and one through ``POST /api/accounts/``
+are the same thing, refused with the same messages, and counted together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.views.decorators.http import require_http_methods, require_POST
+
+from tournaments.play import selectors, services, tokens
+from tournaments.site.api import serializers as s
+from tournaments.site.api.throttles import SignupThrottle, charge_accepted, too_many, write_allowed
+
+Errors = dict[str, list[str]]
+
+
+def field_errors(errors: Any) -> Errors:
+    """A serializer's or a service's errors as field -> messages (non-field ones under "form")."""
+    out: Errors = {}
+    for field, found in dict(errors).items():
+        name = "form" if field == "non_field_errors" else str(field)
+        items = found if isinstance(found, list) else [found]
+        out.setdefault(name, []).extend(str(e) for e in items)
+    return out
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("site-my-bots")
+    values = {"username": "", "email": ""}
+    errors: Errors = {}
+    if request.method == "POST":
+        throttle = SignupThrottle()
+        if not write_allowed(throttle, request):
+            return too_many(throttle)
+        data = {k: request.POST.get(k, "") for k in ("username", "password", "email")}
+        values = {"username": data["username"], "email": data["email"]}
+        shape = s.AccountCreateSerializer(data=data)
+        if data["password"] != request.POST.get("password2", ""):
+            errors["password2"] = ["the two passwords differ"]
+        if not shape.is_valid():
+            errors = {**field_errors(shape.errors), **errors}
+        if not errors:
+            try:
+                user, _key = services.create_account(
+                    **shape.validated_data, address=throttle.get_ident(request)
+                )
+            except services.Invalid as exc:
+                errors = field_errors(exc.errors)
+            else:
+                charge_accepted(request)
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                messages.success(request, f"Welcome, {user.get_username()}: create your first bot.")
+                return redirect("site-my-bots")
+    return render(
+        request,
+        "site/signup.html",
+        {"values": values, "errors": errors},
+        status=400 if errors else 200,
+    )
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    template_name = "site/password.html"
+    success_url = reverse_lazy("site-account")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        messages.success(self.request, "Your password is changed.")
+        return super().form_valid(form)
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        response = super().form_invalid(form)
+        response.status_code = 400
+        return response
+
+
+def _account(request: HttpRequest, **extra: Any) -> dict[str, Any]:
+    return {
+        "tokens": selectors.tokens_of(request.user),
+        "max_tokens": tokens.MAX_TOKENS,
+        "values": {"name": ""},
+        "errors": {},
+        **extra,
+    }
+
+
+@login_required
+@require_http_methods(["GET", "HEAD"])
+def account(request: HttpRequest) -> HttpResponse:
+    return render(request, "site/account.html", _account(request))
+
+
+@login_required
+@require_POST
+def token_create(request: HttpRequest) -> HttpResponse:
+    name = request.POST.get("name", "")
+    try:
+        token, key = tokens.create_token(user=request.user, name=name)
+    except services.Invalid as exc:
+        context = _account(request, values={"name": name}, errors=field_errors(exc.errors))
+        return render(request, "site/account.html", context, status=400)
+    # Rendered, not redirected: the key is kept nowhere, so this page is the one time it shows.
+    response = render(request, "site/account.html", _account(request, created=token, key=key))
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    if not tokens.revoke_token(user=request.user, token_id=token_id):
+        raise Http404("you have no such token")
+    messages.success(request, "The token is revoked: requests with it are refused from now on.")
+    return redirect("site-account")
