@@ -263,3 +263,7 @@ def test_the_schema_documents_the_errors_list() -> None:
     fields = schema["components"]["schemas"][row]["properties"]
     assert {"kind", "match", "step", "asked_step", "detail", "viewer_url", "version"} <= set(fields)
     assert "kind" in schema["components"]["schemas"]["Match"]["properties"]
+    # Another's bot comes without its webhook: a generated client must not require it.
+    bot = schema["components"]["schemas"]["Bot"]
+    assert {"webhook_url", "webhook_secret"} <= set(bot["properties"])
+    assert not {"webhook_url", "webhook_secret"} & set(bot["required"])

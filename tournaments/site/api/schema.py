@@ -67,6 +67,17 @@ class AutoSchema(SpectacularAutoSchema):
             auths.append({})
         return auths
 
+    def _map_basic_serializer(self, serializer: Any, direction: Any) -> dict[str, Any]:
+        """A serializer's ``Meta.owner_only_fields`` are left out of a response for anyone but
+        the owner (the bot's webhook): never required, so a generated client reads others'."""
+        schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)  # type: ignore[no-untyped-call]
+        optional = set(getattr(getattr(serializer, "Meta", None), "owner_only_fields", ()))
+        if optional and "required" in schema:
+            schema["required"] = [n for n in schema["required"] if n not in optional]
+            if not schema["required"]:
+                del schema["required"]
+        return schema
+
     def _get_request_body(self, direction: Any = "request") -> dict[str, Any] | None:
         body: dict[str, Any] | None = super()._get_request_body(direction)  # type: ignore[no-untyped-call]
         if body is not None and len(body["content"]) > 1:

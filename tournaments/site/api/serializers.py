@@ -98,6 +98,8 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "webhook_secret",
         ]
         read_only_fields = ["id", "owner", "created_at", "webhook_secret"]
+        # Left out for anyone but the owner (to_representation), so never required (schema.py).
+        owner_only_fields = ["webhook_url", "webhook_secret"]
         # Uniqueness per owner is checked by the service (the owner is not an input field).
         validators: list[Any] = []
         extra_kwargs = {
