@@ -70,9 +70,8 @@ def test_the_documented_loop_then_what_scripts_see(server: str, tmp_path: Path) 
     assert f"match {found['MATCH_ID']}: finished" in lines
     assert any(line.startswith("seat 0  rank ") for line in lines)
     assert "owner-only-trace: deciding" in doc(logs)
-    # The errors list is another part of issue 23: where it is absent, the command says so.
     done = documented(errors.replace("BOT_ID", found["BOT_ID"]), config=config, cwd=tmp_path)
-    assert done.returncode == 0 or (done.returncode == 5 and "errors list" in done.stderr), done
+    assert done.returncode == 0, done
     printed = doc(download)
     document = json.loads((tmp_path / "match.json").read_text())
     assert document["format"] == "backroom-match/1" and document["match"]["status"] == "finished"
