@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shlex
@@ -34,15 +35,26 @@ def dockerfile_collectstatic() -> tuple[dict[str, str], list[str]]:
 
 @pytest.fixture(scope="session")
 def collected_static(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Static files collected by the image's own collectstatic step, run here."""
-    static = tmp_path_factory.mktemp("static")
-    env, command = dockerfile_collectstatic()
-    command[0] = str(ROOT / command[0])
-    subprocess.run(
-        command,
-        cwd=ROOT,
-        env={**os.environ, **env, "STATIC_ROOT": str(static)},
-        check=True,
-        timeout=180,
-    )
+    """Static files collected by the image's own collectstatic step, run here once per run.
+
+    Compressing some 1,000 files costs about 35 s of CPU: the xdist workers that need them
+    (test_files, test_gunicorn) share one folder under the run's common temporary root, the
+    first to come collecting while the others wait on its lock."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's own root, above each worker's (popen-gwN)
+    static, done = shared / "collected-static", shared / "collected-static.done"
+    with (shared / "collected-static.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            env, command = dockerfile_collectstatic()
+            command[0] = str(ROOT / command[0])
+            subprocess.run(
+                command,
+                cwd=ROOT,
+                env={**os.environ, **env, "STATIC_ROOT": str(static)},
+                check=True,
+                timeout=600,
+            )
+            done.touch()
     return static
