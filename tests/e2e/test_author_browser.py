@@ -1,7 +1,9 @@
-"""A new author's loop on the site in a real headless Chromium, with a real worker: sign up,
-create a bot, paste a bot that crashes at its third decision into the editor, see validation
-reject it with the traceback (the page follows it live), paste the fix, see it ready, and
-make an API token. Each of the author's pages fits a phone (390 px) and a laptop (1280 px).
+"""A new author's whole loop on the site in a real headless Chromium, with a real worker: sign
+up, create a bot, paste a bot that crashes at its third decision into the editor, see validation
+reject it with the traceback (the page follows it live), paste the fix, see it ready, challenge
+built-in bots from the challenge page, watch the match live in the viewer, find the fixed bot's
+timeout on its errors page and open its step with the bot's stderr, and make an API token. Each
+of the author's pages fits a phone (390 px) and a laptop (1280 px).
 
 BACKROOM_SCREENSHOTS=docs writes their screenshots to docs/ (docs/site-<page>-<width>.png).
 """
@@ -9,6 +11,7 @@ BACKROOM_SCREENSHOTS=docs writes their screenshots to docs/ (docs/site-<page>-<w
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,8 +23,9 @@ from tests.e2e.conftest import Worker
 from tests.e2e.test_viewer_browser import (  # noqa: F401 (fixtures)
     _chromium_installed,
     browser,
+    wait_board,
 )
-from tournaments.play.models import Bot, BotVersion
+from tournaments.play.models import Bot, BotVersion, Fault, Match
 
 pytestmark = pytest.mark.e2e
 
@@ -39,15 +43,32 @@ CRASHES = (
     "    decisions += 1\n    if decisions == 3:\n"
     '        raise RuntimeError("the third decision goes wrong")\n' + PLAY
 )
-FIXED = "def act(observation, legal):\n    # fixed: no more counting\n" + PLAY
+# The fix validates (the smoke match plays the default 60 rounds), but in a shorter game, such
+# as the challenge below, it thinks a while at each decision, long enough to watch the match
+# live, and at its third decision for longer than the move time and the bank (test settings:
+# 0.5 s and 1 s): a timeout. Its restarted process (module state lost) does not do it again.
+FIXED = (
+    "import sys\nimport time\n\ndecisions = 0\nrestarted = False\n\n\n"
+    "def start(info):\n    global restarted\n    restarted = info[\"restarts\"] > 0\n\n\n"
+    "def act(observation, legal):\n    global decisions\n    decisions += 1\n"
+    '    if observation["max_rounds"] < 60:\n'
+    "        time.sleep(0.3)\n"
+    "        if decisions == 3 and not restarted:\n"
+    '            print("still thinking about round", observation["round"], file=sys.stderr)\n'
+    "            time.sleep(5)\n" + PLAY
+)
+ROUNDS = 10  # the challenge's game: about one decision of the bot's seat per round
+# Shot by tests/e2e/test_errors_browser.py (docs/errors-<width>.png); only checked to fit here.
+NOT_SHOT = {"errors"}
 VALIDATED_WITHIN = 120_000  # ms: a smoke match on a busy 2-core machine
+PLAYED_WITHIN = 120_000  # ms: the challenge, some 5 s of the bot's thinking included
 
 
 def _fits(tab: Any) -> bool:
     return bool(tab.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"))
 
 
-def test_an_author_signs_up_pastes_a_bot_and_sees_its_verdict(
+def test_an_author_signs_up_uploads_challenges_watches_and_finds_a_timeout(
     request: pytest.FixtureRequest,
     live_server: Any,
     transactional_db: None,
@@ -116,6 +137,50 @@ def test_an_author_signs_up_pastes_a_bot_and_sees_its_verdict(
         v2.locator('[data-field="status"]:text("ready")').wait_for(timeout=VALIDATED_WITHIN)
         assert not v2.locator('[data-field="error"]').is_visible()
         shots["bot-manage"] = tab.url.split("#")[0]
+        fixed = BotVersion.objects.get(bot=bot, number=2)
+
+        # Challenge built-in bots from the challenge page, in a short game.
+        tab.get_by_role("navigation", name="Site").get_by_role("link", name="Challenge").click()
+        tab.wait_for_url("**/challenge/")
+        shots["challenge"] = tab.url
+        tab.get_by_label("Seat 1", exact=True).select_option(f"version:{fixed.pk}")
+        tab.get_by_label("Seat 2", exact=True).select_option("builtin:greedy")
+        tab.get_by_label("Seat 3", exact=True).select_option("builtin:random")
+        tab.get_by_label("Options").fill(f'{{"max_rounds": {ROUNDS}}}')
+        tab.get_by_role("button", name="Start the match").click()
+        tab.wait_for_url(re.compile(r"/matches/[0-9a-f-]{36}/"))
+        match = Match.objects.get(created_by__username="new-author", validation_of=None)
+
+        # Live: the viewer takes new steps while the match is still running, then its end.
+        assert tab.locator("#live-badge").is_visible()
+        first = int(tab.locator("#last-num").inner_text())
+        tab.wait_for_function(
+            "n => document.getElementById('live-badge') !== null"
+            " && Number(document.getElementById('last-num').textContent) > n",
+            arg=first,
+            timeout=PLAYED_WITHIN,
+        )
+        tab.locator("#live-badge").wait_for(state="detached", timeout=PLAYED_WITHIN)
+        match.refresh_from_db()
+        assert match.status == "finished"
+        wait_board(tab, match.last_version)  # it followed the match to its last step
+
+        # The errors page lists the timeout; its link opens the viewer at its step, with
+        # the bot's stderr shown.
+        tab.goto(shots["bot-manage"])
+        tab.get_by_role("link", name=re.compile(r"^Errors")).click()
+        tab.wait_for_selector("#kind-timeout")
+        shots["errors"] = tab.url
+        timeout = Fault.objects.get(match=match, verdict="timeout")
+        tab.locator("#kind-timeout a.fault-link").first.click()
+        wait_board(tab, timeout.step)
+        stderr = tab.locator("#stderr")
+        assert "still thinking about round" in stderr.inner_text()
+        assert f"asked at step {timeout.asked_step}" in stderr.inner_text()
+        assert tab.evaluate(
+            "() => { const r = document.getElementById('stderr').getBoundingClientRect();"
+            " return r.top < window.innerHeight && r.bottom > 0; }"
+        ), "the stderr is scrolled into view"
 
         tab.goto("/bots/mine/")
         assert "v2" in tab.locator("table.my-bots").inner_text()
@@ -151,7 +216,7 @@ def test_an_author_signs_up_pastes_a_bot_and_sees_its_verdict(
                     wide[f"{name} at {width}"] = page.evaluate(
                         "() => document.documentElement.scrollWidth"
                     )
-                if target:
+                if target and name not in NOT_SHOT:
                     page.screenshot(path=str(ROOT / target / f"site-{name}-{width}.png"))
                 page.close()
                 if name == "signup":
