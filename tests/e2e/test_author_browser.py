@@ -48,14 +48,28 @@ CRASHES = (
 # live, and at its third decision for longer than the move time and the bank (test settings:
 # 0.5 s and 1 s): a timeout. Its restarted process (module state lost) does not do it again.
 FIXED = (
-    "import sys\nimport time\n\ndecisions = 0\nrestarted = False\n\n\n"
-    "def start(info):\n    global restarted\n    restarted = info[\"restarts\"] > 0\n\n\n"
-    "def act(observation, legal):\n    global decisions\n    decisions += 1\n"
-    '    if observation["max_rounds"] < 60:\n'
-    "        time.sleep(0.3)\n"
-    "        if decisions == 3 and not restarted:\n"
-    '            print("still thinking about round", observation["round"], file=sys.stderr)\n'
-    "            time.sleep(5)\n" + PLAY
+    """import sys
+import time
+
+decisions = 0
+restarted = False
+
+
+def start(info):
+    global restarted
+    restarted = info["restarts"] > 0
+
+
+def act(observation, legal):
+    global decisions
+    decisions += 1
+    if observation["max_rounds"] < 60:
+        time.sleep(0.3)
+        if decisions == 3 and not restarted:
+            print("still thinking about round", observation["round"], file=sys.stderr)
+            time.sleep(5)
+"""
+    + PLAY
 )
 ROUNDS = 10  # the challenge's game: about one decision of the bot's seat per round
 # Shot by tests/e2e/test_errors_browser.py (docs/errors-<width>.png); only checked to fit here.
@@ -142,7 +156,8 @@ def test_an_author_signs_up_uploads_challenges_watches_and_finds_a_timeout(
         # Challenge built-in bots from the challenge page, in a short game.
         tab.get_by_role("navigation", name="Site").get_by_role("link", name="Challenge").click()
         tab.wait_for_url("**/challenge/")
-        shots["challenge"] = tab.url
+        # Shot as a bot page's "Challenge" link opens it: the bot in the first seat.
+        shots["challenge"] = f"/challenge/?game=brexit&seat=version:{fixed.pk}&seat=builtin:greedy"
         tab.get_by_label("Seat 1", exact=True).select_option(f"version:{fixed.pk}")
         tab.get_by_label("Seat 2", exact=True).select_option("builtin:greedy")
         tab.get_by_label("Seat 3", exact=True).select_option("builtin:random")
