@@ -28,13 +28,18 @@ def test_home_shows_both_games_and_the_latest_matches(client: Client, brexit_mat
     assert "/api/docs/" in html and "/docs/bots/" in html
 
 
-@pytest.mark.parametrize("name", ["bots", "api", "brexit", "brasilis", "builtin-bots"])
+@pytest.mark.parametrize("name", ["bots", "api", "brexit", "brasilis", "builtin-bots", "cli"])
 def test_bot_author_docs_are_served(client: Client, name: str) -> None:
     r = client.get(f"/docs/{name}/")
     assert r.status_code == 200
     html = r.content.decode()
     assert ("<h1>" in html and "<pre><code>" in html) or "<table>" in html
     assert "<script>" not in html.split("</footer>")[0].split('<article class="doc">')[1]
+
+
+def test_the_bots_doc_links_the_api_and_cli_docs_on_the_site(client: Client) -> None:
+    html = client.get("/docs/bots/").content.decode()
+    assert 'href="/docs/api/"' in html and 'href="/docs/cli/"' in html
 
 
 def test_unknown_doc_is_404(client: Client) -> None:

@@ -42,6 +42,7 @@ AUTHOR_DOCS = {
     "api": ("The API by example", "api.md"),
     "builtin-bots": ("Built-in bots", "builtin-bots.md"),
     "ab-tests": ("Series and A/B tests", "ab-tests.md"),
+    "cli": ("The backroom command", "cli.md"),  # bots.md links it
 }
 
 
