@@ -44,9 +44,10 @@ CRASHES = (
     '        raise RuntimeError("the third decision goes wrong")\n' + PLAY
 )
 # The fix validates (the smoke match plays the default 60 rounds), but in a shorter game, such
-# as the challenge below, it thinks a while at each decision, long enough to watch the match
-# live, and at its third decision for longer than the move time and the bank (test settings:
-# 0.5 s and 1 s): a timeout. Its restarted process (module state lost) does not do it again.
+# as the challenge below, it thinks a while at each of its first decisions, long enough to
+# watch the match live (overruns of the 0.5 s move time come out of the 1 s bank: test
+# settings), and at its fifth for longer than both: a timeout. The timeout empties the bank, so
+# its restarted process (module state lost) answers at once from then on.
 FIXED = (
     """import sys
 import time
@@ -63,15 +64,17 @@ def start(info):
 def act(observation, legal):
     global decisions
     decisions += 1
-    if observation["max_rounds"] < 60:
-        time.sleep(0.3)
-        if decisions == 3 and not restarted:
+    if observation["max_rounds"] < 60 and not restarted:
+        if decisions < 5:
+            time.sleep(0.4)
+        elif decisions == 5:
             print("still thinking about round", observation["round"], file=sys.stderr)
             time.sleep(5)
 """
     + PLAY
 )
-ROUNDS = 10  # the challenge's game: about one decision of the bot's seat per round
+ROUNDS = 10  # the challenge's game: with SEED, 7 decisions of the bot's seat
+SEED = 7
 # Shot by tests/e2e/test_errors_browser.py (docs/errors-<width>.png); only checked to fit here.
 NOT_SHOT = {"errors"}
 VALIDATED_WITHIN = 120_000  # ms: a smoke match on a busy 2-core machine
@@ -162,6 +165,7 @@ def test_an_author_signs_up_uploads_challenges_watches_and_finds_a_timeout(
         tab.get_by_label("Seat 2", exact=True).select_option("builtin:greedy")
         tab.get_by_label("Seat 3", exact=True).select_option("builtin:random")
         tab.get_by_label("Options").fill(f'{{"max_rounds": {ROUNDS}}}')
+        tab.get_by_label("Seed").fill(str(SEED))
         tab.get_by_role("button", name="Start the match").click()
         tab.wait_for_url(re.compile(r"/matches/[0-9a-f-]{36}/"))
         match = Match.objects.get(created_by__username="new-author", validation_of=None)
@@ -186,8 +190,10 @@ def test_an_author_signs_up_uploads_challenges_watches_and_finds_a_timeout(
         tab.get_by_role("link", name=re.compile(r"^Errors")).click()
         tab.wait_for_selector("#kind-timeout")
         shots["errors"] = tab.url
-        timeout = Fault.objects.get(match=match, verdict="timeout")
-        tab.locator("#kind-timeout a.fault-link").first.click()
+        timeout = Fault.objects.filter(match=match, verdict="timeout").earliest("step")
+        tab.locator(
+            "#kind-timeout a.fault-link", has_text=re.compile(rf"^step {timeout.step}$")
+        ).click()
         wait_board(tab, timeout.step)
         stderr = tab.locator("#stderr")
         assert "still thinking about round" in stderr.inner_text()
