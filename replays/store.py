@@ -29,6 +29,7 @@ from psycopg.types.json import JsonbLoader
 from uuid_utils import uuid7 as fast_uuid7
 from uuid_utils.compat import uuid7
 
+from replays import archive
 from replays.upcasting import upcast
 
 if TYPE_CHECKING:
@@ -413,7 +414,15 @@ def read(
     if to_version is not None:
         sql += " AND version <= %s"
         params.append(to_version)
-    return _fetch(sql + " ORDER BY version", params)
+    hot = _fetch(sql + " ORDER BY version", params)
+    if hot and hot[0].version <= max(from_version, 1):
+        return hot  # the hot table has the first version asked for: nothing is archived
+    # Compaction removes an archived stream's hot rows in the transaction that writes its
+    # archive: a read that found them gone finds the archive.
+    archived = archive.rows(stream_id, from_version, to_version)
+    if archived is None:
+        return hot
+    return [_archived(stream_id, row) for row in archived] + hot
 
 
 def current_version(stream_id: uuid.UUID) -> int:
@@ -423,7 +432,8 @@ def current_version(stream_id: uuid.UUID) -> int:
             "SELECT coalesce(max(version), 0) FROM replays_event WHERE stream_id = %s", [stream_id]
         )
         row = cur.fetchone()
-    return int(row[0]) if row else 0
+    hot = int(row[0]) if row else 0
+    return hot or archive.last_version(stream_id)
 
 
 class _OrjsonbLoader(JsonbLoader):
@@ -459,4 +469,20 @@ def _stored(row: Sequence[Any]) -> StoredEvent:
         payload=payload,
         metadata=metadata,
         recorded_at=at,
+    )
+
+
+def _archived(stream_id: uuid.UUID, row: archive.Row) -> StoredEvent:
+    position, event_id, version, event_type, schema_version, payload, metadata, at = row
+    schema_version, upcast_payload = upcast(event_type, schema_version, orjson.loads(payload))
+    return StoredEvent(
+        position=position,
+        event_id=event_id,
+        stream_id=stream_id,
+        version=version,
+        type=event_type,
+        schema_version=schema_version,
+        payload=upcast_payload,
+        metadata=orjson.loads(metadata),
+        recorded_at=archive.recorded_at(at),
     )
