@@ -182,7 +182,10 @@ def _decompressor(digest: str, data: zstandard.ZstdCompressionDict) -> zstandard
 
 def train(game: str, samples: Sequence[Sequence[Row]]) -> Dictionary:
     """Train and store a dictionary for ``game`` on the rows of some of its streams."""
-    texts = [f"{r[5]}\n{r[6]}".encode() for rows in samples for r in rows]
+    # An event's payload and metadata a sample: they are most of a document's bytes.
+    texts: list[bytes | bytearray | memoryview[int]] = [
+        f"{r[5]}\n{r[6]}".encode() for rows in samples for r in rows
+    ]
     if not texts:
         raise ArchiveError(f"no events of {game} to train a dictionary on")
     # zstd wants more sample bytes than dictionary bytes; a few matches give fewer.

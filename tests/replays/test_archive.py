@@ -19,7 +19,7 @@ def _stream(n: int = 30) -> uuid.UUID:
     events = [
         NewEvent(
             type="match_finished" if i == n - 1 else "counted" if i % 3 else "odd",
-            payload={"n": i, "text": "a\\b\n\"c\" é ✓", "f": 1.5, "nested": {"z": [1, None]}},
+            payload={"n": i, "text": 'a\\b\n"c" é ✓', "f": 1.5, "nested": {"z": [1, None]}},
             metadata={"actor": i % 4, "visible_to": None},
             schema_version=1 + i % 2,
         )
@@ -95,9 +95,20 @@ def test_hot_rows_can_be_deleted_only_by_the_compaction_and_only_once_archived()
         ):
             cur.execute("SET LOCAL backroom.compacting = on")
             cur.execute(sql, params)
-    with pytest.raises(Exception, match="append-only"), transaction.atomic():
-        with connection.cursor() as cur:  # an archived stream's rows, without the setting
-            cur.execute("DELETE FROM replays_event WHERE stream_id = %s", [other])
+    using = _dictionary()
+    with (
+        pytest.raises(Exception, match="append-only"),
+        transaction.atomic(),
+        connection.cursor() as cur,
+    ):
+        # An archive covering the stream, but a session that is not the compaction's.
+        cur.execute(
+            "INSERT INTO replays_archive (stream_id, dictionary_id, last_version, first_position,"
+            " last_position, document) SELECT stream_id, %s, max(version), min(position),"
+            " max(position), '' FROM replays_event WHERE stream_id = %s GROUP BY stream_id",
+            [using.id, other],
+        )
+        cur.execute("DELETE FROM replays_event WHERE stream_id = %s", [other])
     assert _hot_count(other) == 30
     assert _hot_count(archived) == 1
 

@@ -108,7 +108,9 @@ ORDER BY e.position
 """
 # A compacted match's result is read from the archive's whole copy of it (replays/archive.py):
 # each read is the hot events and the archived ones, merged in position order.
-_RESULT_EVENT = "position, stream_id, schema_version, (payload -> 'outcome' -> 'ranks')::text AS ranks"
+_RESULT_EVENT = (
+    "position, stream_id, schema_version, (payload -> 'outcome' -> 'ranks')::text AS ranks"
+)
 _ARCHIVED = (
     f"SELECT {_RESULT_EVENT} FROM replays_archived_event"  # noqa: S608 (constant SQL)
     " WHERE position > %s{up_to} AND event_type = %s ORDER BY position LIMIT %s"
@@ -148,9 +150,7 @@ def stored_results(up_to: int, chunk: int) -> Iterator[list[ResultRow]]:
     """Every stored match_finished event up to position ``up_to``, ``chunk`` at a time."""
     position = 0
     while True:
-        rows = _rows(
-            _STORED_RESULTS, [*[position, up_to, MATCH_FINISHED, chunk] * 2, chunk]
-        )
+        rows = _rows(_STORED_RESULTS, [*[position, up_to, MATCH_FINISHED, chunk] * 2, chunk])
         if not rows:
             return
         yield rows
