@@ -279,6 +279,15 @@ def compact(stream_id: uuid.UUID, using: Dictionary) -> int:
 # Reading
 
 
+def decoded(
+    document: bytes, dictionary_id: int, digest: str, first: int, last: int | None
+) -> list[Row]:
+    """The rows of a compressed document (as stored, with its dictionary's id and digest),
+    versions ``first`` to ``last`` (inclusive; None: to the end)."""
+    data = _dictionary_data(dictionary_id, digest)
+    return decode(_decompressor(digest, data).decompress(document), first, last)
+
+
 def rows(stream_id: uuid.UUID, from_version: int, to_version: int | None) -> list[Row] | None:
     """The archived events of the stream between the versions (inclusive); None if the stream
     has no archive."""
@@ -292,9 +301,7 @@ def rows(stream_id: uuid.UUID, from_version: int, to_version: int | None) -> lis
         found = cur.fetchone()
     if found is None:
         return None
-    document, dictionary_id, digest = found
-    data = _dictionary_data(dictionary_id, digest)
-    return decode(_decompressor(digest, data).decompress(document), from_version, to_version)
+    return decoded(bytes(found[0]), found[1], found[2], from_version, to_version)
 
 
 def last_version(stream_id: uuid.UUID) -> int:
