@@ -10,7 +10,7 @@ event ever changes or disappears: in one transaction it encodes the stream's sto
 decodes the compressed document again and checks it gives exactly those rows, event by
 event, byte for byte (payload and metadata as Postgres prints them); then it writes the
 archive, deletes the hot rows through the trigger's one escape hatch (migrations/0004), and
-checks that the store reads the stream back equal to what it read before. ``rows`` is what
+decodes the stored document once more, as a reader will, against the same rows. ``rows`` is what
 ``replays.store.read`` falls back on when the hot table does not have a stream's versions.
 """
 
@@ -221,59 +221,92 @@ def dictionary(game: str) -> Dictionary | None:
 # Compaction
 
 
+_HOT_ROWS_OF = """
+SELECT stream_id, position, event_id, version, event_type, schema_version, payload::text,
+       metadata::text, (extract(epoch FROM recorded_at) * 1000000)::bigint
+FROM replays_event WHERE stream_id = ANY(%s) ORDER BY stream_id, version
+"""
+
+
 def hot_rows(stream_id: uuid.UUID) -> list[Row]:
     with connection.cursor() as cur:
         cur.execute(_HOT_ROWS, [stream_id])
         return [(p, e, v, t, s, pl, m, int(at)) for p, e, v, t, s, pl, m, at in cur.fetchall()]
 
 
+def _hot_rows_of(stream_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, list[Row]]:
+    found: dict[uuid.UUID, list[Row]] = {stream: [] for stream in stream_ids}
+    with connection.cursor() as cur:
+        cur.execute(_HOT_ROWS_OF, [list(stream_ids)])
+        for stream, p, e, v, t, sv, pl, m, at in cur.fetchall():
+            found[stream].append((p, e, v, t, sv, pl, m, int(at)))
+    return found
+
+
 def compact(stream_id: uuid.UUID, using: Dictionary) -> int:
-    """Archive the stream's stored events and remove its hot rows; returns how many.
+    """``compact_many`` of one stream."""
+    return compact_many([stream_id], using)
 
-    Everything happens in one transaction, and nothing is removed unless the compressed
-    document decodes to exactly the stored rows and the store then reads the stream back
-    as before (ArchiveError otherwise, and nothing is written). The caller chooses streams
-    that are over (no more appends) and that every reader of the feed has passed.
+
+def compact_many(stream_ids: Sequence[uuid.UUID], using: Dictionary) -> int:
+    """Archive the streams' stored events and remove their hot rows; returns how many events.
+
+    Everything happens in one transaction, and nothing is removed unless each compressed
+    document decodes to exactly its stream's stored rows, and decodes so again once stored
+    (ArchiveError otherwise, and nothing is written). A stream's rows are its versions
+    1..n, so an archive always starts at version 1. The caller chooses streams that are over
+    (no more appends) and that every reader of the feed has passed.
     """
-    from replays import store  # the store reads through this module
-
+    compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=using.data)
+    decompressor = _decompressor(using.digest, using.data)
     with transaction.atomic():
-        rows = hot_rows(stream_id)
-        if not rows:
-            raise ArchiveError(f"stream {stream_id} has no hot events")
-        if [r[2] for r in rows] != list(range(1, len(rows) + 1)):
-            raise ArchiveError(f"stream {stream_id}: versions are not 1..{len(rows)}")
-        before = store.read(stream_id)
-        document = zstandard.ZstdCompressor(level=LEVEL, dict_data=using.data).compress(
-            encode(rows)
-        )
-        if decode(_decompressor(using.digest, using.data).decompress(document)) != rows:
-            raise ArchiveError(f"stream {stream_id}: its document does not decode to its rows")
-        last = len(rows)
+        streams = _hot_rows_of(stream_ids)
+        archives = []
+        for stream_id, rows in streams.items():
+            if not rows:
+                raise ArchiveError(f"stream {stream_id} has no hot events")
+            if [r[2] for r in rows] != list(range(1, len(rows) + 1)):
+                raise ArchiveError(f"stream {stream_id}: versions are not 1..{len(rows)}")
+            document = compressor.compress(encode(rows))
+            if decode(decompressor.decompress(document)) != rows:
+                raise ArchiveError(f"stream {stream_id}: its document does not decode to its rows")
+            archives.append((stream_id, using.id, len(rows), rows[0][0], rows[-1][0], document))
+        events = sum(len(rows) for rows in streams.values())
         with connection.cursor() as cur:
-            cur.execute(
+            cur.executemany(
                 "INSERT INTO replays_archive (stream_id, dictionary_id, last_version,"
                 " first_position, last_position, document) VALUES (%s, %s, %s, %s, %s, %s)",
-                [stream_id, using.id, last, rows[0][0], rows[-1][0], document],
+                archives,
             )
             cur.execute(
                 "INSERT INTO replays_archived_event (position, event_id, stream_id, version,"
                 " event_type, schema_version, payload, metadata, recorded_at)"
                 " SELECT position, event_id, stream_id, version, event_type, schema_version,"
                 " payload, metadata, recorded_at FROM replays_event"
-                " WHERE stream_id = %s AND version <= %s AND event_type = ANY(%s)",
-                [stream_id, last, list(KEPT_WHOLE)],
+                " WHERE stream_id = ANY(%s) AND event_type = ANY(%s)",
+                [list(streams), list(KEPT_WHOLE)],
             )
+            # Only the rows read above: an archive covers versions 1..n of its stream.
             cur.execute("SET LOCAL backroom.compacting = on")
             cur.execute(
-                "DELETE FROM replays_event WHERE stream_id = %s AND version <= %s",
-                [stream_id, last],
+                "DELETE FROM replays_event e USING replays_archive a"
+                " WHERE a.stream_id = ANY(%s) AND e.stream_id = a.stream_id"
+                " AND e.version <= a.last_version",
+                [list(streams)],
             )
             removed = cur.rowcount
             cur.execute("SET LOCAL backroom.compacting = off")
-        if removed != last or store.read(stream_id) != before:
-            raise ArchiveError(f"stream {stream_id}: the archive does not read back as stored")
-    return last
+            # What readers will decode: the stored documents, through the reading path.
+            cur.execute(
+                "SELECT a.stream_id, a.document, d.id, d.digest FROM replays_archive a"
+                " JOIN replays_archive_dictionary d ON d.id = a.dictionary_id"
+                " WHERE a.stream_id = ANY(%s)",
+                [list(streams)],
+            )
+            stored = {row[0]: decoded(bytes(row[1]), row[2], row[3], 1, None) for row in cur}
+        if removed != events or stored != streams:
+            raise ArchiveError("the archives do not read back as the stored rows")
+    return events
 
 
 # Reading

@@ -467,7 +467,7 @@ def _fetch(sql: str, params: Sequence[Any]) -> list[StoredEvent]:
     return [_stored(row) for row in _rows(sql, params)]
 
 
-def _rows(sql: str, params: Sequence[Any]) -> list[Any]:
+def _rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     connection.ensure_connection()
     raw = connection.connection
     assert raw is not None
@@ -475,7 +475,8 @@ def _rows(sql: str, params: Sequence[Any]) -> list[Any]:
         # Django registers a jsonb loader that leaves text for its JSONField; parse here.
         cur.adapters.register_loader("jsonb", _OrjsonbLoader)
         cur.execute(sql, params)
-        return cur.fetchall()
+        rows: list[tuple[Any, ...]] = cur.fetchall()
+    return rows
 
 
 def _stored(row: Sequence[Any]) -> StoredEvent:

@@ -196,3 +196,16 @@ def test_a_stream_read_while_it_is_compacted_reads_the_same_every_time() -> None
         thread.join(60)
     assert not errors
     assert reads and all(reads)
+
+
+def test_streams_compacted_together_each_read_as_before_or_none_is_compacted() -> None:
+    using = _dictionary()
+    streams = [_stream(n) for n in (5, 40, 77)]
+    before = {s: store.read(s) for s in streams}
+    assert archive.compact_many(streams, using) == 122
+    assert {s: store.read(s) for s in streams} == before
+    assert all(_hot_count(s) == 0 for s in streams)
+    fresh = _stream(12)
+    with pytest.raises(archive.ArchiveError, match="no hot events"):
+        archive.compact_many([fresh, streams[0]], using)
+    assert _hot_count(fresh) == 12 and archive.rows(fresh, 1, None) is None
