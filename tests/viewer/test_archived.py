@@ -3,6 +3,7 @@ API's states, events pages and download, a fork, ``verify`` and ``ratings rebuil
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
@@ -126,6 +127,10 @@ def test_nothing_is_compacted_before_every_feed_reader_has_passed_it(owner: Any)
     assert archiving.compactable(10) == []  # no reader has a checkpoint yet
     _consume_past(running)
     assert archiving.compactable(10) == [(match.pk, "brexit")]  # the running one stays
-    assert archiving.compact().matches == {"brexit": 1}
+    out = io.StringIO()
+    call_command("archive", "--limit", "10", stdout=out)
+    summary = json.loads(out.getvalue())
+    assert summary["matches"] == {"brexit": 1} and summary["events"] == match.last_version
+    assert summary["dictionaries_trained"] == ["brexit"]
     assert archiving.compactable(10) == []
     assert archive.archived([match.pk, running.pk]) == {match.pk}
