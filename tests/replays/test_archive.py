@@ -180,7 +180,7 @@ def test_a_stream_read_while_it_is_compacted_reads_the_same_every_time() -> None
             while not compacted.is_set() or len(reads) < 5:
                 reads.append(store.read(stream) == before)
                 reads.append(store.read(stream, from_version=100, to_version=149) == before[99:149])
-        except BaseException as exc:  # noqa: BLE001 (handed to the test's thread)
+        except BaseException as exc:  # handed to the test, in its own thread
             errors.append(exc)
         finally:
             connections.close_all()
