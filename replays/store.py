@@ -9,6 +9,12 @@ hits the unique (stream, version) constraint, and a writer ahead of the stream
 hits the gap trigger (see migrations/0002_append_only.py). An ``Appender`` is
 the same append spread over time: its rows go down an open COPY while the
 writer (the match runner) is still producing them.
+
+A finished stream may be compacted into the archive (replays/archive.py): ``read``
+and ``current_version`` answer from the hot table and the archive alike. An append
+after an archived stream continues it; a stale one is a conflict, and so is a
+retry of a batch that has been archived since (its events are no longer looked up
+by id).
 """
 
 from __future__ import annotations

@@ -209,3 +209,14 @@ def test_streams_compacted_together_each_read_as_before_or_none_is_compacted() -
     with pytest.raises(archive.ArchiveError, match="no hot events"):
         archive.compact_many([fresh, streams[0]], using)
     assert _hot_count(fresh) == 12 and archive.rows(fresh, 1, None) is None
+
+
+def test_a_retry_of_a_batch_archived_since_is_a_conflict_and_writes_nothing() -> None:
+    stream = uuid.uuid4()
+    batch = counted_events(3)
+    store.append(stream, batch, expected_version=0)
+    archive.compact(stream, _dictionary())
+    with pytest.raises(ConcurrencyError, match="another writer"):
+        store.append(stream, batch, expected_version=0)
+    assert [e.event_id for e in store.read(stream)] == [e.event_id for e in batch]
+    assert _hot_count(stream) == 0
