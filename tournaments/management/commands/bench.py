@@ -41,6 +41,18 @@ def _match(options: dict[str, Any]) -> dict[str, Any]:
         return bench_match(games, seconds=options["seconds"])
 
 
+def _archive(options: dict[str, Any]) -> dict[str, Any]:
+    from games.engine.registry import GAMES
+    from tournaments.bench.archive import bench_archive
+
+    games = [options["game"]] if options["game"] else sorted(GAMES)
+    out: dict[str, Any] = {"bench": "archive", "games": {}}
+    for game in games:  # each in a database of its own: the sizes are its matches' alone
+        with _database(options):
+            out["games"][game] = bench_archive(game, options["archive_matches"])
+    return out
+
+
 def _replay(options: dict[str, Any]) -> dict[str, Any]:
     from tournaments.bench.replay import bench_replay
 
@@ -160,6 +172,7 @@ def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
 
 BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "eventstore": _eventstore,
+    "archive": _archive,
     "engine": _engine,
     "sandbox": _sandbox,
     "match": _match,
@@ -217,6 +230,9 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--matches", type=int, default=12, help="scale: matches per side of each round"
+        )
+        parser.add_argument(
+            "--archive-matches", type=int, default=10000, help="archive: matches of each game"
         )
         parser.add_argument("--rounds", type=int, default=3, help="scale: rounds (1 vs 2 each)")
         parser.add_argument(
@@ -304,7 +320,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--in-place",
             action="store_true",
-            help="eventstore/match/scale/fairness: write into the configured database instead of a throwaway"
+            help="eventstore/archive/match/scale/fairness: write into the configured database instead of a throwaway"
             " <name>_bench one (what it writes there stays: events are append-only)",
         )
 
