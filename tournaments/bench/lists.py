@@ -75,9 +75,9 @@ def pages(client: Client, firsts: dict[str, str], count: int) -> dict[str, str]:
     more rows at a larger size, which is no measure of the table's size."""
     found = {"home": firsts.pop("home"), "bot_page": firsts.pop("bot_page")}
     for name, url in firsts.items():
-        at: str | None = url
+        at = url
         for number in range(1, count + 1):
-            following = _next(client, at) if at else None
+            following = _next(client, at)
             if following is None:
                 break
             found[f"{name}#{number}"] = at

@@ -37,10 +37,6 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='match',
-            index=models.Index(fields=['game', '-created_at', '-id'], name='match_game_newest'),
-        ),
-        migrations.AddIndex(
-            model_name='match',
             index=models.Index(fields=['status', '-created_at', '-id'], name='match_status_newest'),
         ),
         migrations.AddIndex(

@@ -61,29 +61,35 @@ def _decode(value: str) -> tuple[str, datetime, uuid.UUID]:
     return direction, at, match_id
 
 
-def page(matches: QuerySet[Match], after: str | None, size: int) -> Page:
-    """The ``size`` matches of ``matches`` past the cursor ``after`` (None: the newest)."""
-    if not after:
-        rows = list(matches.order_by(*NEWEST_FIRST)[: size + 1])
-        shown = rows[:size]
-        older = cursor(OLDER, shown[-1]) if len(rows) > size else None
-        return Page(shown, older, None)
-    direction, at, match_id = _decode(after)
+def after(matches: QuerySet[Match], cursor: str | None) -> tuple[QuerySet[Match], str]:
+    """The matches past ``cursor`` in the order they are read (from the cursor outwards), and
+    the cursor's direction: older ones newest first, newer ones oldest first."""
+    if not cursor:
+        return matches.order_by(*NEWEST_FIRST), OLDER
+    direction, at, match_id = _decode(cursor)
     if direction == OLDER:
         # created_at <= at bounds the index scan; the OR only drops the cursor's own ties.
         past = matches.filter(created_at__lte=at).filter(Q(created_at__lt=at) | Q(id__lt=match_id))
-        rows = list(past.order_by(*NEWEST_FIRST)[: size + 1])
-        shown = rows[:size]
+        return past.order_by(*NEWEST_FIRST), OLDER
+    before = matches.filter(created_at__gte=at).filter(Q(created_at__gt=at) | Q(id__gt=match_id))
+    return before.order_by("created_at", "id"), NEWER
+
+
+def page(matches: QuerySet[Match], cursor_: str | None, size: int) -> Page:
+    """The ``size`` matches of ``matches`` past the cursor ``cursor_`` (None: the newest)."""
+    ordered, direction = after(matches, cursor_)
+    rows = list(ordered[: size + 1])
+    more = len(rows) > size
+    shown = rows[:size]
+    if direction == NEWER:
+        shown.reverse()
         return Page(
             shown,
-            cursor(OLDER, shown[-1]) if len(rows) > size else None,
-            cursor(NEWER, shown[0]) if shown else None,
+            cursor(OLDER, shown[-1]) if shown else None,
+            cursor(NEWER, shown[0]) if more else None,
         )
-    before = matches.filter(created_at__gte=at).filter(Q(created_at__gt=at) | Q(id__gt=match_id))
-    rows = list(before.order_by("created_at", "id")[: size + 1])
-    shown = rows[:size][::-1]
     return Page(
         shown,
-        cursor(OLDER, shown[-1]) if shown else None,
-        cursor(NEWER, shown[0]) if len(rows) > size else None,
+        cursor(OLDER, shown[-1]) if more else None,
+        cursor(NEWER, shown[0]) if cursor_ and shown else None,
     )

@@ -7,7 +7,9 @@ an offset that no list can reach is a 400 that says so.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from contextlib import suppress
+from typing import Any
 
 from django.db.models import QuerySet
 from rest_framework.exceptions import ValidationError
@@ -19,9 +21,6 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from tournaments.play import keyset
-
-if TYPE_CHECKING:
-    from tournaments.play.models import Match
 
 MAX_LIMIT = 500
 MAX_OFFSET = 10**9
@@ -48,18 +47,19 @@ class MatchPages(BasePagination):
     limit_query_param = "limit"
 
     def paginate_queryset(
-        self, queryset: QuerySet[Match], request: Request, view: APIView | None = None
-    ) -> list[Match]:
+        self, queryset: QuerySet[Any] | Sequence[Any], request: Request, view: APIView | None = None
+    ) -> list[Any]:
+        assert isinstance(queryset, QuerySet)  # the match list's, which keyset pages
         if "offset" in request.query_params:
             raise ValidationError(
                 {"offset": "matches are paged by cursor: follow each page's next link"}
             )
-        try:
+        limit: int = api_settings.PAGE_SIZE or MAX_LIMIT
+        # As LimitOffsetPagination: a limit that is no whole number gives the default.
+        with suppress(KeyError, ValueError):
             limit = _positive_int(
                 request.query_params[self.limit_query_param], strict=True, cutoff=MAX_LIMIT
             )
-        except (KeyError, ValueError):
-            limit = api_settings.PAGE_SIZE
         try:
             self.page = keyset.page(
                 queryset, request.query_params.get(self.cursor_query_param), limit
