@@ -4,7 +4,7 @@ The rows are made by ``INSERT ... SELECT`` over ``generate_series`` inside Postg
 matches and three million seats in a minute or two on the shared VM, nothing sent over the
 wire), shaped like a platform that has run for a while: two games, mostly finished matches and a
 few running, queued and aborted ones, a third of them ladder matches, a sixth season matches, one
-in a hundred a smoke match (private to its bot's owner), one uploaded bot's seat in each match
+in a hundred a smoke match (private to its bot's owner), a third in a duplicate deal, one uploaded bot's seat in each match
 beside two built-ins. Ids are UUIDv7 made from each row's ``created_at``, as the platform's are.
 
 ``extend`` adds rows *older* than every row already there, so the newest pages of every list show
@@ -24,6 +24,9 @@ from tournaments.competition.models import Ladder, Season
 from tournaments.play.models import Bot, BotVersion
 from tournaments.rating.models import Rating
 
+LIVE = 5_000
+"""Only the newest matches may still be queued or running: the matches not over are bounded by
+the workers' pace, not by how many were ever played."""
 BOTS = 40
 """Uploaded bots (20 a game), two versions each; every tenth is private."""
 
@@ -136,7 +139,8 @@ def extend(the_cast: Cast, first: int, count: int) -> None:
             FROM (
                 SELECT n, timestamptz '2026-12-01 00:00:00+00' - n * interval '1 second' AS made,
                        md5(n::text) AS h,
-                       CASE WHEN n %% 97 = 5 THEN 'running' WHEN n %% 89 = 7 THEN 'queued'
+                       CASE WHEN n < %(live)s AND n %% 97 = 5 THEN 'running'
+                            WHEN n < %(live)s AND n %% 89 = 7 THEN 'queued'
                             WHEN n %% 53 = 3 THEN 'aborted' ELSE 'finished' END AS status
                 FROM generate_series(%(first)s::bigint, %(last)s::bigint) AS n
             ) AS made
@@ -149,6 +153,7 @@ def extend(the_cast: Cast, first: int, count: int) -> None:
                 "versions": versions,
                 "nversions": len(versions),
                 "owner": the_cast.owner.pk,
+                "live": LIVE,
             },
         )
         # Seat 0 an uploaded bot of the match's game (bots alternate games with their index,

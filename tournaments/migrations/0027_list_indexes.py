@@ -2,7 +2,8 @@
 # The lists' indexes (issue 26): each match list, newest first, whole or by one filter, is read
 # from the index of its order a page at a time (tournaments/play/keyset.py); the status, ladder
 # and season ones take the place of the plain indexes on those columns. A bot's page sums only
-# the seats that received a verdict (seat_verdicts).
+# the seats that received a verdict (seat_verdicts). Whether a listed match's deal plays on is
+# answered from the deals of the matches not over (match_deal_playing), not from every match.
 
 import django.db.models.deletion
 from django.conf import settings
@@ -46,6 +47,10 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name='match',
             index=models.Index(fields=['season', '-created_at', '-id'], name='match_season_newest'),
+        ),
+        migrations.AddIndex(
+            model_name='match',
+            index=models.Index(condition=models.Q(('status__in', ['finished', 'aborted']), _negated=True), fields=['deal'], name='match_deal_playing'),
         ),
         migrations.AddIndex(
             model_name='seat',

@@ -232,6 +232,14 @@ class Match(models.Model):
             # serves the scheduler's "queued matches", the ladder and season ones the foreign
             # keys' own lookups.
             models.Index(fields=["-created_at", "-id"], name="match_newest"),
+            # Whether a listed match's deal plays on (visibility.with_deal_state, every list):
+            # Postgres answers it for a page by hashing the deals of the matches not over, read
+            # here, instead of every match's deal (a scan of the whole table per page).
+            models.Index(
+                fields=["deal"],
+                name="match_deal_playing",
+                condition=~models.Q(status__in=["finished", "aborted"]),
+            ),
             models.Index(fields=["status", "-created_at", "-id"], name="match_status_newest"),
             models.Index(fields=["ladder", "-created_at", "-id"], name="match_ladder_newest"),
             models.Index(fields=["season", "-created_at", "-id"], name="match_season_newest"),
