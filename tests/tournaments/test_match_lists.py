@@ -131,12 +131,23 @@ def _match_scans(plan: dict[str, Any]) -> list[tuple[str, str | None]]:
     return found
 
 
+def _table_scans(plan: dict[str, Any]) -> list[str]:
+    """Every sequential scan of tournaments_match anywhere in the plan, subplans included (the
+    deal's test hashed the deals of every match, once per page, before match_deal_playing)."""
+    found = [plan["Node Type"]] if plan.get("Relation Name") == "tournaments_match" else []
+    found = [kind for kind in found if "Seq Scan" in kind]
+    for child in plan.get("Plans", []):
+        found += _table_scans(child)
+    return found
+
+
 def _plan(qs: Any) -> list[tuple[str, str | None]]:
     sql, params = qs.query.sql_with_params()
     with connection.cursor() as cur:
         cur.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
         raw = cur.fetchone()[0]
-    return _match_scans((json.loads(raw) if isinstance(raw, str) else raw)[0]["Plan"])
+    plan = (json.loads(raw) if isinstance(raw, str) else raw)[0]["Plan"]
+    return _match_scans(plan) + [(kind, None) for kind in _table_scans(plan)]
 
 
 def _wrong_plans(cases: list[tuple[dict[str, Any], set[str]]]) -> list[Any]:
@@ -151,6 +162,12 @@ def _wrong_plans(cases: list[tuple[dict[str, Any], set[str]]]) -> list[Any]:
             keyset.after(matches, later)[0][:26],
         ):
             scans = _plan(qs)
+            if "match_deal_playing" in indexes:
+                # Matches not over: as few as the workers leave queued, whatever the table's
+                # size; read through that partial index and sorted, as Postgres may choose.
+                if any("Seq Scan" in kind for kind, _ in scans):
+                    wrong.append((filters, scans))
+                continue
             index_scans = {i for kind, i in scans if kind in ("Index Scan", "Index Only Scan")}
             if not scans or any(i is None for _, i in scans) or not index_scans <= indexes:
                 wrong.append((filters, scans))
@@ -163,7 +180,7 @@ def test_every_list_page_is_read_from_a_list_index(filled: Any) -> None:
         ({}, {"match_newest"}),
         ({"game": "brasilis"}, {"match_newest"}),
         ({"status": "finished"}, {"match_newest", "match_status_newest"}),
-        ({"status": "running"}, {"match_status_newest"}),
+        ({"status": "running"}, {"match_status_newest", "match_deal_playing"}),
         ({"ladder": the_cast.ladders[0]}, {"match_newest", "match_ladder_newest"}),
         ({"ladder": empty_ladder}, {"match_ladder_newest"}),
         ({"season": the_cast.seasons[1]}, {"match_newest", "match_season_newest"}),
@@ -173,12 +190,10 @@ def test_every_list_page_is_read_from_a_list_index(filled: Any) -> None:
     assert _wrong_plans(cases) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the bot filter reads every seat of the bot and sorts them once Postgres expects"
-    " fewer rows that way (docs/scaling.md, Lists: what is left): seats need the bot and the"
-    " match's creation time in an index of their own",
-)
-def test_a_bot_s_matches_are_read_from_a_list_index(filled: Any) -> None:
+def test_a_bot_s_matches_are_read_newest_first_checking_each_match_s_seats(filled: Any) -> None:
+    """A bot seated in one match in 40: Postgres walks match_newest and looks up each match's
+    seats, about 40 matches a row shown, whatever the table's size. (A bot seated far more
+    rarely is read from its seats and sorted instead, which grows with its matches:
+    docs/scaling.md, "Lists", what is left.)"""
     the_cast, _, _ = filled
     assert _wrong_plans([({"bot": the_cast.bots[0]}, {"match_newest"})]) == []

@@ -183,5 +183,7 @@ def extend(the_cast: Cast, first: int, count: int) -> None:
                 "owner": the_cast.owner.pk,
             },
         )
-        cur.execute("ANALYZE tournaments_match")
-        cur.execute("ANALYZE tournaments_seat")
+        # What autovacuum would have done by then, the small tables the lists join included
+        # (unanalyzed, an empty fixture table is planned as 640 rows).
+        for table in ("match", "seat", "fixture", "season", "ladder", "bot", "botversion"):
+            cur.execute(f"ANALYZE tournaments_{table}")
