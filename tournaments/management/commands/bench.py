@@ -99,6 +99,21 @@ def _load(options: dict[str, Any]) -> dict[str, Any]:
         )
 
 
+def _endpoints(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.bench.endpoints import bench_endpoints
+
+    with _database(options):
+        return bench_endpoints(matches=options["table_matches"], requests=options["requests"])
+
+
+def _lists(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.bench.lists import bench_lists
+
+    sizes = [int(size) for size in options["sizes"].split(",")]
+    with _database(options):
+        return bench_lists(sizes=sizes, repeats=options["repeats"], pages_each=options["pages"])
+
+
 def _fairness(options: dict[str, Any]) -> dict[str, Any]:
     from tournaments.bench.fairness import bench_fairness
 
@@ -181,6 +196,8 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "convergence": _convergence,
     "scale": _scale,
     "load": _load,
+    "endpoints": _endpoints,
+    "lists": _lists,
     "fairness": _fairness,
     "human": _human,
     "sprt": _sprt,
@@ -235,6 +252,26 @@ class Command(BaseCommand):
             "--archive-matches", type=int, default=10000, help="archive: matches of each game"
         )
         parser.add_argument("--rounds", type=int, default=3, help="scale: rounds (1 vs 2 each)")
+        parser.add_argument(
+            "--table-matches",
+            type=int,
+            default=10_000,
+            help="endpoints: matches stored (filled in SQL) while the pages are read",
+        )
+        parser.add_argument(
+            "--requests", type=int, default=100, help="endpoints: measured requests per endpoint"
+        )
+        parser.add_argument(
+            "--sizes",
+            default="10000,1000000",
+            help="lists: the match table's sizes compared (comma-separated, smallest first)",
+        )
+        parser.add_argument(
+            "--repeats", type=int, default=7, help="lists: reads of each page at each size"
+        )
+        parser.add_argument(
+            "--pages", type=int, default=4, help="lists: pages followed by each list's next link"
+        )
         parser.add_argument(
             "--bots",
             default="quick",
