@@ -88,3 +88,64 @@ class FeedCheckpoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.consumer} @ {self.position}"
+
+
+class ArchiveDictionary(models.Model):
+    """A zstd dictionary trained on one game's matches; the archives compressed with it need it
+    to decode, so it is never changed or deleted (a trigger rejects both)."""
+
+    game = models.CharField(max_length=64, help_text="The game whose matches it was trained on.")
+    content = models.BinaryField()
+    digest = models.CharField(
+        max_length=64, help_text="sha256 of the content: readers cache the dictionary by it."
+    )
+    created_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        db_table = "replays_archive_dictionary"
+
+    def __str__(self) -> str:
+        return f"dictionary {self.pk} ({self.game})"
+
+
+class Archive(models.Model):
+    """One compacted stream: its events, versions 1..``last_version``, as one compressed document
+    (replays/archive.py). Written only once it decodes to exactly the stream's stored rows; its
+    hot rows can then be removed, and no other row of the table can ever be (the append-only
+    trigger, migrations/0004_archive.py). Never changed or deleted either."""
+
+    stream_id = models.UUIDField(primary_key=True)
+    dictionary = models.ForeignKey(ArchiveDictionary, on_delete=models.PROTECT)
+    last_version = models.PositiveIntegerField(help_text="Its events are versions 1..this.")
+    first_position = models.BigIntegerField()
+    last_position = models.BigIntegerField()
+    document = models.BinaryField()
+    archived_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        db_table = "replays_archive"
+
+    def __str__(self) -> str:
+        return f"archive {self.stream_id} (1..{self.last_version})"
+
+
+class ArchivedEvent(models.Model):
+    """An archived event of a type readers look up by global position (``match_finished``:
+    the ratings read every result in position order), kept whole beside its document."""
+
+    position = models.BigIntegerField(primary_key=True)
+    event_id = models.UUIDField()
+    stream_id = models.UUIDField()
+    version = models.PositiveIntegerField()
+    event_type = models.CharField(max_length=64)
+    schema_version = models.PositiveSmallIntegerField()
+    payload = models.JSONField()
+    metadata = models.JSONField()
+    recorded_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "replays_archived_event"
+        indexes = [models.Index(fields=["event_type", "position"], name="replays_archived_by_type")]
+
+    def __str__(self) -> str:
+        return f"{self.stream_id}#{self.version} {self.event_type} (archived)"

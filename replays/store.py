@@ -9,6 +9,12 @@ hits the unique (stream, version) constraint, and a writer ahead of the stream
 hits the gap trigger (see migrations/0002_append_only.py). An ``Appender`` is
 the same append spread over time: its rows go down an open COPY while the
 writer (the match runner) is still producing them.
+
+A finished stream may be compacted into the archive (replays/archive.py): ``read``
+and ``current_version`` answer from the hot table and the archive alike. An append
+after an archived stream continues it; a stale one is a conflict, and so is a
+retry of a batch that has been archived since (its events are no longer looked up
+by id).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from psycopg.types.json import JsonbLoader
 from uuid_utils import uuid7 as fast_uuid7
 from uuid_utils.compat import uuid7
 
+from replays import archive
 from replays.upcasting import upcast
 
 if TYPE_CHECKING:
@@ -404,16 +411,43 @@ def _already_written(
     )
 
 
+# One statement reads a stream's hot rows and, where they do not reach back to the first
+# version asked for, its archive (the document, after the rows: columns 10-12). One snapshot
+# sees both, so a read is never torn by a compaction committing in between (compaction
+# writes the archive and removes the hot rows in one transaction: replays/archive.py), and
+# an archived read costs the hot path's one round trip.
+_READ = (
+    f"(SELECT {_COLUMNS}, NULL::bytea, NULL::bigint, NULL::text FROM replays_event"  # noqa: S608 (constant column names; values are bound parameters)
+    " WHERE stream_id = %s AND version >= %s AND version <= %s ORDER BY version)"
+    " UNION ALL (SELECT NULL::bigint, NULL::uuid, NULL::uuid, NULL::integer, NULL::varchar,"
+    " NULL::smallint, NULL::jsonb, NULL::jsonb, NULL::timestamptz, a.document, d.id, d.digest"
+    " FROM replays_archive a JOIN replays_archive_dictionary d ON d.id = a.dictionary_id"
+    " WHERE a.stream_id = %s AND a.last_version >= %s)"
+)
+_LAST = 2**31 - 1
+"""Above every version (an integer column)."""
+
+
 def read(
     stream_id: uuid.UUID, from_version: int = 1, to_version: int | None = None
 ) -> list[StoredEvent]:
-    """Events of the stream from ``from_version`` to ``to_version`` (inclusive), in order."""
-    sql = f"SELECT {_COLUMNS} FROM replays_event WHERE stream_id = %s AND version >= %s"  # noqa: S608 (constant column names; values are bound parameters)
-    params: list[Any] = [stream_id, from_version]
-    if to_version is not None:
-        sql += " AND version <= %s"
-        params.append(to_version)
-    return _fetch(sql + " ORDER BY version", params)
+    """Events of the stream from ``from_version`` to ``to_version`` (inclusive), in order,
+    from the hot table or the stream's archive alike."""
+    last = _LAST if to_version is None else to_version
+    rows = _rows(_READ, [stream_id, from_version, last, stream_id, from_version])
+    hot = [_stored(row[:9]) for row in rows if row[9] is None]
+    # Postgres appends a UNION ALL's branches in order, but SQL promises no order without an
+    # outer ORDER BY (which would sort the hot path's rows again): sorting sorted rows is cheap.
+    hot.sort(key=_version)
+    if len(hot) == len(rows):
+        return hot
+    [(*_, document, dictionary_id, digest)] = [row for row in rows if row[9] is not None]
+    archived = archive.decoded(document, dictionary_id, digest, from_version, to_version)
+    return [_archived(stream_id, row) for row in archived] + hot
+
+
+def _version(event: StoredEvent) -> int:
+    return event.version
 
 
 def current_version(stream_id: uuid.UUID) -> int:
@@ -423,7 +457,8 @@ def current_version(stream_id: uuid.UUID) -> int:
             "SELECT coalesce(max(version), 0) FROM replays_event WHERE stream_id = %s", [stream_id]
         )
         row = cur.fetchone()
-    return int(row[0]) if row else 0
+    hot = int(row[0]) if row else 0
+    return hot or archive.last_version(stream_id)
 
 
 class _OrjsonbLoader(JsonbLoader):
@@ -435,6 +470,10 @@ class _OrjsonbLoader(JsonbLoader):
 
 
 def _fetch(sql: str, params: Sequence[Any]) -> list[StoredEvent]:
+    return [_stored(row) for row in _rows(sql, params)]
+
+
+def _rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
     connection.ensure_connection()
     raw = connection.connection
     assert raw is not None
@@ -442,8 +481,8 @@ def _fetch(sql: str, params: Sequence[Any]) -> list[StoredEvent]:
         # Django registers a jsonb loader that leaves text for its JSONField; parse here.
         cur.adapters.register_loader("jsonb", _OrjsonbLoader)
         cur.execute(sql, params)
-        rows = cur.fetchall()
-    return [_stored(row) for row in rows]
+        rows: list[tuple[Any, ...]] = cur.fetchall()
+    return rows
 
 
 def _stored(row: Sequence[Any]) -> StoredEvent:
@@ -459,4 +498,20 @@ def _stored(row: Sequence[Any]) -> StoredEvent:
         payload=payload,
         metadata=metadata,
         recorded_at=at,
+    )
+
+
+def _archived(stream_id: uuid.UUID, row: archive.Row) -> StoredEvent:
+    position, event_id, version, event_type, schema_version, payload, metadata, at = row
+    schema_version, upcast_payload = upcast(event_type, schema_version, orjson.loads(payload))
+    return StoredEvent(
+        position=position,
+        event_id=event_id,
+        stream_id=stream_id,
+        version=version,
+        type=event_type,
+        schema_version=schema_version,
+        payload=upcast_payload,
+        metadata=orjson.loads(metadata),
+        recorded_at=archive.recorded_at(at),
     )

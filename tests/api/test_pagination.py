@@ -35,7 +35,9 @@ def paginated_lists() -> list[str]:
     return sorted(
         path
         for path, ops in schema.json()["paths"].items()
-        if {"limit", "offset"} <= {p["name"] for p in ops.get("get", {}).get("parameters", [])}
+        # Offsets, or cursors where offsets would scan (the match list: tournaments/play/keyset.py).
+        if {p["name"] for p in ops.get("get", {}).get("parameters", [])} & {"offset", "cursor"}
+        and "limit" in {p["name"] for p in ops["get"]["parameters"]}
     )
 
 

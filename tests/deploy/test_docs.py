@@ -57,6 +57,14 @@ ELSEWHERE_TESTED = {
         "tests/games/sandbox/test_isolation.py",
         "test_bench_reports_both_ways_and_ratios",
     ),
+    ".venv/bin/python manage.py bench lists": (
+        "tests/tournaments/test_lists_bench.py",
+        "test_bench_lists_reads_every_list_s_full_pages_at_each_size_and_prints_the_worst_ratio",
+    ),
+    ".venv/bin/python manage.py bench endpoints": (
+        "tests/e2e/test_bench_endpoints.py",
+        "test_bench_endpoints_counts_web_and_postgres_cpu_for_each_endpoint",
+    ),
     ".venv/bin/python manage.py bench replay": (
         "tests/viewer/test_bench_replay.py",
         "test_bench_replay_reports_both_sides_and_their_ratio",

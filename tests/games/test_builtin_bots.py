@@ -67,6 +67,7 @@ def _walk(game: str, seed: int, seats: int, every: int = 1) -> list[tuple[Any, i
     return met
 
 
+@pytest.mark.no_cover  # many whole matches: their lines are covered by the rest (Makefile)
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), seats=st.sampled_from([3, 4, 5]))
@@ -75,6 +76,7 @@ def test_bots_only_play_legal_actions(game: str, seed: int, seats: int) -> None:
     assert _walk(game, seed, seats)
 
 
+@pytest.mark.no_cover  # many whole matches: their lines are covered by the rest (Makefile)
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("name", ["greedy", "search", "cautious", "bold", "quick"])
 @settings(max_examples=10, deadline=None)

@@ -18,6 +18,7 @@ import random
 import secrets
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
@@ -25,9 +26,9 @@ from django.utils import timezone
 from uuid_utils.compat import uuid7
 
 from config import queues
-from tournaments.competition import matchmaking
+from tournaments.competition import matchmaking, selectors
 from tournaments.competition.models import Ladder, LadderRound
-from tournaments.play import services
+from tournaments.play import read_cache, services
 from tournaments.play.models import BUILTIN_BOTS, BotVersion, Match, Seat
 from tournaments.rating import keys, ladder_order, rating_feed, ratings
 from tournaments.rating.models import Rating
@@ -76,6 +77,47 @@ def ratings_of(ladder: Ladder) -> QuerySet[Rating]:
     """The ladder's ratings, built-in bots included, in the ladder's order (ladder_order.ranked:
     best first, each annotated with ``provisional`` and ``score``)."""
     return ladder_order.ranked(pool(ladder))
+
+
+TOPS_SECONDS = 15
+"""How long the home page's ladder tops are kept. A time, not an invalidation: ratings move with
+every rated match (10-20 a second at the planned rate), so clearing on each write would keep
+nothing, and a top ten 15 seconds old is as good on a home page."""
+TOPS_KEY = "home:ladder-tops:1"
+
+
+def tops(limit: int = 10) -> list[tuple[Ladder, list[Rating]]]:
+    """Each ladder, by game then name, with its best ``limit`` ratings (``ratings_of``'s order).
+
+    The ranking is cached (Redis, ``TOPS_SECONDS``); who the players are is not: the versions and
+    bots are read at each call, so a bot made private is never named from the cache."""
+
+    def rank() -> list[tuple[Ladder, list[dict[str, Any]]]]:
+        return [
+            (ladder, list(ratings_of(ladder).values(*_TOP_FIELDS)[:limit]))
+            for ladder in selectors.ladders_by_game()
+        ]
+
+    ranked = read_cache.remember(TOPS_KEY, rank, timeout=TOPS_SECONDS)
+    wanted = {row["bot_version_id"] for _, rows in ranked for row in rows}
+    versions = BotVersion.objects.select_related("bot").in_bulk(wanted - {None})
+    return [
+        (
+            ladder,
+            [
+                Rating(
+                    **{k: v for k, v in row.items() if k != "bot_version_id"},
+                    bot_version=versions.get(row["bot_version_id"]),
+                )
+                for row in rows
+                if row["bot_version_id"] is None or row["bot_version_id"] in versions
+            ],
+        )
+        for ladder, rows in ranked
+    ]
+
+
+_TOP_FIELDS = ("bot_version_id", "builtin", "rating", "deviation", "conservative", "games")
 
 
 def members(ladder: Ladder) -> list[str]:

@@ -159,11 +159,22 @@ class Match(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Indexed with the list's order instead (Meta.indexes: match_season_newest, match_ladder_newest).
     season = models.ForeignKey(
-        "Season", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
+        "Season",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="matches",
+        db_index=False,
     )
     ladder = models.ForeignKey(
-        "Ladder", null=True, blank=True, on_delete=models.PROTECT, related_name="matches"
+        "Ladder",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="matches",
+        db_index=False,
     )
     # An account's series or A/B test (competition's Series): unrated, its owner's matches.
     series = models.ForeignKey(
@@ -233,7 +244,25 @@ class Match(models.Model):
         # A plain index: db_index on a CharField adds a LIKE index too, which nothing uses
         # and every status change (a non-HOT update) would have to maintain.
         indexes = [
-            models.Index(fields=["status"], name="match_status"),
+            # The match lists, newest first, whole or by one filter (keyset pages,
+            # tournaments/play/keyset.py): each page is read from the index of its order, at the
+            # same cost whatever the table's size. A filter that can be rare (a status, a
+            # ladder, a season) has its own; a game, one of two, is read from match_newest (an
+            # index more for every write, which Postgres did not choose). The status one also
+            # serves the scheduler's "queued matches", the ladder and season ones the foreign
+            # keys' own lookups.
+            models.Index(fields=["-created_at", "-id"], name="match_newest"),
+            # Whether a listed match's deal plays on (visibility.with_deal_state, every list):
+            # Postgres answers it for a page by hashing the deals of the matches not over, read
+            # here, instead of every match's deal (a scan of the whole table per page).
+            models.Index(
+                fields=["deal"],
+                name="match_deal_playing",
+                condition=~models.Q(status__in=["finished", "aborted"]),
+            ),
+            models.Index(fields=["status", "-created_at", "-id"], name="match_status_newest"),
+            models.Index(fields=["ladder", "-created_at", "-id"], name="match_ladder_newest"),
+            models.Index(fields=["season", "-created_at", "-id"], name="match_season_newest"),
             models.Index(
                 fields=["deal"], name="match_deal", condition=models.Q(deal__isnull=False)
             ),
@@ -358,6 +387,13 @@ class Seat(models.Model):
                     | models.Q(bot_version__isnull=True, builtin="", player__isnull=False)
                 ),
                 name="seat_is_a_version_a_builtin_or_a_person",
+            ),
+        ]
+        indexes = [
+            # A bot's page sums its seats' verdicts (selectors.bot_verdicts): only the seats that
+            # received one, a small share, so the sum does not grow with every match it plays.
+            models.Index(
+                fields=["bot_version"], name="seat_verdicts", condition=~models.Q(verdicts={})
             ),
         ]
 

@@ -103,13 +103,23 @@ def _failed(what: str, exc: Exception) -> None:
     )
 
 
-def remember(key: str, compute: Callable[[], T], *, keep: Callable[[T], bool] | None = None) -> T:
-    """The value stored under ``key``, or ``compute()``'s, stored if ``keep`` allows it."""
-    return remember_many([(key, compute)], keep=keep)[0]
+def remember(
+    key: str,
+    compute: Callable[[], T],
+    *,
+    keep: Callable[[T], bool] | None = None,
+    timeout: float = TIMEOUT,
+) -> T:
+    """The value stored under ``key``, or ``compute()``'s, stored (for ``timeout`` seconds) if
+    ``keep`` allows it."""
+    return remember_many([(key, compute)], keep=keep, timeout=timeout)[0]
 
 
 def remember_many(
-    wanted: Sequence[tuple[str, Callable[[], T]]], *, keep: Callable[[T], bool] | None = None
+    wanted: Sequence[tuple[str, Callable[[], T]]],
+    *,
+    keep: Callable[[T], bool] | None = None,
+    timeout: float = TIMEOUT,
 ) -> list[T]:
     """Each key's stored value, or its ``compute()``'s: one round trip to read them all and one
     to store those ``keep`` allows."""
@@ -131,7 +141,7 @@ def remember_many(
             fresh[key] = value
     if fresh and _usable():
         try:
-            cache.set_many(fresh, TIMEOUT)
+            cache.set_many(fresh, timeout)
         except CACHE_DOWN as exc:
             _failed(f"keeping {next(iter(fresh))}", exc)
     return values

@@ -23,7 +23,7 @@ from django.db.models.functions import Coalesce
 
 from replays import store
 from replays.document import match_document
-from tournaments.play import read_cache, visibility
+from tournaments.play import keyset, read_cache, visibility
 from tournaments.play.models import (
     ApiToken,
     Bot,
@@ -137,7 +137,7 @@ def matches(
         visibility.with_deal_state(matches_visible_to(user))
         .select_related("created_by")
         .prefetch_related(seats_with_players())
-        .order_by("-created_at", "id")
+        .order_by(*keyset.NEWEST_FIRST)
     )
     if game:
         qs = qs.filter(game=game)
@@ -246,7 +246,9 @@ def bot_verdicts(user: Any, bot: Bot) -> list[tuple[str, int]]:
     """How many of each verdict the bot's seats (of matches ``user`` may see) received, by
     verdict name."""
     verdicts: dict[str, int] = {}
-    for counts in bot_seats(user, bot).values_list("verdicts", flat=True):
+    # Only seats with a verdict: read through their own index (seat_verdicts), not every seat.
+    given = bot_seats(user, bot).exclude(verdicts={}).order_by()
+    for counts in given.values_list("verdicts", flat=True):
         for name, count in (counts or {}).items():
             verdicts[name] = verdicts.get(name, 0) + int(count)
     return sorted(verdicts.items())

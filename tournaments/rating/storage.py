@@ -106,17 +106,24 @@ LEFT JOIN LATERAL (
 ) m ON true
 ORDER BY e.position
 """
+# A compacted match's result is read from the archive's whole copy of it (replays/archive.py):
+# each read is the hot events and the archived ones, merged in position order.
+_RESULT_EVENT = (
+    "position, stream_id, schema_version, (payload -> 'outcome' -> 'ranks')::text AS ranks"
+)
+_ARCHIVED = (
+    f"SELECT {_RESULT_EVENT} FROM replays_archived_event"  # noqa: S608 (constant SQL)
+    " WHERE position > %s{up_to} AND event_type = %s ORDER BY position LIMIT %s"
+)
 _SETTLED_RESULTS = _RESULT_COLUMNS.format(
-    events=feed.settled(
-        "position, stream_id, schema_version, (payload -> 'outcome' -> 'ranks')::text AS ranks",
-        of_type=True,
-    )
+    events=f"({feed.settled(_RESULT_EVENT, of_type=True)}) UNION ALL"
+    f" ({_ARCHIVED.format(up_to='')}) ORDER BY position LIMIT %s"
 )
 # The rebuild's read: the same, up to a position (the consumer's checkpoint) and unfenced.
 _STORED_RESULTS = _RESULT_COLUMNS.format(
-    events="SELECT position, stream_id, schema_version,"
-    " (payload -> 'outcome' -> 'ranks')::text AS ranks FROM replays_event"
-    " WHERE position > %s AND position <= %s AND event_type = %s ORDER BY position LIMIT %s"
+    events=f"(SELECT {_RESULT_EVENT} FROM replays_event"  # noqa: S608 (constant SQL)
+    " WHERE position > %s AND position <= %s AND event_type = %s ORDER BY position LIMIT %s)"
+    f" UNION ALL ({_ARCHIVED.format(up_to=' AND position <= %s')}) ORDER BY position LIMIT %s"
 )
 ResultRow = tuple[
     int, str, int, str | None, str | None, int | None, int | None, str | None, bool | None
@@ -134,14 +141,16 @@ def _rows(sql: str, params: Sequence[Any]) -> list[ResultRow]:
 
 def settled_results(after: int, limit: int) -> list[ResultRow]:
     """The next ``limit`` match_finished events after ``after`` that the feed has settled."""
-    return _rows(_SETTLED_RESULTS, [after, MATCH_FINISHED, limit])
+    return _rows(
+        _SETTLED_RESULTS, [after, MATCH_FINISHED, limit, after, MATCH_FINISHED, limit, limit]
+    )
 
 
 def stored_results(up_to: int, chunk: int) -> Iterator[list[ResultRow]]:
     """Every stored match_finished event up to position ``up_to``, ``chunk`` at a time."""
     position = 0
     while True:
-        rows = _rows(_STORED_RESULTS, [position, up_to, MATCH_FINISHED, chunk])
+        rows = _rows(_STORED_RESULTS, [*[position, up_to, MATCH_FINISHED, chunk] * 2, chunk])
         if not rows:
             return
         yield rows
@@ -151,7 +160,11 @@ def stored_results(up_to: int, chunk: int) -> Iterator[list[ResultRow]]:
 def payload(position: int) -> Any:
     """The whole payload of the event at ``position`` (an older one, to upcast)."""
     with _raw().cursor() as cur:
-        cur.execute("SELECT payload::text FROM replays_event WHERE position = %s", [position])
+        cur.execute(
+            "SELECT payload::text FROM replays_event WHERE position = %s UNION ALL"
+            " SELECT payload::text FROM replays_archived_event WHERE position = %s",
+            [position, position],
+        )
         (text,) = cur.fetchone()
     return orjson.loads(text)
 

@@ -41,6 +41,18 @@ def _match(options: dict[str, Any]) -> dict[str, Any]:
         return bench_match(games, seconds=options["seconds"])
 
 
+def _archive(options: dict[str, Any]) -> dict[str, Any]:
+    from games.engine.registry import GAMES
+    from tournaments.bench.archive import bench_archive
+
+    games = [options["game"]] if options["game"] else sorted(GAMES)
+    out: dict[str, Any] = {"bench": "archive", "games": {}}
+    for game in games:  # each in a database of its own: the sizes are its matches' alone
+        with _database(options):
+            out["games"][game] = bench_archive(game, options["archive_matches"])
+    return out
+
+
 def _replay(options: dict[str, Any]) -> dict[str, Any]:
     from tournaments.bench.replay import bench_replay
 
@@ -85,6 +97,21 @@ def _load(options: dict[str, Any]) -> dict[str, Any]:
             web_threads=options["web_threads"],
             web_workers=options["web_workers"],
         )
+
+
+def _endpoints(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.bench.endpoints import bench_endpoints
+
+    with _database(options):
+        return bench_endpoints(matches=options["table_matches"], requests=options["requests"])
+
+
+def _lists(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.bench.lists import bench_lists
+
+    sizes = [int(size) for size in options["sizes"].split(",")]
+    with _database(options):
+        return bench_lists(sizes=sizes, repeats=options["repeats"], pages_each=options["pages"])
 
 
 def _fairness(options: dict[str, Any]) -> dict[str, Any]:
@@ -160,6 +187,7 @@ def _database(options: dict[str, Any]) -> AbstractContextManager[Any]:
 
 BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "eventstore": _eventstore,
+    "archive": _archive,
     "engine": _engine,
     "sandbox": _sandbox,
     "match": _match,
@@ -168,6 +196,8 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "convergence": _convergence,
     "scale": _scale,
     "load": _load,
+    "endpoints": _endpoints,
+    "lists": _lists,
     "fairness": _fairness,
     "human": _human,
     "sprt": _sprt,
@@ -218,7 +248,30 @@ class Command(BaseCommand):
         parser.add_argument(
             "--matches", type=int, default=12, help="scale: matches per side of each round"
         )
+        parser.add_argument(
+            "--archive-matches", type=int, default=10000, help="archive: matches of each game"
+        )
         parser.add_argument("--rounds", type=int, default=3, help="scale: rounds (1 vs 2 each)")
+        parser.add_argument(
+            "--table-matches",
+            type=int,
+            default=10_000,
+            help="endpoints: matches stored (filled in SQL) while the pages are read",
+        )
+        parser.add_argument(
+            "--requests", type=int, default=100, help="endpoints: measured requests per endpoint"
+        )
+        parser.add_argument(
+            "--sizes",
+            default="10000,1000000",
+            help="lists: the match table's sizes compared (comma-separated, smallest first)",
+        )
+        parser.add_argument(
+            "--repeats", type=int, default=7, help="lists: reads of each page at each size"
+        )
+        parser.add_argument(
+            "--pages", type=int, default=4, help="lists: pages followed by each list's next link"
+        )
         parser.add_argument(
             "--bots",
             default="quick",
@@ -304,7 +357,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--in-place",
             action="store_true",
-            help="eventstore/match/scale/fairness: write into the configured database instead of a throwaway"
+            help="eventstore/archive/match/scale/fairness: write into the configured database instead of a throwaway"
             " <name>_bench one (what it writes there stays: events are append-only)",
         )
 

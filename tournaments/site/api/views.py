@@ -30,6 +30,7 @@ from tournaments.play import humans, selectors, services
 from tournaments.site.api import body_limits
 from tournaments.site.api import serializers as s
 from tournaments.site.api.file_names import record_sent_names
+from tournaments.site.api.pagination import MatchPages
 from tournaments.site.api.parsers import BoundedJSONParser
 from tournaments.site.api.permissions import Authenticated, ReadOrAuthenticated
 from tournaments.site.api.schema import ErrorSerializer
@@ -260,6 +261,7 @@ class BotVersionSourceView(APIView):
 
 class MatchListView(ChargedOnSuccess, generics.ListCreateAPIView["Match"]):
     serializer_class = s.MatchSerializer
+    pagination_class = MatchPages
     permission_classes = [ReadOrAuthenticated]
     throttle_classes = [ChallengeThrottle]
 

@@ -1,0 +1,199 @@
+"""The match lists page by cursor (tournaments/play/keyset.py) over indexes of their order (0026).
+
+Following ``next`` visits every match a caller may see once, newest first, on the site and the
+API; ``previous`` leads back; a cursor or an offset the list did not make is a clear 400; and on
+a match table filled with tens of thousands of rows (planner statistics from ANALYZE, no planner
+switch turned off) each list's page is read from one of the lists' indexes, never by scanning and
+sorting the table.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from rest_framework.test import APIClient
+
+from tests.factories import BotVersionFactory, MatchFactory, UserFactory
+from tournaments.bench import match_table
+from tournaments.competition.models import Ladder, Season
+from tournaments.play import keyset, selectors
+from tournaments.play.models import Match
+from tournaments.site.pages import views
+
+pytestmark = pytest.mark.django_db
+
+ROW_LINK = re.compile(r'<td><a href="/matches/([0-9a-f-]{36})/">')
+PAGER = re.compile(r'<a rel="(next|prev)" href="([^"]+)"')
+
+
+@pytest.fixture
+def listed() -> list[str]:
+    """Seven matches, two made at the same instant (the id breaks the tie), and another user's
+    smoke match among them, which no page may show to an anonymous visitor: what they may see,
+    newest first."""
+    made = [MatchFactory() for _ in range(4)]
+    made.append(MatchFactory(validation_of=BotVersionFactory(bot__owner=UserFactory())))
+    made += [MatchFactory() for _ in range(3)]
+    Match.objects.filter(pk=made[2].pk).update(created_at=made[3].created_at)
+    order = Match.objects.filter(validation_of__isnull=True).order_by("-created_at", "-id")
+    return [str(pk) for pk in order.values_list("id", flat=True)]
+
+
+def test_the_api_s_next_links_visit_every_match_once_newest_first(listed: list[str]) -> None:
+    api, url, pages = APIClient(), "/api/matches/?limit=3", []
+    while url:
+        body = api.get(url).json()
+        pages.append(body)
+        url = body["next"]
+    assert [m["id"] for page in pages for m in page["results"]] == listed
+    assert len(pages) == 3 and pages[0]["previous"] is None and "count" not in pages[0]
+    back = api.get(pages[2]["previous"]).json()
+    assert [m["id"] for m in back["results"]] == [m["id"] for m in pages[1]["results"]]
+    assert api.get(back["previous"]).json()["results"] == pages[0]["results"]
+
+
+def test_the_site_s_older_links_visit_every_match_once_newest_first(
+    listed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(views, "PAGE_SIZE", 3)
+    client, url, seen, pages = Client(), "/matches/", [], []
+    while url:
+        html = client.get(url).content.decode()
+        seen += ROW_LINK.findall(html)
+        links = dict(PAGER.findall(html))
+        pages.append(links)
+        url = "/matches/" + links["next"].replace("&amp;", "&") if "next" in links else ""
+    assert seen == listed
+    assert "prev" not in pages[0] and "prev" in pages[1]
+    # A filter stays in the links.
+    html = client.get("/matches/?game=brexit&status=queued").content.decode()
+    assert "game=brexit&amp;status=queued&amp;cursor=" in dict(PAGER.findall(html))["next"]
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "garbage!",
+        base64.urlsafe_b64encode(b"o|yesterday|x").decode(),
+        base64.urlsafe_b64encode(b"q|2026-12-01T00:00:00+00:00|" + b"0" * 32).decode(),
+        base64.urlsafe_b64encode(
+            b"o|2026-12-01T00:00:00|00000000-0000-0000-0000-000000000000"
+        ).decode(),  # no time zone
+    ],
+)
+def test_a_cursor_the_list_did_not_make_is_a_clear_400(cursor: str) -> None:
+    r = APIClient().get("/api/matches/", {"cursor": cursor})
+    assert r.status_code == 400 and "next/previous links" in str(r.json()["cursor"])
+    page = Client().get("/matches/", {"cursor": cursor})
+    assert page.status_code == 400 and b"next/previous links" in page.content
+
+
+def test_an_offset_is_a_400_that_names_the_next_link() -> None:
+    r = APIClient().get("/api/matches/", {"offset": "50"})
+    assert r.status_code == 400 and "next link" in str(r.json()["offset"])
+
+
+# --- query plans at size -------------------------------------------------------------------
+
+FILLED = 30_000
+"""Matches in the plan tests' table: enough that a scan and sort would cost more than walking an
+index for the planner, with statistics from ANALYZE (match_table.extend runs it)."""
+
+
+@pytest.fixture
+def filled() -> tuple[match_table.Cast, int, int]:
+    """A match table of ``FILLED`` rows, analyzed, in the test's transaction (rolled back with
+    it, statistics included), and a ladder and a season nothing was played in (rare filters)."""
+    the_cast = match_table.cast("plans")
+    match_table.extend(the_cast, 0, FILLED)
+    empty_ladder = Ladder.objects.create(name="plans empty", game="brexit", seats=4)
+    empty_season = Season.objects.create(name="plans empty", game="brexit", seats=3)
+    return the_cast, empty_ladder.pk, empty_season.pk
+
+
+def _match_scans(plan: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """(node type, index) of every scan of tournaments_match in the plan's main tree, and the
+    types of every node, subplans (the deal's correlated test) left out."""
+    found = []
+    if plan.get("Relation Name") == "tournaments_match":
+        found.append((plan["Node Type"], plan.get("Index Name")))
+    if plan["Node Type"] == "Sort":
+        found.append(("Sort", None))
+    for child in plan.get("Plans", []):
+        if child.get("Parent Relationship") != "SubPlan":
+            found += _match_scans(child)
+    return found
+
+
+def _table_scans(plan: dict[str, Any]) -> list[str]:
+    """Every sequential scan of tournaments_match anywhere in the plan, subplans included (the
+    deal's test hashed the deals of every match, once per page, before match_deal_playing)."""
+    found = [plan["Node Type"]] if plan.get("Relation Name") == "tournaments_match" else []
+    found = [kind for kind in found if "Seq Scan" in kind]
+    for child in plan.get("Plans", []):
+        found += _table_scans(child)
+    return found
+
+
+def _plan(qs: Any) -> list[tuple[str, str | None]]:
+    sql, params = qs.query.sql_with_params()
+    with connection.cursor() as cur:
+        cur.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+        raw = cur.fetchone()[0]
+    plan = (json.loads(raw) if isinstance(raw, str) else raw)[0]["Plan"]
+    return _match_scans(plan) + [(kind, None) for kind in _table_scans(plan)]
+
+
+def _wrong_plans(cases: list[tuple[dict[str, Any], set[str]]]) -> list[Any]:
+    """The cases whose first or later page is not read from one of the indexes named for it."""
+    wrong = []
+    for filters, indexes in cases:
+        matches = selectors.matches(user=None, **filters)
+        first = keyset.page(matches, None, 25)
+        later = first.older or keyset.cursor(keyset.OLDER, Match.objects.order_by("-created_at")[0])
+        for qs in (
+            matches.order_by(*keyset.NEWEST_FIRST)[:26],
+            keyset.after(matches, later)[0][:26],
+        ):
+            scans = _plan(qs)
+            if "match_deal_playing" in indexes:
+                # Matches not over: as few as the workers leave queued, whatever the table's
+                # size; read through that partial index and sorted, as Postgres may choose.
+                if any("Seq Scan" in kind for kind, _ in scans):
+                    wrong.append((filters, scans))
+                continue
+            index_scans = {i for kind, i in scans if kind in ("Index Scan", "Index Only Scan")}
+            if not scans or any(i is None for _, i in scans) or not index_scans <= indexes:
+                wrong.append((filters, scans))
+    return wrong
+
+
+def test_every_list_page_is_read_from_a_list_index(filled: Any) -> None:
+    the_cast, empty_ladder, empty_season = filled
+    cases: list[tuple[dict[str, Any], set[str]]] = [
+        ({}, {"match_newest"}),
+        ({"game": "brasilis"}, {"match_newest"}),
+        ({"status": "finished"}, {"match_newest", "match_status_newest"}),
+        ({"status": "running"}, {"match_status_newest", "match_deal_playing"}),
+        ({"ladder": the_cast.ladders[0]}, {"match_newest", "match_ladder_newest"}),
+        ({"ladder": empty_ladder}, {"match_ladder_newest"}),
+        ({"season": the_cast.seasons[1]}, {"match_newest", "match_season_newest"}),
+        ({"season": empty_season}, {"match_season_newest"}),
+        ({"game": "brexit", "status": "aborted"}, {"match_newest", "match_status_newest"}),
+    ]
+    assert _wrong_plans(cases) == []
+
+
+def test_a_bot_s_matches_are_read_newest_first_checking_each_match_s_seats(filled: Any) -> None:
+    """A bot seated in one match in 40: Postgres walks match_newest and looks up each match's
+    seats, about 40 matches a row shown, whatever the table's size. (A bot seated far more
+    rarely is read from its seats and sorted instead, which grows with its matches:
+    docs/scaling.md, "Lists", what is left.)"""
+    the_cast, _, _ = filled
+    assert _wrong_plans([({"bot": the_cast.bots[0]}, {"match_newest"})]) == []
