@@ -502,16 +502,18 @@ def _stored(row: Sequence[Any]) -> StoredEvent:
 
 
 def _archived(stream_id: uuid.UUID, row: archive.Row) -> StoredEvent:
+    """An archived row read as a stored one: its JSON and time decoded as Postgres returns them."""
     position, event_id, version, event_type, schema_version, payload, metadata, at = row
-    schema_version, upcast_payload = upcast(event_type, schema_version, orjson.loads(payload))
-    return StoredEvent(
-        position=position,
-        event_id=event_id,
-        stream_id=stream_id,
-        version=version,
-        type=event_type,
-        schema_version=schema_version,
-        payload=upcast_payload,
-        metadata=orjson.loads(metadata),
-        recorded_at=archive.recorded_at(at),
+    return _stored(
+        (
+            position,
+            event_id,
+            stream_id,
+            version,
+            event_type,
+            schema_version,
+            orjson.loads(payload),
+            orjson.loads(metadata),
+            archive.recorded_at(at),
+        )
     )

@@ -61,36 +61,27 @@ def test_bad_options_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--options: " in capsys.readouterr().err
 
 
+SIMULATE = [
+    "simulate",
+    "--game",
+    "brexit",
+    "--seat",
+    "greedy",
+    "--seat",
+    "random",
+    "--seat",
+    "random",
+]
+
+
 def test_simulate_prints_win_rates_as_json(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = [
-        "simulate",
-        "--game",
-        "brexit",
-        "--seat",
-        "greedy",
-        "--seat",
-        "random",
-        "--seat",
-        "random",
-    ]
-    assert main([*argv, "--games", "4", "--no-progress", "--json"]) == 0
+    assert main([*SIMULATE, "--games", "4", "--no-progress", "--json"]) == 0
     said = json.loads(capsys.readouterr().out)
     assert said["games"] == 4 and {b["bot"] for b in said["bots"]} == {"greedy", "random"}
 
 
 def test_simulate_shows_progress_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = [
-        "simulate",
-        "--game",
-        "brexit",
-        "--seat",
-        "greedy",
-        "--seat",
-        "random",
-        "--seat",
-        "random",
-    ]
-    assert main([*argv, "--games", "3"]) == 0
+    assert main([*SIMULATE, "--games", "3"]) == 0
     out, err = capsys.readouterr()
     assert "3/3" in err and "brexit: 3 games, seats greedy random random" in out
 
