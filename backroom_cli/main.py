@@ -27,9 +27,14 @@ def parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
     )
     top.add_argument("--version", action="version", version=f"backroom {_version()}")
+    top.add_argument("--json", action="store_true", help="print JSON for scripts")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     output = argparse.ArgumentParser(add_help=False)
-    output.add_argument("--json", action="store_true", help="print JSON for scripts")
+    # Also after the command. SUPPRESS: a subcommand without it must not reset the
+    # `backroom --json COMMAND` before it to false.
+    output.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="print JSON for scripts"
+    )
     online = argparse.ArgumentParser(add_help=False, parents=[output])
     online.add_argument(
         "--server", help="the server's URL (default: $BACKROOM_SERVER, else the last login)"

@@ -137,7 +137,7 @@ def errors(args: argparse.Namespace) -> Exit:
             raise Failure(
                 Exit.NOT_FOUND,
                 f"{exc.message}: no bot {args.bot} that you may see, or this server has no"
-                f" errors list (GET {path}, added in issue 23)",
+                f" errors list (GET {path})",
             ) from None
         raise
     lines = [

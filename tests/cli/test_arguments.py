@@ -173,3 +173,33 @@ def test_the_documented_exit_codes_are_the_commands() -> None:
 
     for code, _ in rows:
         assert f"{code} " in " ".join(EPILOG.split())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--json", "download", "m", "--server", "http://127.0.0.1:9/"]]
+    + [["download", "m", "--server", "http://127.0.0.1:9/", "--json"]],
+    ids=["before-the-command", "after-it"],
+)
+def test_json_is_taken_before_the_command_as_after_it(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == Exit.AUTH
+    assert json.loads(capsys.readouterr().out)["exit"] == Exit.AUTH
+
+
+def test_a_server_without_the_errors_list_is_told_in_plain_words(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from backroom_cli import remote
+    from backroom_cli.exits import Failure
+
+    class NoList:
+        def pages(self, path: str) -> list[object]:
+            raise Failure(Exit.NOT_FOUND, f"GET {path}: Not found.")
+
+    monkeypatch.setattr(remote, "api", lambda args: NoList())
+    assert main(["errors", "1", "--server", "http://127.0.0.1:9/"]) == Exit.NOT_FOUND
+    err = capsys.readouterr().err
+    assert "this server has no errors list (GET /api/bots/1/errors/)" in err
+    assert "issue" not in err

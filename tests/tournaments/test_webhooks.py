@@ -85,6 +85,14 @@ def test_a_public_address_is_called() -> None:
     assert webhooks.check_url("https://93.184.216.34/hook") == "https://93.184.216.34/hook"
 
 
+@override_settings(WEBHOOK_ALLOW_PRIVATE=False)
+def test_a_name_that_does_not_resolve_is_said_in_plain_words() -> None:
+    # .invalid never resolves (RFC 2606); the resolver's "[Errno -2] ..." is not shown.
+    with pytest.raises(webhooks.BadWebhook) as refused:
+        webhooks.check_url("https://no-such-host.invalid/hook")
+    assert str(refused.value) == "the host name 'no-such-host.invalid' does not resolve"
+
+
 @pytest.mark.services  # a manage.py process with the production settings
 def test_production_settings_never_allow_private_addresses() -> None:
     """Even with WEBHOOK_ALLOW_PRIVATE=1 in its environment, production refuses them."""

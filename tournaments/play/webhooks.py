@@ -105,8 +105,10 @@ def check_url(url: str) -> str:
         found = {
             str(info[4][0]) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         }
-    except (OSError, ValueError, UnicodeError) as exc:
-        raise BadWebhook(f"the webhook's host {host!r} does not resolve: {exc}") from None
+    except (OSError, ValueError, UnicodeError):
+        # The resolver's own words ("[Errno -2] Name or service not known") mean nothing to
+        # an author: say what is wrong in theirs.
+        raise BadWebhook(f"the host name {host!r} does not resolve") from None
     for address in found:
         ip = ipaddress.ip_address(address.split("%")[0])
         if not ip.is_global or ip.is_multicast:
