@@ -216,7 +216,7 @@ def test_a_bot_made_private_since_is_not_named_on_the_series_pages() -> None:
                 "players": ["builtin:greedy", "builtin:random", "builtin:bold"],
                 "deals": "x",
             },
-            "deals must be a whole number",
+            "Deals: must be a whole number",
         ),
         (
             {
@@ -226,14 +226,34 @@ def test_a_bot_made_private_since_is_not_named_on_the_series_pages() -> None:
                 "field": ["builtin:random", "builtin:cautious"],
                 "alpha": "lots",
             },
-            "alpha must be a number",
+            "alpha: must be a number",
         ),
+        (
+            {
+                "kind": "test",
+                "candidate": "builtin:bold",
+                "baseline": "builtin:greedy",
+                "field": ["builtin:random", "builtin:cautious"],
+                "max_games": "100000",
+            },
+            "Pairs at most: must be a whole number from 1 to",
+        ),
+        (
+            {"kind": "test", "candidate": "builtin:bold", "baseline": "builtin:greedy"},
+            "Field: choose at least one player",
+        ),
+        ({"kind": "series", "deals": "1"}, "Players: choose at least one player"),
     ],
 )
 def test_bad_picks_are_a_400_that_says_why(form: dict[str, Any], message: str) -> None:
     page = client(UserFactory()).post("/series/", {"game": "brexit", **form})
     assert page.status_code == 400
-    assert message in page.content.decode() and not Series.objects.exists()
+    html = page.content.decode()
+    assert message in html and not Series.objects.exists()
+    # The form's own words, never the API's fields (test:, max_games, {bot_version: id}).
+    said = re.search(r'<div class="error" role="alert">(.*?)</div>', html, re.S)
+    assert said is not None
+    assert not re.search(r"<p>(test|players|deals):|max_games|bot_version|builtin: name", said[1])
 
 
 @pytest.mark.django_db

@@ -7,6 +7,7 @@ competition's series service, as the API does (tournaments/site/api/series.py).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -100,6 +101,46 @@ def _start(user: Any, form: Any) -> Any:
     )
 
 
+LABELS = {
+    "game": "Game",
+    "name": "Name",
+    "players": "Players",
+    "deals": "Deals",
+    "candidate": "Candidate",
+    "baseline": "Baseline",
+    "field": "Field",
+    "max_games": "Pairs at most",
+    "test": "A/B test",
+    "options": "Options",
+}
+"""The form's labels of the service's fields (elo0, elo1, alpha and beta are their own)."""
+
+_NAMED = re.compile(r"(max_games|deals|elo0|elo1|alpha|beta)(?: \(pairs\))? (must be .*)")
+
+
+def _reworded(field: str, message: str, is_test: bool) -> tuple[str, str]:
+    """A message of the service (which speaks the API's fields) as the form says it: under
+    the label of the field it is about."""
+    if message.startswith(("give a list of seats", "each seat is")):
+        # The form sends the candidate and the baseline as one seat each: an empty list is
+        # the players' or the field's.
+        return ("Field" if is_test else "Players"), "choose at least one player"
+    named = _NAMED.fullmatch(message)
+    if named:
+        return LABELS.get(named[1], named[1]), named[2]
+    return LABELS.get(field, field), message
+
+
+def form_errors(errors: dict[str, list[str]], is_test: bool) -> dict[str, list[str]]:
+    """The errors as the form shows them: by label."""
+    said: dict[str, list[str]] = {}
+    for field, messages in errors.items():
+        for message in messages:
+            label, text = _reworded(field, message, is_test)
+            said.setdefault(label, []).append(text)
+    return said
+
+
 def _chosen(form: Any) -> dict[str, list[str]]:
     """Each picker's chosen player keys, to show them chosen again (a bad form, a bot's link)."""
     return {
@@ -132,7 +173,7 @@ def series_list(request: HttpRequest) -> HttpResponse:
         "choices": selectors.player_choices(request.user, game) if game in GAMES else [],
         "chosen": _chosen(form),
         "form": form,
-        "errors": errors,
+        "errors": form_errors(errors, _is_test(form)),
         "is_test": _is_test(form),
     }
     return render(request, "site/series_list.html", context, status=400 if errors else 200)
