@@ -62,3 +62,18 @@ def test_bad_password_stays_on_the_form_and_logout_logs_out() -> None:
     c, _ = logged_in(user, "/")
     assert c.post("/accounts/logout/").status_code == 302
     assert "Log in" in c.get("/").content.decode()
+
+
+@pytest.mark.parametrize(
+    ("page", "link"),
+    [
+        ("/accounts/login/", 'href="/accounts/login/"'),
+        ("/accounts/login/?next=/series/", 'href="/accounts/login/?next=/series/"'),
+        ("/accounts/signup/", 'href="/accounts/login/"'),
+        ("/matches/", 'href="/accounts/login/?next=/matches/"'),
+    ],
+)
+def test_the_log_in_link_never_comes_back_to_the_login_page(page: str, link: str) -> None:
+    html = Client().get(page).content.decode()
+    assert f"{link}>Log in</a>" in html
+    assert "next=/accounts/login/" not in html and "next=/accounts/signup/" not in html
