@@ -230,3 +230,21 @@ def test_ladder_and_season_pages_rank_bots_by_results(
     home = client.get("/").content.decode()
     assert f"/{kind}s/{competition.pk}/" in home
     assert client.get(f"/{kind}s/999999/").status_code == 404
+
+
+def test_the_docs_links_and_mentions_of_served_docs_lead_to_them(client: Client) -> None:
+    html = client.get("/docs/api/").content.decode()
+    # [reliability.md](reliability.md) and the prose's "(docs/ladders.md)" were plain text.
+    assert '<a href="/docs/reliability/">reliability.md</a>' in html
+    assert '<a href="/docs/ladders/">docs/ladders.md</a>' in html
+    for name in ("ladders", "reliability"):
+        assert client.get(f"/docs/{name}/").status_code == 200
+    # A link to a heading of another doc keeps its anchor, and the heading has it.
+    bots = client.get("/docs/bots/").content.decode()
+    assert 'href="/docs/api/#who-sees-what"' in bots
+    assert '<h2 id="who-sees-what">' in html
+    # Every link the docs pages make leads to a page that exists.
+    for name in ("bots", "api", "cli", "ab-tests", "builtin-bots", "ladders", "reliability"):
+        page = client.get(f"/docs/{name}/").content.decode()
+        for target in set(re.findall(r'href="(/docs/[^"#]*)', page)):
+            assert client.get(target).status_code == 200, (name, target)

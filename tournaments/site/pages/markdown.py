@@ -14,6 +14,9 @@ from django.utils.safestring import SafeString, mark_safe
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
+# A doc named in the text, "(docs/ladders.md)": linked when the site serves it. Not inside a
+# link's text or code (">" before it), nor in a URL ("/" before it).
+_MENTION = re.compile(r"(?<![\w/>.-])docs/[\w/-]+\.md\b")
 
 
 def _inline(text: str, link: dict[str, str]) -> str:
@@ -22,12 +25,26 @@ def _inline(text: str, link: dict[str, str]) -> str:
     out = _BOLD.sub(r"<strong>\1</strong>", out)
 
     def href(m: re.Match[str]) -> str:
-        target = link.get(m.group(2).split("#")[0], m.group(2))
+        path, _, fragment = m.group(2).partition("#")
+        target = m.group(2)
+        if path in link:  # another served doc: its page, at the same heading
+            target = link[path] + (f"#{fragment}" if fragment else "")
         if not target.startswith(("http://", "https://", "/", "#")):
             return m.group(1)  # a repository path the site does not serve
         return f'<a href="{html.escape(target)}">{m.group(1)}</a>'
 
-    return _LINK.sub(href, out)
+    def mention(m: re.Match[str]) -> str:
+        target = link.get(m.group(0))
+        return f'<a href="{html.escape(target)}">{m.group(0)}</a>' if target else m.group(0)
+
+    return _MENTION.sub(mention, _LINK.sub(href, out))
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it, so that the docs' ``file.md#anchor`` links
+    land on the same heading here."""
+    text = re.sub(r"[^\w\- ]", "", heading.lower().replace("`", ""))
+    return text.replace(" ", "-")
 
 
 def render(text: str, link: dict[str, str] | None = None) -> SafeString:
@@ -50,7 +67,9 @@ def render(text: str, link: dict[str, str] | None = None) -> SafeString:
         heading = re.match(r"^(#{1,4})\s+(.*)", line)
         if heading:
             level = len(heading.group(1))
-            out.append(f"<h{level}>{_inline(heading.group(2), link)}</h{level}>")
+            # The title needs no anchor: a link to a doc lands at its top.
+            anchor = f' id="{slug(heading.group(2))}"' if level > 1 else ""
+            out.append(f"<h{level}{anchor}>{_inline(heading.group(2), link)}</h{level}>")
             i += 1
             continue
         if line.startswith("|"):

@@ -46,6 +46,9 @@ AUTHOR_DOCS = {
     "builtin-bots": ("Built-in bots", "builtin-bots.md"),
     "ab-tests": ("Series and A/B tests", "ab-tests.md"),
     "cli": ("The backroom command", "cli.md"),  # bots.md links it
+    # api.md and the others link these two: served, so that their links lead somewhere.
+    "ladders": ("Ladders and ratings", "ladders.md"),
+    "reliability": ("Reliability", "reliability.md"),
 }
 
 
