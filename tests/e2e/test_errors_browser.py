@@ -5,6 +5,7 @@ BACKROOM_SCREENSHOTS=docs writes their screenshots to docs/."""
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ from tests.e2e.test_viewer_browser import (  # noqa: F401 (fixtures)
 from tests.factories import UserFactory
 from tests.viewer.test_competitions import _fixtures, _season
 from tournaments.competition.models import Season
-from tournaments.play.models import Fault, Seat
+from tournaments.play import webhooks
+from tournaments.play.models import Fault, Seat, WebhookDelivery
 
 pytestmark = pytest.mark.e2e
 
@@ -95,5 +97,51 @@ def test_the_seasons_page_fits(
         tab.wait_for_selector("#season-progress")
         assert tab.locator("#season-progress").inner_text() == "3 of 8 matches played"
         assert tab.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_errors_page_fits_with_a_webhook_set(
+    request: pytest.FixtureRequest, live_server: Any, transactional_db: None, width: int
+) -> None:
+    """Its 64-character secret and its deliveries (a long error among them) fit a phone: the
+    secret wraps, the deliveries are labelled lines, not a table squeezed to letters."""
+    chromium = request.getfixturevalue("browser")
+    owner = UserFactory(username="an-author")
+    match = _played(owner)
+    seat = Seat.objects.select_related("bot_version__bot").get(match=match, number=0)
+    bot = seat.bot_version.bot  # type: ignore[union-attr]
+    bot.webhook_url = "https://hooks.example.com/backroom/a-rather-long-path/for-this-bot"
+    bot.webhook_secret = webhooks.new_secret()
+    bot.save(update_fields=["webhook_url", "webhook_secret"])
+    call = uuid.uuid4()
+    WebhookDelivery.objects.create(bot=bot, event="crash", delivery=call, attempt=1, status_code=503)
+    WebhookDelivery.objects.create(
+        bot=bot,
+        event="disqualified",
+        delivery=call,
+        attempt=2,
+        error="the host name 'hooks.example.com.a-very-long-subdomain-name.invalid' does not resolve",
+    )
+    context = chromium.new_context(
+        viewport={"width": width, "height": 844 if width < 500 else 900}, base_url=live_server.url
+    )
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(15_000)
+        log_in(tab, owner, live_server)
+        tab.goto(f"/bots/{bot.pk}/errors/")
+        tab.wait_for_selector("#webhook-secret")
+        assert tab.locator("#webhook-secret").inner_text() == bot.webhook_secret
+        assert tab.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+        assert "does not resolve" in tab.locator("table.deliveries").inner_text()
+        if width < 500:  # each delivery a card: its cells full width, each with its label
+            cell = tab.locator("table.deliveries td[data-label='Answer']").last
+            assert cell.evaluate("td => td.getBoundingClientRect().width") > width * 0.7
+            assert tab.evaluate(
+                "() => getComputedStyle(document.querySelector("
+                "'table.deliveries td[data-label=Answer]'), '::before').content"
+            ) == '"Answer"'
     finally:
         context.close()
