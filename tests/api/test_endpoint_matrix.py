@@ -324,6 +324,12 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "405 405 405 405",
         "DELETE": "405 405 405 405",
     },
+    "site-series-cancel": {
+        "GET": "302 405 405 405",
+        "POST": "302 404 302 302",
+        "PATCH": "302 405 405 405",
+        "DELETE": "302 405 405 405",
+    },
     "site-series-list": {
         "GET": "302 200 200 200",
         "POST": "302 400 400 400",
@@ -547,6 +553,7 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
             "site-ladder": {"pk": ladder.pk},
             "site-season": {"pk": season.pk},
             "site-series": {"pk": series.pk},
+            "site-series-cancel": {"pk": series.pk},
             "api-not-found": {"rest": "no/such/thing/"},
             "match-actions": {"match_id": waiting.pk},
             "site-match-play": {"match_id": waiting.pk},

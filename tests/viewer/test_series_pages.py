@@ -13,6 +13,7 @@ from django.test import Client
 from games.engine.builtin import builtin_names
 from tests.factories import BotVersionFactory, UserFactory
 from tests.tournaments.test_series import finish, play_out, twin_outcome
+from tournaments.competition import series as series_service
 from tournaments.competition.models import Series
 from tournaments.play.models import BotVersion, Match
 
@@ -262,3 +263,61 @@ def test_an_unknown_game_is_a_400_that_says_why() -> None:
     assert page.status_code == 400 and "unknown game &#x27;chess&#x27;" in page.content.decode()
     page = client(UserFactory()).post("/series/", {"game": "chess", "kind": "series"})
     assert page.status_code == 400 and "unknown game" in page.content.decode()
+
+
+def _csrf(html: str) -> str:
+    found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+    assert found is not None
+    return found[1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_owner_cancels_a_running_series_from_its_page() -> None:
+    owner = UserFactory()
+    series = series_service.create_series(
+        user=owner,
+        game="brexit",
+        name="long",
+        players=[{"builtin": "greedy"}, {"builtin": "random"}, {"builtin": "bold"}],
+        deals=50,
+    )
+    assert Match.objects.filter(series=series, status=Match.Status.QUEUED).exists()
+    url = f"/series/{series.pk}/cancel/"
+    # Nobody else sees the series, nor may cancel it; a GET changes nothing.
+    assert client(UserFactory()).post(url).status_code == 404
+    assert Client().post(url)["Location"].startswith("/accounts/login/")
+    assert client(owner).get(url).status_code == 405
+    # The form carries its CSRF token, and a POST without one is refused.
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(owner)
+    html = browser.get(f"/series/{series.pk}/").content.decode()
+    assert f'action="{url}"' in html and "Cancel the series" in html
+    assert browser.post(url).status_code == 403
+    series.refresh_from_db()
+    assert series.state == Series.State.RUNNING
+    done = browser.post(url, {"csrfmiddlewaretoken": _csrf(html)}, follow=True)
+    assert done.redirect_chain == [(f"/series/{series.pk}/", 302)]
+    series.refresh_from_db()
+    assert series.state == Series.State.CANCELLED
+    assert not Match.objects.filter(series=series, status=Match.Status.QUEUED).exists()
+    page = done.content.decode()
+    assert "long is cancelled" in page and 'id="series-cancel"' not in page
+    # Again (another tab): said, not a 500.
+    again = browser.post(url, {"csrfmiddlewaretoken": _csrf(page)}, follow=True)
+    assert "the series is cancelled, not running" in again.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_staff_may_cancel_a_series_too() -> None:
+    series = series_service.create_series(
+        user=UserFactory(),
+        game="brexit",
+        name="theirs",
+        players=[{"builtin": "greedy"}, {"builtin": "random"}],
+        deals=50,
+    )
+    staff = client(UserFactory(is_staff=True))
+    assert 'id="series-cancel"' in staff.get(f"/series/{series.pk}/").content.decode()
+    assert staff.post(f"/series/{series.pk}/cancel/").status_code == 302
+    series.refresh_from_db()
+    assert series.state == Series.State.CANCELLED

@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from games.engine.registry import GAMES
 from tournaments.competition import selectors
@@ -232,3 +233,19 @@ def series_page(request: HttpRequest, pk: int) -> HttpResponse:
             "matches": selectors.series_matches(series),
         },
     )
+
+
+@login_required
+@require_POST
+def series_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    """Its owner (or staff) stops a running series, as POST /api/series/{id}/cancel/ does."""
+    series = get_object_or_404(selectors.series_visible_to(request.user), pk=pk)
+    try:
+        series_service.cancel_series(series=series)
+    except Invalid as exc:  # not running any more (finished, or cancelled in another tab)
+        messages.error(request, " ".join(m for said in exc.errors.values() for m in said))
+    else:
+        messages.success(
+            request, f"{series} is cancelled: its queued matches will not be played."
+        )
+    return HttpResponseRedirect(reverse("site-series", args=[series.pk]))

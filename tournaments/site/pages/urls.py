@@ -39,4 +39,5 @@ urlpatterns: list[URLPattern] = [
     path("seasons/<int:pk>/", views.competition_page, {"kind": "season"}, name="site-season"),
     path("series/", series.series_list, name="site-series-list"),
     path("series/<int:pk>/", series.series_page, name="site-series"),
+    path("series/<int:pk>/cancel/", series.series_cancel, name="site-series-cancel"),
 ]
