@@ -177,8 +177,10 @@ def test_the_documented_exit_codes_are_the_commands() -> None:
 
 @pytest.mark.parametrize(
     "argv",
-    [["--json", "download", "m", "--server", "http://127.0.0.1:9/"]]
-    + [["download", "m", "--server", "http://127.0.0.1:9/", "--json"]],
+    [
+        ["--json", "download", "m", "--server", "http://127.0.0.1:9/"],
+        ["download", "m", "--server", "http://127.0.0.1:9/", "--json"],
+    ],
     ids=["before-the-command", "after-it"],
 )
 def test_json_is_taken_before_the_command_as_after_it(

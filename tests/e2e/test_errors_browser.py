@@ -116,7 +116,9 @@ def test_the_errors_page_fits_with_a_webhook_set(
     bot.webhook_secret = webhooks.new_secret()
     bot.save(update_fields=["webhook_url", "webhook_secret"])
     call = uuid.uuid4()
-    WebhookDelivery.objects.create(bot=bot, event="crash", delivery=call, attempt=1, status_code=503)
+    WebhookDelivery.objects.create(
+        bot=bot, event="crash", delivery=call, attempt=1, status_code=503
+    )
     WebhookDelivery.objects.create(
         bot=bot,
         event="disqualified",
@@ -139,9 +141,12 @@ def test_the_errors_page_fits_with_a_webhook_set(
         if width < 500:  # each delivery a card: its cells full width, each with its label
             cell = tab.locator("table.deliveries td[data-label='Answer']").last
             assert cell.evaluate("td => td.getBoundingClientRect().width") > width * 0.7
-            assert tab.evaluate(
-                "() => getComputedStyle(document.querySelector("
-                "'table.deliveries td[data-label=Answer]'), '::before').content"
-            ) == '"Answer"'
+            assert (
+                tab.evaluate(
+                    "() => getComputedStyle(document.querySelector("
+                    "'table.deliveries td[data-label=Answer]'), '::before').content"
+                )
+                == '"Answer"'
+            )
     finally:
         context.close()

@@ -264,7 +264,7 @@ def test_a_worker_calls_it_signed_and_tries_again_after_a_500(
     assert sorted(attempts) == [(1, 500), (2, 200)]
     # Every attempt is listed on the owner's errors page.
     page = _client(owner).get(f"/bots/{bot.pk}/errors/").content.decode()
-    assert "<td>crash</td>" in page and ">500<" in page and ">200<" in page
+    assert '<td data-label="Event">crash</td>' in page and ">500<" in page and ">200<" in page
 
     # A rejected version: it does not compile, so it is refused without playing.
     broken = BotVersionFactory(bot=bot, upload=b"def act(:\n", status=BotVersion.Status.PENDING)

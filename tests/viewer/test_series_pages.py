@@ -289,7 +289,7 @@ def test_the_owner_cancels_a_running_series_from_its_page() -> None:
     assert client(owner).get(url).status_code == 405
     # The form carries its CSRF token, and a POST without one is refused.
     browser = Client(enforce_csrf_checks=True)
-    browser.force_login(owner)
+    browser.force_login(cast(Any, owner))
     html = browser.get(f"/series/{series.pk}/").content.decode()
     assert f'action="{url}"' in html and "Cancel the series" in html
     assert browser.post(url).status_code == 403

@@ -135,8 +135,8 @@ def _reworded(field: str, message: str, is_test: bool) -> tuple[str, str]:
 def form_errors(errors: dict[str, list[str]], is_test: bool) -> dict[str, list[str]]:
     """The errors as the form shows them: by label."""
     said: dict[str, list[str]] = {}
-    for field, messages in errors.items():
-        for message in messages:
+    for field, said_of_field in errors.items():
+        for message in said_of_field:
             label, text = _reworded(field, message, is_test)
             said.setdefault(label, []).append(text)
     return said
@@ -245,7 +245,5 @@ def series_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     except Invalid as exc:  # not running any more (finished, or cancelled in another tab)
         messages.error(request, " ".join(m for said in exc.errors.values() for m in said))
     else:
-        messages.success(
-            request, f"{series} is cancelled: its queued matches will not be played."
-        )
+        messages.success(request, f"{series} is cancelled: its queued matches will not be played.")
     return HttpResponseRedirect(reverse("site-series", args=[series.pk]))
