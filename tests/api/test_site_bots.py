@@ -358,8 +358,8 @@ def test_a_deactivated_bot_refuses_uploads_with_the_reason(owner: Any, site: Cli
 
 def test_pages_refuse_other_methods(owner: Any, site: Client) -> None:
     bot = BotFactory(owner=owner)
-    assert site.get(f"/bots/{bot.pk}/upload/").status_code == 405
-    assert site.get(f"/bots/{bot.pk}/activate/").status_code == 405
+    assert site.get(f"/bots/{bot.pk}/upload/")["Location"] == f"/bots/{bot.pk}/manage/#upload"
+    assert site.delete(f"/bots/{bot.pk}/activate/").status_code == 405
     assert site.put("/bots/mine/").status_code == 405
 
 

@@ -16,7 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from games.engine.registry import GAMES
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
@@ -28,6 +28,7 @@ from tournaments.site.api.file_names import record_sent_names
 from tournaments.site.api.throttles import UploadThrottle, charge_accepted, too_many, write_allowed
 from tournaments.site.api.views import MAX_UPLOAD_REQUEST_BYTES
 from tournaments.site.pages.accounts import Errors, field_errors
+from tournaments.site.pages.form_posts import form_on
 
 if TYPE_CHECKING:
     from tournaments.play.models import Bot
@@ -173,7 +174,7 @@ def bot_manage(request: HttpRequest, bot_id: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@form_on("site-bot-manage", "bot_id", anchor="upload")
 @csrf_exempt  # checked below, once the file names are being recorded (Django's own recipe)
 def bot_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
     """A version from a file (multipart ``file``) or from the editor (``source``)."""
@@ -244,7 +245,7 @@ def _upload(request: HttpRequest, bot: Bot, sent: dict[str, str]) -> HttpRespons
 
 
 @login_required
-@require_POST
+@form_on("site-bot-manage", "bot_id", anchor="versions")
 def bot_activate(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = _own(request, bot_id)
     number = request.POST.get("number", "")
