@@ -7,6 +7,7 @@ zip's headers claim.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import posixpath
 import re
@@ -26,10 +27,22 @@ MAX_NAME_BYTES = 255
 MAX_PATH_BYTES = 1024
 """Longest path inside a zip: well below PATH_MAX once under the worker's media folder."""
 ENTRY = "bot.py"
-COMPILED = re.compile(r"\.(so(\.\d+)*|pyd|dylib|dll)$", re.IGNORECASE)
+COMPILED = re.compile(r"\.(so(\.\d+)*|pyd|dylib|dll|pyc|pyo)$", re.IGNORECASE)
 """Compiled extensions and shared libraries (``x.cpython-311-x86_64-linux-gnu.so``, ``x.pyd``,
 ``libx.so.1``): built for their author's machine, with nothing in the sandbox to vouch for them;
 the packages a bot may import are the platform's own (packages.py)."""
+NATIVE_MAGIC = {
+    b"\x7fELF": "an ELF executable or library",
+    b"\xfe\xed\xfa\xce": "a Mach-O executable or library",
+    b"\xfe\xed\xfa\xcf": "a Mach-O executable or library",
+    b"\xce\xfa\xed\xfe": "a Mach-O executable or library",
+    b"\xcf\xfa\xed\xfe": "a Mach-O executable or library",
+    b"\xca\xfe\xba\xbe": "a Mach-O universal binary",
+}
+"""A native binary's first bytes: a renamed library is refused by what it is, not its name."""
+PYC_VERSIONS = range(3000, 4000)
+"""Python 3's bytecode magic numbers (3000 at 3.0, in the 3600s by 3.14): a .pyc file starts
+with one, little-endian, then ``\\r\\n`` (as importlib.util.MAGIC_NUMBER does)."""
 
 
 class UploadError(ValueError):
@@ -174,15 +187,43 @@ def refuse_compiled(files: dict[str, bytes]) -> None:
 
     Checked when an upload arrives (tournaments.play.services.upload_version) as well as at
     validation (compile_check), so the author learns it from the upload's own answer.
+    Names and first bytes tell an author early: a renamed library or bytecode is refused too.
+    What a bot can run is bounded by the sandbox, not by this check (a bot can write bytes
+    to a file when it runs).
     """
     for path in sorted(files):
-        _check_not_compiled(path)
+        _check_not_compiled(path, files[path])
 
 
-def _check_not_compiled(path: str) -> None:
-    if COMPILED.search(posixpath.basename(path)):
+def compiled_kind(data: bytes) -> str | None:
+    """What compiled code ``data`` is by its first bytes (native binary or Python bytecode)."""
+    if data[:4] in NATIVE_MAGIC:
+        return NATIVE_MAGIC[data[:4]]
+    if data[:2] == b"MZ" and _pe_header(data):
+        return "a Windows executable or library"
+    if data[:4] == importlib.util.MAGIC_NUMBER or (
+        data[2:4] == b"\r\n" and int.from_bytes(data[:2], "little") in PYC_VERSIONS
+    ):
+        return "compiled Python bytecode"
+    return None
+
+
+def _pe_header(data: bytes) -> bool:
+    """An MZ stub pointing (at offset 0x3C) at a "PE\\0\\0" header: text may well begin "MZ"."""
+    if len(data) < 0x40:
+        return False
+    offset = int.from_bytes(data[0x3C:0x40], "little")
+    return data[offset : offset + 4] == b"PE\0\0"
+
+
+def _check_not_compiled(path: str, data: bytes) -> None:
+    what = "a compiled extension" if COMPILED.search(posixpath.basename(path)) else None
+    kind = compiled_kind(data)
+    if what is None and kind is not None:
+        what = f"compiled code ({kind})"
+    if what is not None:
         raise UploadError(
-            f"{path} is a compiled extension; uploads may hold Python source and data only. Bots"
+            f"{path} is {what}; uploads may hold Python source and data only. Bots"
             f' may import {packages.described()} (docs/bots.md, "What a bot may import")'
         )
 

@@ -277,13 +277,13 @@ MATRIX: dict[str, dict[str, str]] = {
         "DELETE": "302 405 405 405",
     },
     "site-token-create": {
-        "GET": "302 405 405 405",
-        "POST": "302 200 200 200",
+        "GET": "302 302 302 302",  # to the page holding the form
+        "POST": "302 302 302 302",  # post/redirect/get: the account page shows the key once
         "PATCH": "302 405 405 405",
         "DELETE": "302 405 405 405",
     },
     "site-token-revoke": {
-        "GET": "302 405 405 405",
+        "GET": "302 302 302 302",  # to the page holding the form
         "POST": "302 404 302 404",
         "PATCH": "302 405 405 405",
         "DELETE": "302 405 405 405",
@@ -307,13 +307,13 @@ MATRIX: dict[str, dict[str, str]] = {
         "DELETE": "302 405 405 405",
     },
     "site-bot-upload": {
-        "GET": "302 405 405 405",
+        "GET": "302 302 302 302",  # to the page holding the form
         "POST": "302 404 302 404",
         "PATCH": "302 405 405 405",
         "DELETE": "302 405 405 405",
     },
     "site-bot-activate": {
-        "GET": "302 405 405 405",
+        "GET": "302 302 302 302",  # to the page holding the form
         "POST": "302 404 302 404",
         "PATCH": "302 405 405 405",
         "DELETE": "302 405 405 405",
@@ -363,7 +363,7 @@ MATRIX: dict[str, dict[str, str]] = {
     },
     # The webhook is the owner's own setting: staff, who may change any bot, do not set it.
     "site-bot-webhook": {
-        "GET": "405 405 405 405",
+        "GET": "302 302 302 302",  # to the errors page, which holds the form (or is a 404)
         "POST": "404 404 302 403",
         "PATCH": "405 405 405 405",
         "DELETE": "405 405 405 405",

@@ -12,7 +12,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from tests.api.conftest import throttle_rates
-from tests.factories import UserFactory
+from tests.factories import BotFactory, UserFactory
+from tournaments.play import tokens
 from tournaments.play.models import AccountOrigin, ApiToken
 
 pytestmark = pytest.mark.django_db
@@ -24,6 +25,10 @@ def _logged_in(user: Any) -> Client:
     c = Client()
     c.force_login(user)
     return c
+
+
+def _text(r: Any) -> str:
+    return str(r.content.decode())
 
 
 def _sign_up(c: Client, username: str, **extra: str) -> Any:
@@ -124,11 +129,14 @@ def test_account_pages_need_a_login() -> None:
 def test_a_named_token_is_shown_once_kept_hashed_and_works_with_the_api() -> None:
     user = UserFactory()
     c = _logged_in(user)
-    r = c.post("/accounts/tokens/", {"name": "laptop"})
+    posted = c.post("/accounts/tokens/", {"name": "laptop"})
+    assert (posted.status_code, posted["Location"]) == (302, "/accounts/")  # post/redirect/get
+    r = c.get("/accounts/")
     assert r.status_code == 200
     assert r["Cache-Control"] == "no-store"
     key = r.context["key"]
     assert key.startswith("br_") and key in r.content.decode()
+    assert "laptop" in r.content.decode()
     token = ApiToken.objects.get(user=user)
     assert token.name == "laptop" and key not in (token.prefix, token.digest)
     assert token.digest == hashlib.sha256(key.encode()).hexdigest()
@@ -162,14 +170,14 @@ def test_the_original_token_keeps_working_beside_named_ones() -> None:
 def test_revoking_a_token_refuses_it_from_then_on() -> None:
     user = UserFactory()
     c = _logged_in(user)
-    key = c.post("/accounts/tokens/", {"name": "ci"}).context["key"]
+    key = c.post("/accounts/tokens/", {"name": "ci"}, follow=True).context["key"]
     token = ApiToken.objects.get(user=user)
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     assert api.get("/api/accounts/me/").status_code == 200
     # Another user cannot revoke it: a 404, as if absent.
     assert _logged_in(UserFactory()).post(f"/accounts/tokens/{token.pk}/revoke/").status_code == 404
-    assert c.get(f"/accounts/tokens/{token.pk}/revoke/").status_code == 405
+    assert c.get(f"/accounts/tokens/{token.pk}/revoke/")["Location"] == "/accounts/"
     r = c.post(f"/accounts/tokens/{token.pk}/revoke/")
     assert r.status_code == 302
     assert not ApiToken.objects.exists()
@@ -208,7 +216,7 @@ def test_an_account_has_at_most_so_many_tokens() -> None:
 
 def test_a_token_of_a_deactivated_account_is_refused() -> None:
     user = UserFactory()
-    key = _logged_in(user).post("/accounts/tokens/", {"name": "ci"}).context["key"]
+    key = _logged_in(user).post("/accounts/tokens/", {"name": "ci"}, follow=True).context["key"]
     user.is_active = False
     user.save(update_fields=["is_active"])
     api = APIClient()
@@ -222,3 +230,41 @@ def test_the_header_links_sign_up_or_my_bots() -> None:
     mine = _logged_in(UserFactory()).get("/").content.decode()
     assert 'href="/bots/mine/"' in mine and 'href="/accounts/"' in mine
     assert 'href="/accounts/signup/"' not in mine
+
+
+def test_a_new_key_is_shown_once_and_never_again_on_back_or_reload() -> None:
+    user = UserFactory()
+    c = _logged_in(user)
+    shown = c.post("/accounts/tokens/", {"name": "ci"}, follow=True)
+    key = shown.context["key"]
+    assert shown.redirect_chain == [("/accounts/", 302)]
+    again = c.get("/accounts/")  # a reload, or Back and Forward
+    assert again.status_code == 200 and "key" not in again.context and key not in _text(again)
+    # Another session of the same user never sees it either.
+    assert key not in _text(_logged_in(user).get("/accounts/"))
+    assert ApiToken.objects.filter(user=user).count() == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "page"),
+    [
+        ("/accounts/tokens/", "/accounts/"),
+        ("/accounts/tokens/{token}/revoke/", "/accounts/"),
+        ("/bots/{bot}/upload/", "/bots/{bot}/manage/#upload"),
+        ("/bots/{bot}/activate/", "/bots/{bot}/manage/#versions"),
+        ("/bots/{bot}/webhook/", "/bots/{bot}/errors/#webhook"),
+    ],
+)
+def test_a_get_on_a_form_s_address_goes_to_the_form_s_page(url: str, page: str) -> None:
+    user = UserFactory()
+    c = _logged_in(user)
+    bot = BotFactory(owner=user)
+    token, _key = tokens.create_token(user=user, name="ci")
+    url, page = (x.format(bot=bot.pk, token=token.pk) for x in (url, page))
+    r = c.get(url)
+    assert (r.status_code, r["Location"]) == (302, page)
+    assert c.head(url)["Location"] == page
+    put = c.put(url)
+    assert put.status_code == 405 and put["Allow"] == "POST"
+    assert f"this address takes the form on {page} (POST)" in put.content.decode()
+    assert ApiToken.objects.filter(user=user).count() == 1  # nothing was done

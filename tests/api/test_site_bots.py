@@ -231,6 +231,38 @@ def test_an_upload_too_large_is_a_413_before_it_is_read(owner: Any, site: Client
     assert "may be at most" in _text(r)
 
 
+def test_a_paste_too_large_is_a_413_saying_the_limit_beside_the_editor(
+    owner: Any, site: Client
+) -> None:
+    from urllib.parse import urlencode
+
+    bot = BotFactory(owner=owner)
+    body = urlencode({"source": "#" * (3 * 1024 * 1024)})
+    r = site.post(f"/bots/{bot.pk}/upload/", body, content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 413
+    editor = _text(r).split('id="source"')[1].split('type="file"')[0]
+    assert (
+        f"the request body is {len(body)} bytes; pasted source may be at most {MAX_PY_BYTES}"
+        " bytes (as a .py upload)"
+    ) in editor
+
+
+def test_a_refused_body_is_read_to_its_end_so_the_page_arrives_whole(owner: Any) -> None:
+    from django.test import RequestFactory
+
+    from tournaments.site.pages.my_bots import bot_upload
+
+    bot = BotFactory(owner=owner)
+    request = RequestFactory().post(
+        f"/bots/{bot.pk}/upload/",
+        "source=" + "#" * (3 * 1024 * 1024),
+        content_type="application/x-www-form-urlencoded",
+    )
+    request.user = owner
+    assert bot_upload(request, bot_id=bot.pk).status_code == 413
+    assert request.read(1) == b""  # nothing left for the server to reset the connection over
+
+
 def test_site_uploads_share_the_api_budget(owner: Any, site: Client, enqueued: Enqueued) -> None:
     from rest_framework.test import APIClient
 
@@ -326,8 +358,8 @@ def test_a_deactivated_bot_refuses_uploads_with_the_reason(owner: Any, site: Cli
 
 def test_pages_refuse_other_methods(owner: Any, site: Client) -> None:
     bot = BotFactory(owner=owner)
-    assert site.get(f"/bots/{bot.pk}/upload/").status_code == 405
-    assert site.get(f"/bots/{bot.pk}/activate/").status_code == 405
+    assert site.get(f"/bots/{bot.pk}/upload/")["Location"] == f"/bots/{bot.pk}/manage/#upload"
+    assert site.delete(f"/bots/{bot.pk}/activate/").status_code == 405
     assert site.put("/bots/mine/").status_code == 405
 
 

@@ -506,3 +506,17 @@ def test_any_file_name_is_kept_whole_and_printable_or_refused_with_a_400(
         assert len(name) <= 255 and unprintable(stored) is None  # never cut to fit
         # DRF trims a JSON field's whitespace; Django keeps only the last part of a path sent.
         assert stored == name.strip() or multipart
+
+
+def test_a_native_library_renamed_as_data_is_refused_at_upload(
+    api: APIClient, user: Any, enqueued: Enqueued
+) -> None:
+    bot = BotFactory(owner=user)
+    data = zipped({"bot.py": SOURCE.encode(), "lib/fast.dat": b"\x7fELF\x02\x01\x01" + b"\0" * 9})
+    f = SimpleUploadedFile("bot.zip", data, content_type="application/zip")
+    r = api.post(f"/api/bots/{bot.pk}/versions/", {"file": f}, format="multipart")
+    assert r.status_code == 400, r.content
+    assert r.data["file"][0].startswith("lib/fast.dat is compiled code (an ELF executable")
+    assert "numpy" in r.data["file"][0]
+    assert not BotVersion.objects.filter(bot=bot).exists()
+    assert enqueued.validate_bot_version == []

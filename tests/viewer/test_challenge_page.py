@@ -99,6 +99,8 @@ def test_a_challenge_lands_on_the_live_viewer(
     [
         ({"options": "{not json"}, "not JSON: "),
         ({"options": "[1]"}, "give a JSON object"),
+        ({"options": "[" * 5000 + "]" * 5000}, "JSON nested more than 32 levels deep"),
+        ({"options": '{"a": ' + "[" * 32 + "]" * 32 + "}"}, "JSON nested more than 32 levels"),
         ({"options": '{"max_rounds": "many"}'}, "max_rounds"),
         ({"seed": "-1"}, "greater than or equal to 0"),
         ({"seed": str(2**63)}, "less than or equal to"),
@@ -109,6 +111,8 @@ def test_a_challenge_lands_on_the_live_viewer(
     ids=[
         "bad-json",
         "not-an-object",
+        "recursion-deep",
+        "past-the-apis-depth",
         "bad-option",
         "negative-seed",
         "huge-seed",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import stat
 import sys
@@ -22,6 +23,8 @@ from games.sandbox.upload import (
     MAX_ZIP_BYTES,
     UploadError,
     compile_check,
+    compiled_kind,
+    refuse_compiled,
     unpack,
 )
 
@@ -207,3 +210,52 @@ def test_whatever_unpack_accepts_can_be_written_to_disk(entries: dict[str, bytes
         return
     with tempfile.TemporaryDirectory() as root:
         write_out(files, Path(root))
+
+
+def _pe() -> bytes:
+    stub = bytearray(b"MZ" + b"\0" * 0x7E)
+    stub[0x3C:0x40] = (0x80).to_bytes(4, "little")
+    return bytes(stub) + b"PE\0\0" + b"\0" * 16
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "kind"),
+    [
+        ("lib/helper.dat", b"\x7fELF\x02\x01\x01" + b"\0" * 9, "an ELF executable or library"),
+        ("weights.bin", b"\xcf\xfa\xed\xfe\x07\0\0\x01", "a Mach-O executable or library"),
+        ("fat", b"\xca\xfe\xba\xbe\0\0\0\x02", "a Mach-O universal binary"),
+        ("tool.txt", _pe(), "a Windows executable or library"),
+        ("cache/fast.py3", importlib.util.MAGIC_NUMBER + b"\0" * 12, "compiled Python bytecode"),
+        ("old", (3413).to_bytes(2, "little") + b"\r\n" + b"\0" * 12, "compiled Python bytecode"),
+    ],
+)
+def test_compiled_code_under_any_name_is_refused_by_its_first_bytes(
+    name: str, data: bytes, kind: str
+) -> None:
+    with pytest.raises(UploadError) as err:
+        refuse_compiled({"bot.py": BOT, name: data})
+    assert str(err.value).startswith(
+        f"{name} is compiled code ({kind}); uploads may hold Python source and data only. Bots"
+        " may import the standard library"
+    )
+    assert compiled_kind(data) == kind
+
+
+@pytest.mark.parametrize("name", ["__pycache__/helper.cpython-311.pyc", "x.PYO"])
+def test_bytecode_files_are_refused_by_name(name: str) -> None:
+    with pytest.raises(UploadError, match="is a compiled extension"):
+        refuse_compiled({"bot.py": BOT, name: b"anything"})
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"MZ = 3\n" + b"# a comment\n" * 10,  # text that begins "MZ" without a PE header
+        b"ab\r\n",  # a CRLF text file: "ab" is no bytecode magic number
+        b"",
+        b"\x7fEL",
+    ],
+)
+def test_data_and_source_that_only_look_alike_are_kept(data: bytes) -> None:
+    assert compiled_kind(data) is None
+    refuse_compiled({"bot.py": BOT, "notes.txt": data})

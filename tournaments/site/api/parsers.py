@@ -7,12 +7,21 @@ takes is nested deeper than a few levels, so anything past ``MAX_DEPTH`` is refu
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
 MAX_DEPTH = 32
+TOO_DEEP = f"JSON nested more than {MAX_DEPTH} levels deep"
+
+
+class TooDeep(ValueError):
+    """JSON nested past ``MAX_DEPTH`` (or deep enough to exhaust the parser's recursion)."""
+
+    def __init__(self) -> None:
+        super().__init__(TOO_DEEP)
 
 
 def depth(value: Any) -> int:
@@ -27,12 +36,24 @@ def depth(value: Any) -> int:
     return deepest
 
 
+def loads(text: str) -> Any:
+    """``json.loads`` bounded in depth, for the site's forms: raises json.JSONDecodeError or
+    TooDeep, never RecursionError."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise TooDeep from None
+    if depth(data) > MAX_DEPTH:
+        raise TooDeep
+    return data
+
+
 class BoundedJSONParser(JSONParser):
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
         try:
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
-            raise ParseError(f"JSON nested more than {MAX_DEPTH} levels deep") from None
+            raise ParseError(TOO_DEEP) from None
         if depth(data) > MAX_DEPTH:
-            raise ParseError(f"JSON nested more than {MAX_DEPTH} levels deep")
+            raise ParseError(TOO_DEEP)
         return data

@@ -16,11 +16,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from tournaments.play import selectors, services, tokens
 from tournaments.site.api import serializers as s
 from tournaments.site.api.throttles import SignupThrottle, charge_accepted, too_many, write_allowed
+from tournaments.site.pages.form_posts import form_on
 
 Errors = dict[str, list[str]]
 
@@ -96,14 +97,28 @@ def _account(request: HttpRequest, **extra: Any) -> dict[str, Any]:
     }
 
 
+NEW_KEY = "new_token"
+"""The session's slot for a key just made: the account page takes it out as it shows it."""
+
+
 @login_required
 @require_http_methods(["GET", "HEAD"])
 def account(request: HttpRequest) -> HttpResponse:
-    return render(request, "site/account.html", _account(request))
+    new = request.session.pop(NEW_KEY, None)
+    created = new and next(
+        (t for t in selectors.tokens_of(request.user) if t.pk == new["id"]), None
+    )
+    if not created:
+        return render(request, "site/account.html", _account(request))
+    response = render(
+        request, "site/account.html", _account(request, created=created, key=new["key"])
+    )
+    response["Cache-Control"] = "no-store"  # the key is on this page once: kept by no cache
+    return response
 
 
 @login_required
-@require_POST
+@form_on("site-account")
 def token_create(request: HttpRequest) -> HttpResponse:
     name = request.POST.get("name", "")
     try:
@@ -111,14 +126,15 @@ def token_create(request: HttpRequest) -> HttpResponse:
     except services.Invalid as exc:
         context = _account(request, values={"name": name}, errors=field_errors(exc.errors))
         return render(request, "site/account.html", context, status=400)
-    # Rendered, not redirected: the key is kept nowhere, so this page is the one time it shows.
-    response = render(request, "site/account.html", _account(request, created=token, key=key))
-    response["Cache-Control"] = "no-store"
-    return response
+    # Post/redirect/get: the key waits in the session (server-side) for the one page that shows
+    # it, so Back, Forward or a reload never post the form again; the database keeps only its
+    # digest.
+    request.session[NEW_KEY] = {"id": token.pk, "key": key}
+    return redirect("site-account")
 
 
 @login_required
-@require_POST
+@form_on("site-account")
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     if not tokens.revoke_token(user=request.user, token_id=token_id):
         raise Http404("you have no such token")

@@ -24,6 +24,7 @@ from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 from tournaments.play import humans, selectors, services
 from tournaments.play.allowance import OverLimit
+from tournaments.site.api import parsers
 from tournaments.site.api.throttles import ChallengeThrottle, charge_accepted, write_allowed
 
 HUMAN = "human"
@@ -102,9 +103,11 @@ class ChallengeForm(forms.Form):
     def clean_options(self) -> dict[str, Any]:
         text = (self.cleaned_data.get("options") or "").strip() or "{}"
         try:
-            options = json.loads(text)
+            options = parsers.loads(text)
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(f"not JSON: {exc}") from None
+        except parsers.TooDeep as exc:  # a RecursionError past Python's limit: a 500 otherwise
+            raise forms.ValidationError(str(exc)) from None
         if not isinstance(options, dict):
             raise forms.ValidationError("give a JSON object, such as {}")
         return options

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_safe
 
 from tournaments.play import selectors, services, visibility
 from tournaments.site.api.fault_serializers import FAULT_VERDICTS, viewer_link
 from tournaments.site.pages.errors import BadQuery
+from tournaments.site.pages.form_posts import form_on
 
 if TYPE_CHECKING:
     from tournaments.play.models import Bot
@@ -70,7 +71,7 @@ def bot_errors(request: HttpRequest, bot_id: int) -> HttpResponse:
     return _page(request, bot)
 
 
-@require_POST
+@form_on("site-bot-errors", "bot_id", anchor="webhook")
 def webhook(request: HttpRequest, bot_id: int) -> HttpResponse:
     """Set (or, empty, remove) the bot's webhook URL: its owner only (anyone else: 404)."""
     bot: Bot = get_object_or_404(selectors.bots_owned_by(request.user), pk=bot_id)

@@ -16,7 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from games.engine.registry import GAMES
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
@@ -28,6 +28,7 @@ from tournaments.site.api.file_names import record_sent_names
 from tournaments.site.api.throttles import UploadThrottle, charge_accepted, too_many, write_allowed
 from tournaments.site.api.views import MAX_UPLOAD_REQUEST_BYTES
 from tournaments.site.pages.accounts import Errors, field_errors
+from tournaments.site.pages.form_posts import form_on
 
 if TYPE_CHECKING:
     from tournaments.play.models import Bot
@@ -173,20 +174,46 @@ def bot_manage(request: HttpRequest, bot_id: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@form_on("site-bot-manage", "bot_id", anchor="upload")
 @csrf_exempt  # checked below, once the file names are being recorded (Django's own recipe)
 def bot_upload(request: HttpRequest, bot_id: int) -> HttpResponse:
     """A version from a file (multipart ``file``) or from the editor (``source``)."""
     bot = _own(request, bot_id)
     length = body_limits.content_length(request)
-    if length > MAX_UPLOAD_REQUEST_BYTES:  # refused unread, as the API refuses it
-        what = f"an upload ({MAX_PY_BYTES} bytes for a .py, {MAX_ZIP_BYTES} for a .zip)"
-        detail = body_limits.too_large(length, MAX_UPLOAD_REQUEST_BYTES, what)
-        return _manage(request, bot, status=413, errors={"file": [detail]})
+    if length > MAX_UPLOAD_REQUEST_BYTES:  # refused unparsed, as the API refuses it
+        return _too_large(request, bot, length)
     # Before the body is parsed (the CSRF check parses it): a name longer than Django keeps
     # is refused as the API refuses it, not cut.
     sent = record_sent_names(request)
     return _upload(request, bot, sent)
+
+
+DRAIN_BYTES = 4 * MAX_UPLOAD_REQUEST_BYTES
+"""The most of a refused body read (and dropped) so that its page reaches the browser whole."""
+
+
+def _too_large(request: HttpRequest, bot: Bot, length: int) -> HttpResponse:
+    """The manage page with the limit in bytes, beside the form that sent the body.
+
+    The body is not parsed, but read and dropped up to DRAIN_BYTES: a server that closes a
+    connection with unread bytes in it resets it, and the browser may lose the page
+    (an incomplete read). A Connection header is no help: WSGI servers drop it (gunicorn) or
+    refuse it (wsgiref). A larger body is left unread, and its page may be lost with it.
+    """
+    if request.content_type == "multipart/form-data":
+        what = f"an upload ({MAX_PY_BYTES} bytes for a .py, {MAX_ZIP_BYTES} for a .zip)"
+        detail = body_limits.too_large(length, MAX_UPLOAD_REQUEST_BYTES, what)
+        field = "file"
+    else:  # the editor's form
+        detail = (
+            f"the request body is {length} bytes; pasted source may be at most {MAX_PY_BYTES}"
+            " bytes (as a .py upload)"
+        )
+        field = "source"
+    if length <= DRAIN_BYTES:
+        while request.read(64 * 1024):
+            pass
+    return _manage(request, bot, status=413, errors={field: [detail]})
 
 
 @csrf_protect
@@ -218,7 +245,7 @@ def _upload(request: HttpRequest, bot: Bot, sent: dict[str, str]) -> HttpRespons
 
 
 @login_required
-@require_POST
+@form_on("site-bot-manage", "bot_id", anchor="versions")
 def bot_activate(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = _own(request, bot_id)
     number = request.POST.get("number", "")
