@@ -325,7 +325,7 @@ MATRIX: dict[str, dict[str, str]] = {
         "DELETE": "405 405 405 405",
     },
     "site-series-cancel": {
-        "GET": "302 405 405 405",
+        "GET": "302 302 302 302",  # to the login page, or the series page (a 404 for another)
         "POST": "302 404 302 302",
         "PATCH": "302 405 405 405",
         "DELETE": "302 405 405 405",

@@ -15,13 +15,14 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_safe
 
 from games.engine.registry import GAMES
 from tournaments.competition import selectors
 from tournaments.competition import series as series_service
 from tournaments.play.services import Invalid
 from tournaments.site.pages.charts import llr_chart
+from tournaments.site.pages.form_posts import form_on
 
 TEST_NUMBERS = ("elo0", "elo1", "alpha", "beta")
 
@@ -236,7 +237,7 @@ def series_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@form_on("site-series", "pk")
 def series_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     """Its owner (or staff) stops a running series, as POST /api/series/{id}/cancel/ does."""
     series = get_object_or_404(selectors.series_visible_to(request.user), pk=pk)
