@@ -1,4 +1,5 @@
-"""/api/bots/: create, list (own and public), update, deactivate; other users' private bots are 404."""
+"""/api/bots/: create, list (own and public), update, deactivate, activate a version; other
+users' private bots are 404."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from rest_framework.test import APIClient
 
 from games.engine.storable import unstorable
 from games.sandbox.upload import unprintable
-from tests.factories import BotFactory
-from tournaments.play.models import Bot
+from tests.factories import BotFactory, BotVersionFactory
+from tournaments.play.models import Bot, BotVersion
 
 pytestmark = pytest.mark.django_db
 
@@ -137,6 +138,69 @@ def test_deactivate_action(api: APIClient, user: Any) -> None:
     assert r.data["is_active"] is False
     bot.refresh_from_db()
     assert bot.is_active is False
+
+
+def _three_versions(owner: Any) -> Bot:
+    """v1 and v2 ready, v3 rejected: v2 is the newest ready one."""
+    bot = BotFactory(owner=owner)
+    for status in ("ready", "ready", "rejected"):
+        BotVersionFactory(bot=bot, status=status)
+    return bot
+
+
+def test_activate_a_ready_version_is_shown_to_owner_and_public(
+    api: APIClient, anon: APIClient, user: Any
+) -> None:
+    bot = _three_versions(user)
+    assert api.get(f"/api/bots/{bot.pk}/").data["active_version"] is None
+    r = api.post(f"/api/bots/{bot.pk}/activate/", {"number": 1}, format="json")
+    assert r.status_code == 200, r.content
+    assert r.data["active_version"] == 1
+    bot.refresh_from_db()
+    assert bot.active_version == BotVersion.objects.get(bot=bot, number=1)
+    # What ladders play is as public as the ladder: anyone who sees the bot sees it.
+    assert anon.get(f"/api/bots/{bot.pk}/").data["active_version"] == 1
+    listed = {b["id"]: b for b in anon.get("/api/bots/").data["results"]}
+    assert listed[bot.pk]["active_version"] == 1
+    # The newest ready version clears the choice: ladders follow new versions again.
+    r = api.post(f"/api/bots/{bot.pk}/activate/", {"number": 2}, format="json")
+    assert r.status_code == 200 and r.data["active_version"] is None
+
+
+@pytest.mark.parametrize(
+    ("number", "message"),
+    [(3, "v3 is rejected"), (4, "has no version 4"), (0, "greater than or equal to 1")],
+)
+def test_activate_refuses_a_version_not_ready_or_absent(
+    api: APIClient, user: Any, number: int, message: str
+) -> None:
+    bot = _three_versions(user)
+    BotVersion.objects.filter(bot=bot, number=1).update(status="pending")
+    api.post(f"/api/bots/{bot.pk}/activate/", {"number": 2}, format="json")
+    r = api.post(f"/api/bots/{bot.pk}/activate/", {"number": number}, format="json")
+    assert r.status_code == 400
+    assert message in str(r.data)
+    r = api.post(f"/api/bots/{bot.pk}/activate/", {"number": 1}, format="json")
+    assert r.status_code == 400 and "v1 is pending" in str(r.data["version"])
+    for bad in ({}, {"number": "x"}, {"number": 2**31}, {"number": None}):
+        r = api.post(f"/api/bots/{bot.pk}/activate/", bad, format="json")
+        assert r.status_code == 400 and "number" in r.data, (bad, r.content)
+    bot.refresh_from_db()
+    assert bot.active_version_id is None
+
+
+def test_activate_others_bot_is_404_and_anonymous_401(
+    api: APIClient, anon: APIClient, other: Any
+) -> None:
+    public = _three_versions(other)
+    private = _three_versions(other)
+    Bot.objects.filter(pk=private.pk).update(is_public=False)
+    for bot in (public, private):
+        r = api.post(f"/api/bots/{bot.pk}/activate/", {"number": 1}, format="json")
+        assert r.status_code == 404
+        r = anon.post(f"/api/bots/{bot.pk}/activate/", {"number": 1}, format="json")
+        assert r.status_code == 401
+    assert not Bot.objects.filter(active_version__isnull=False).exists()
 
 
 def test_a_description_longer_than_the_cap_is_a_400_that_says_so(api: APIClient, user: Any) -> None:

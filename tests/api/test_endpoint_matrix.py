@@ -80,6 +80,12 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "401 405 405 405",
         "DELETE": "401 405 405 405",
     },
+    "bot-activate": {
+        "GET": "405 405 405 405",
+        "POST": "401 404 200 200",
+        "PATCH": "401 405 405 405",
+        "DELETE": "401 405 405 405",
+    },
     "bot-deactivate": {
         "GET": "405 405 405 405",
         "POST": "401 404 200 200",
@@ -444,6 +450,7 @@ BODIES: dict[str, dict[str, Any]] = {
     "account-token POST": {"username": OWNER, "password": PASSWORD},
     "login POST": {"username": OWNER, "password": PASSWORD},
     "bot-list POST": {"game": "brexit", "name": "new bot"},
+    "bot-activate POST": {"number": 2},
     "bot-detail PATCH": {"description": "changed"},
     "bot-versions POST": {"source": BOT_SOURCE},
     "site-bot-webhook POST": {"webhook_url": "https://example.com/hook"},

@@ -59,6 +59,7 @@ def bots_owned_by(user: Any) -> QuerySet[Bot]:
 def bots_listed(user: Any, *, writable: bool = False, game: str | None = None) -> QuerySet[Bot]:
     """Bots newest first: those ``user`` may see, or (``writable``) may change; of one game."""
     qs = bots_owned_by(user) if writable else bots_visible_to(user)
+    qs = qs.select_related("active_version")  # its number is in each bot's representation
     if game:
         qs = qs.filter(game=game)
     return qs.order_by("-created_at", "-id")

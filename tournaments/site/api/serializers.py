@@ -82,6 +82,14 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
     is_active = OmittableBooleanField(
         required=False, help_text="Matched by ladders and seasons; inactive bots are not."
     )
+    # What ladders play, so as public as the ladder: shown to everyone who sees the bot.
+    active_version = serializers.IntegerField(
+        source="active_version.number",
+        read_only=True,
+        allow_null=True,
+        help_text="The number of the ready version ladders play, chosen by the owner (POST"
+        " /api/bots/{id}/activate/); null: the newest ready version plays.",
+    )
 
     class Meta:
         model = Bot
@@ -93,6 +101,7 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "description",
             "is_public",
             "is_active",
+            "active_version",
             "created_at",
             "webhook_url",
             "webhook_secret",
@@ -141,6 +150,13 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
                 f"the description has a control character ({found}); line breaks and tabs are fine"
             )
         return description
+
+
+class BotActivateSerializer(serializers.Serializer[Any]):
+    # Bounded so that a huge number is this 400, not a database error.
+    number = serializers.IntegerField(
+        min_value=1, max_value=2**31 - 1, help_text="A ready version's number (not its id)."
+    )
 
 
 class BotCreateSerializer(BotSerializer):

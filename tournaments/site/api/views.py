@@ -171,6 +171,21 @@ class BotViewSet(
         bot = services.deactivate_bot(bot=self.get_object())
         return Response(s.BotSerializer(bot).data)
 
+    @extend_schema(
+        request=s.BotActivateSerializer,
+        responses={200: s.BotSerializer},
+        summary="Choose the ready version of your bot that ladders play",
+        description="The newest ready version clears the choice: ladders then follow each new"
+        " ready version again. Another user's bot is a 404.",
+    )
+    @action(detail=True, methods=["post"])
+    def activate(self, request: Request, pk: str | None = None) -> Response:
+        bot = self.get_object()  # writable: another user's bot is a 404
+        body = s.BotActivateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        bot = services.activate_version(bot=bot, number=body.validated_data["number"])
+        return Response(self.get_serializer(bot).data)
+
 
 class BotVersionListView(ChargedOnSuccess, generics.ListCreateAPIView["BotVersion"]):
     """A bot's versions, newest first; POST uploads the next one (the bot's owner only)."""
