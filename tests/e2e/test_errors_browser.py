@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,22 @@ def _shots() -> Path | None:
     return ROOT / out if out else None
 
 
+@contextmanager
+def _tab(chromium: Any, live_server: Any, width: int, owner: Any = None) -> Iterator[Any]:
+    """A page at ``width`` px (a phone's height under 500), logged in as ``owner`` if given."""
+    context = chromium.new_context(
+        viewport={"width": width, "height": 844 if width < 500 else 900}, base_url=live_server.url
+    )
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(15_000)
+        if owner is not None:
+            log_in(tab, owner, live_server)
+        yield tab
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("width", [390, 1280])
 def test_an_errors_link_opens_its_step_with_the_stderr(
     request: pytest.FixtureRequest, live_server: Any, transactional_db: None, width: int
@@ -44,13 +62,7 @@ def test_an_errors_link_opens_its_step_with_the_stderr(
     bot = Seat.objects.select_related("bot_version__bot").get(match=match, number=0)
     bot_id = bot.bot_version.bot_id  # type: ignore[union-attr]
     crash = Fault.objects.get(match=match, verdict="crash")
-    context = chromium.new_context(
-        viewport={"width": width, "height": 844 if width < 500 else 900}, base_url=live_server.url
-    )
-    try:
-        tab = context.new_page()
-        tab.set_default_timeout(15_000)
-        log_in(tab, owner, live_server)
+    with _tab(chromium, live_server, width, owner) as tab:
         tab.goto(f"/bots/{bot_id}/")
         tab.locator("#errors-link").click()
         tab.wait_for_selector("#kind-crash")
@@ -68,8 +80,6 @@ def test_an_errors_link_opens_its_step_with_the_stderr(
             "() => { const r = document.getElementById('stderr').getBoundingClientRect();"
             " return r.top < window.innerHeight && r.bottom > 0; }"
         ), "the stderr is scrolled into view"
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("width", [390, 1280])
@@ -81,11 +91,7 @@ def test_the_seasons_page_fits(
     running = _season("Winter league", Season.State.RUNNING, started_at=timezone.now())
     _fixtures(running, finished=3, waiting=5)
     _season("Spring open", Season.State.FINISHED, finished_at=timezone.now())
-    context = chromium.new_context(
-        viewport={"width": width, "height": 844 if width < 500 else 900}, base_url=live_server.url
-    )
-    try:
-        tab = context.new_page()
+    with _tab(chromium, live_server, width) as tab:
         tab.goto("/")
         tab.locator("#seasons-link").click()
         tab.wait_for_selector("#seasons-finished")
@@ -97,8 +103,6 @@ def test_the_seasons_page_fits(
         tab.wait_for_selector("#season-progress")
         assert tab.locator("#season-progress").inner_text() == "3 of 8 matches played"
         assert tab.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("width", [390, 1280])
@@ -126,13 +130,7 @@ def test_the_errors_page_fits_with_a_webhook_set(
         attempt=2,
         error="the host name 'hooks.example.com.a-very-long-subdomain-name.invalid' does not resolve",
     )
-    context = chromium.new_context(
-        viewport={"width": width, "height": 844 if width < 500 else 900}, base_url=live_server.url
-    )
-    try:
-        tab = context.new_page()
-        tab.set_default_timeout(15_000)
-        log_in(tab, owner, live_server)
+    with _tab(chromium, live_server, width, owner) as tab:
         tab.goto(f"/bots/{bot.pk}/errors/")
         tab.wait_for_selector("#webhook-secret")
         assert tab.locator("#webhook-secret").inner_text() == bot.webhook_secret
@@ -148,5 +146,3 @@ def test_the_errors_page_fits_with_a_webhook_set(
                 )
                 == '"Answer"'
             )
-    finally:
-        context.close()
