@@ -48,4 +48,3 @@ def past_months(now: datetime | None = None) -> list[str]:
     """The partitions of months before the current one: no new stream goes there."""
     current = name_of(now or datetime.now(UTC))
     return [p for p in partitions() if p.startswith(PREFIX) and p < current]
-

@@ -444,8 +444,8 @@ def read(
     [(*_, document, dictionary_id, digest)] = [row for row in rows if row[9] is not None]
     # A stream archived with its hot rows kept (their partition goes whole later:
     # replays/archive.py) has the same events in both: the archive gives those before the hot.
-    last = hot[0].version - 1 if hot else to_version
-    archived = archive.decoded(document, dictionary_id, digest, from_version, last)
+    before_hot = hot[0].version - 1 if hot else to_version
+    archived = archive.decoded(document, dictionary_id, digest, from_version, before_hot)
     return [_archived(stream_id, row) for row in archived] + hot
 
 
