@@ -39,7 +39,9 @@ def partitions() -> list[str]:
     with connection.cursor() as cur:
         cur.execute(
             "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
-            " WHERE i.inhparent = 'replays_event'::regclass ORDER BY c.relname"
+            " WHERE i.inhparent = 'replays_event'::regclass"
+            " ORDER BY c.relname = %s, c.relname",
+            [DEFAULT],
         )
         return [row[0] for row in cur.fetchall()]
 

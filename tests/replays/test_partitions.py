@@ -9,9 +9,11 @@ from datetime import UTC, datetime
 import pytest
 from django.db import connection, transaction
 
+from config import queues
 from replays import archive, partitions, store
 from replays.store import NewEvent
 from tests.factories import counted_events, uuid7_at
+from tournaments import tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -84,6 +86,17 @@ def test_the_coming_months_partitions_are_made_ahead_once() -> None:
     assert _where(late) == {partitions.DEFAULT}
     assert partitions.add_partitions(5) == [partitions.name_of(months[5])]
     assert _where(late) == {partitions.DEFAULT} and len(store.read(late)) == 40
+
+
+def test_beat_makes_a_missing_coming_month_every_hour() -> None:
+    *_, coming, default = partitions.partitions()
+    assert default == partitions.DEFAULT and coming > partitions.name_of(datetime.now(UTC))
+    with connection.cursor() as cur:
+        cur.execute(f"DROP TABLE {coming}")  # empty: no match is made in that month yet
+    entry = queues.BEAT_SCHEDULE["add-event-partitions"]
+    assert entry == {"task": queues.ADD_EVENT_PARTITIONS, "schedule": 3600.0}
+    assert tasks.add_event_partitions() == [coming]
+    assert tasks.add_event_partitions() == []
 
 
 def test_a_partition_is_emptied_only_by_the_archive_and_only_once_all_of_it_is_archived() -> None:
