@@ -12,6 +12,10 @@ event, byte for byte (payload and metadata as Postgres prints them); then it wri
 archive, deletes the hot rows through the trigger's one escape hatch (migrations/0004), and
 decodes the stored document once more, as a reader will, against the same rows. ``rows`` is what
 ``replays.store.read`` falls back on when the hot table does not have a stream's versions.
+
+With ``keep_hot`` the hot rows stay where they are: a past month's partition of the events
+table (replays/partitions.py) is emptied whole instead, by ``release_partition``, once every
+stream in it is archived, checked again against its rows, and visible to every reader.
 """
 
 from __future__ import annotations
