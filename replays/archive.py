@@ -335,12 +335,15 @@ SELECT stream_id, position, event_id, version, event_type, schema_version, paylo
 FROM {partition} WHERE stream_id = ANY(%s) ORDER BY stream_id, version
 """
 
-# Client sessions whose snapshot is older than the newest archive of the partition's streams:
-# such a snapshot does not see that archive, and would not see the emptied partition's rows
-# either (TRUNCATE is not MVCC-safe: an older snapshot finds the partition empty).
+# Sessions whose snapshot is older than the newest archive of the partition's streams: such a
+# snapshot does not see that archive, and would not see the emptied partition's rows either
+# (TRUNCATE is not MVCC-safe: an older snapshot finds the partition empty). A replica's
+# queries count through its walsender's xmin where it sends hot_standby_feedback.
 _OLDER_SNAPSHOTS = """
 SELECT count(*) FROM pg_stat_activity
-WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend' AND backend_xmin IS NOT NULL
+WHERE pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+  AND (datname = current_database() AND backend_type = 'client backend'
+       OR backend_type = 'walsender')
   AND age(backend_xmin) >= (
       SELECT min(age(a.xmin)) FROM replays_archive a
       WHERE a.stream_id IN (SELECT stream_id FROM {partition}))
