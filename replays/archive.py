@@ -423,6 +423,8 @@ def release_partition(name: str, wait_seconds: float = 60.0) -> int:
     deadline = time.monotonic() + wait_seconds
     while True:
         with connection.cursor() as cur:
+            # Inside a transaction Postgres would show the same pg_stat_activity every time.
+            cur.execute("SELECT pg_stat_clear_snapshot()")
             cur.execute(_OLDER_SNAPSHOTS.format(partition=partition))
             (older,) = cur.fetchone()
         if not older:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
+import psycopg
 import pytest
 from django.db import connection, transaction
 
@@ -146,3 +147,31 @@ def test_a_partition_all_archived_is_emptied_whole_and_reads_as_before() -> None
     # The stream goes on after its archive, in its partition again.
     assert store.append(streams[1], counted_events(2), expected_version=7) == 9
     assert [e.version for e in store.read(streams[1])] == list(range(1, 10))
+
+
+def test_a_partition_is_not_emptied_while_a_reader_holds_a_snapshot_older_than_its_archives() -> (
+    None
+):
+    past = _month_partition(PAST)
+    stream = _stream(uuid7_at(PAST))
+    before = store.read(stream)
+    archive.compact_many([stream], archive.train("test", [archive.hot_rows(stream)]), keep_hot=True)
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL backroom.allow_event_truncate = 'off'")
+    settings = connection.settings_dict
+    with psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"],
+        user=settings["USER"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    ) as reader:
+        # Its snapshot is taken before the archive commits (this test's transaction never does).
+        reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        reader.execute("SELECT 1")
+        with pytest.raises(archive.ArchiveError, match="1 sessions still read from before"):
+            archive.release_partition(past, wait_seconds=0.3)
+        assert _rows(past) == 40
+        reader.execute("COMMIT")
+    assert archive.release_partition(past, wait_seconds=0.3) == 40
+    assert _rows(past) == 0 and store.read(stream) == before

@@ -174,6 +174,7 @@ def test_nothing_is_compacted_before_every_feed_reader_has_passed_it(owner: Any)
     assert summary["dictionaries_trained"] == ["brexit"]
     # The coming months' partitions exist already (migration 0005, beat); none is past.
     assert summary["partitions_added"] == [] and summary["partitions_released"] == {}
+    assert summary["partitions_kept"] == {}
     assert archiving.compactable(10) == []
     assert archive.archived([match.pk, running.pk]) == {match.pk}
 

@@ -30,6 +30,7 @@ class Command(BaseCommand):
         summary = {
             "partitions_added": added,
             "partitions_released": done.released,
+            "partitions_kept": done.kept,
             "matches": done.matches,
             "events": done.events,
             "dictionaries_trained": done.dictionaries,
