@@ -5,7 +5,7 @@ Postgres compares uuids byte by byte, so a range of stream ids is a range of tim
 match's events all sit in the partition of the month it was created. A month's partition is
 ``replays_event_pYYYYMM`` (UTC); ids of no month's partition (another UUID version, or a month
 nobody created ahead of time) go to ``replays_event_default``. ``replays_event_add_partitions``
-creates the current month's and the next ones' ahead of time (``manage.py archive`` runs it):
+creates the current month's and the next ones' ahead of time (beat every hour, and ``manage.py archive``):
 creating a month's partition is refused once the default partition holds rows of that month.
 
 What stays as it was:
