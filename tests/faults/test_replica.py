@@ -31,7 +31,7 @@ from tests.support.processes import ROOT, Proc, Processes, platform_env
 
 pytestmark = [pytest.mark.faults]
 
-MAX_LAG = 6.0
+MAX_LAG = 12.0
 """REPLICA_MAX_LAG_SECONDS of the web process: the time the paused replica may serve (every
 anonymous read below must be done within it, on a loaded machine too), and the least the test
 waits for the fallback to the primary."""
@@ -200,20 +200,19 @@ def test_reads_come_from_the_replica_the_writer_reads_its_writes_and_lag_falls_b
     second = challenge(base, token)
 
     # Anonymous readers are served by the paused replica: the first match, not the second.
-    anonymous = api_list(base)
+    anonymous, listed = api_list(base), site_list(base)
+    pages = [ask(base, "GET", f"/matches/{m}/")[0] for m in (first, second)]
+    shown = health(base)
+    # The lag only grows while replay is paused: within the bound now, it was for every read above.
+    assert shown["reads"] == "replica", f"lagged past {MAX_LAG} s before the reads: {shown}"
+    assert 0 <= shown["replica_lag_seconds"] <= MAX_LAG, shown
     assert first in anonymous and second not in anonymous
-    listed = site_list(base)
     assert first in listed and second not in listed
-    assert ask(base, "GET", f"/matches/{first}/")[0] == 200
-    assert ask(base, "GET", f"/matches/{second}/")[0] == 404
+    assert pages == [200, 404]
     # The writer reads its own write: the primary, for the read-your-writes window.
     assert second in api_list(base, token)
     assert second in site_list(base, token)
     assert ask(base, "GET", f"/matches/{second}/", token)[0] == 200
-    shown = health(base)
-    assert shown["reads"] == "replica", f"over {MAX_LAG} s already? {shown}"
-    # (0 if the last check, at most a second old, came before the second match's commit.)
-    assert 0 <= shown["replica_lag_seconds"] <= MAX_LAG, shown
 
     # The lag grows past the bound: reads fall back to the primary, and both doors say so.
     wait_until(lambda: health(base)["reads"] == "primary", 3 * MAX_LAG, "the fallback", web)
