@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db import DEFAULT_DB_ALIAS, connections
 
 log = logging.getLogger(__name__)
 
@@ -151,8 +151,10 @@ def measure() -> ReplicaState:
         with connections[REPLICA].cursor() as cursor:
             cursor.execute(REPLICA_LAG, [primary_lsn])
             in_recovery, caught_up, age = cursor.fetchone()
-    except DatabaseError as exc:
-        log.warning("replica lag check failed, reading from the primary: %s", exc)
+    # Whatever fails, the primary serves (the suite's pytest-django refuses queries on a mirror
+    # alias with an AssertionError, for one).
+    except Exception as exc:
+        log.warning("replica lag check failed, reading from the primary: %r", exc)
         return ReplicaState("unavailable", None, now)
     if not in_recovery:
         return ReplicaState("not_standby", None, now)
