@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import orjson
 import psycopg
 from django.db import connection, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.dispatch import Signal
 from psycopg.types.json import JsonbLoader
 from uuid_utils import uuid7 as fast_uuid7
@@ -434,7 +435,9 @@ def read(
     """Events of the stream from ``from_version`` to ``to_version`` (inclusive), in order,
     from the hot table or the stream's archive alike."""
     last = _LAST if to_version is None else to_version
-    rows = _rows(_READ, [stream_id, from_version, last, stream_id, from_version])
+    # Immutable rows: a replica may serve them (the feed's reads stay on the primary, in the
+    # transaction of the read model they feed).
+    rows = _rows(_READ, [stream_id, from_version, last, stream_id, from_version], archive.reading())
     hot = [_stored(row[:9]) for row in rows if row[9] is None]
     # Postgres appends a UNION ALL's branches in order, but SQL promises no order without an
     # outer ORDER BY (which would sort the hot path's rows again): sorting sorted rows is cheap.
@@ -473,9 +476,11 @@ def _fetch(sql: str, params: Sequence[Any]) -> list[StoredEvent]:
     return [_stored(row) for row in _rows(sql, params)]
 
 
-def _rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    connection.ensure_connection()
-    raw = connection.connection
+def _rows(
+    sql: str, params: Sequence[Any], on: BaseDatabaseWrapper = connection
+) -> list[tuple[Any, ...]]:
+    on.ensure_connection()
+    raw = on.connection
     assert raw is not None
     with raw.cursor() as cur:
         # Django registers a jsonb loader that leaves text for its JSONField; parse here.

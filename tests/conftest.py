@@ -89,6 +89,7 @@ COSTLIEST = {
     "tests/e2e/test_fair_workers.py": 80,
     "tests/e2e/test_author_browser.py": 70,
     "tests/deploy/test_gunicorn.py": 80,
+    "tests/faults/test_replica.py": 100,
 }
 
 

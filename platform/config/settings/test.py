@@ -77,6 +77,10 @@ DATABASES["default"] = {
     # Separate names let several suites run at once on one server.
     "TEST": {"NAME": DATABASES_TEST_NAME},
 }
+# A replica named in the suite's environment is the test database itself, not a second one to
+# create (its reads would otherwise come from a database the tests never fill).
+if "replica" in DATABASES:
+    DATABASES["replica"] = {**DATABASES["replica"], "TEST": {"MIRROR": "default"}}
 
 # The API reads JSON unless a view says otherwise (an upload also takes multipart): the test
 # client sends JSON unless told (DRF's own default is multipart, which the API now refuses).
