@@ -205,7 +205,7 @@ def bots_seated(filled: Any) -> dict[str, Bot]:
     """A bot of the filled table seated in one match in 40, and one seated in one in ``RARE``
     (seat 0 of those matches given to its version: the trigger copies the new bot onto it)."""
     the_cast, _, _ = filled
-    rare = BotVersionFactory(bot__game="brexit", bot__is_public=True)
+    rare: Any = BotVersionFactory(bot__game="brexit", bot__is_public=True)
     with connection.cursor() as cur:
         cur.execute(
             "UPDATE tournaments_seat s SET bot_version_id = %s FROM tournaments_match m"

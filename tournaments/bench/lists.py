@@ -139,8 +139,12 @@ def measure(
     client: Client, urls: dict[str, str], sides: list[Side], repeats: int
 ) -> dict[int, dict[str, dict[str, float]]]:
     """Each page ``repeats`` times on every side, the sides read one right after the other."""
-    cpu = {side.size: {name: [] for name in urls} for side in sides}
-    wall = {side.size: {name: [] for name in urls} for side in sides}
+    cpu: dict[int, dict[str, list[float]]] = {
+        side.size: {name: [] for name in urls} for side in sides
+    }
+    wall: dict[int, dict[str, list[float]]] = {
+        side.size: {name: [] for name in urls} for side in sides
+    }
     for url in urls.values():  # warm: caches, the pages' first reads
         for side in sides:
             _read(client, side, url)
