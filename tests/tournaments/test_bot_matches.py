@@ -9,7 +9,9 @@ rows, the copies and counts follow.
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
+from tournaments import migrations
 from tournaments.play import keyset, selectors
 from tournaments.play.models import Fault, FaultCount, Match, Seat
 
@@ -120,3 +123,29 @@ def test_a_bot_seated_twice_in_a_match_is_listed_once_and_its_pages_stay_full(
     version.bot.is_public = False
     version.bot.save()
     assert api.get(f"/api/matches/?bot={version.bot_id}").json()["results"] == []
+
+
+# Found by its name, not its number: a number may change when branches meet.
+migration = importlib.import_module(
+    "tournaments.migrations."
+    + next(Path(migrations.__file__).parent.glob("*_seat_bot_newest_fault_counts.py")).stem
+)
+
+
+def test_the_migration_copies_the_seats_there_are_and_counts_their_faults() -> None:
+    """Seats and faults written before the migration: its backfills give the seats their
+    copies and the bots their counts, as the triggers would have."""
+    seat: Any = SeatFactory()
+    builtin = SeatFactory(match=seat.match, bot_version=None, builtin="random")
+    Fault.objects.bulk_create([_fault(seat, 3, "timeout"), _fault(seat, 4, "timeout")])
+    with connection.cursor() as cur:  # as they were before 0027
+        cur.execute("SET LOCAL session_replication_role = replica")  # no trigger fires
+        cur.execute("UPDATE tournaments_seat SET bot_id = NULL, match_created_at = NULL")
+        cur.execute("SET LOCAL session_replication_role = origin")
+        cur.execute("DELETE FROM tournaments_faultcount")
+        assert _copies(seat) == (None, None)
+        cur.execute(migration.SEAT_BACKFILL)
+        cur.execute(migration.FAULT_COUNTS_BACKFILL)
+    assert _copies(seat) == (seat.bot_version.bot_id, seat.match.created_at)
+    assert _copies(builtin) == (None, None)
+    assert selectors.bot_verdicts(None, seat.bot_version.bot) == [("timeout", 2)]

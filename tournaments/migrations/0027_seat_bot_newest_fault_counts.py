@@ -96,6 +96,11 @@ CREATE TRIGGER fault_counts_add AFTER INSERT ON tournaments_fault
 CREATE TRIGGER fault_counts_take AFTER DELETE ON tournaments_fault
     REFERENCING OLD TABLE AS removed FOR EACH STATEMENT
     EXECUTE FUNCTION tournaments_fault_counts_take();
+"""
+
+# After the triggers, in the same transaction: creating them locked the fault table until the
+# migration commits, so no fault is written between the two and none is counted twice.
+FAULT_COUNTS_BACKFILL = """
 INSERT INTO tournaments_faultcount (bot_id, verdict, smoke, count)
 SELECT f.bot_id, f.verdict, m.validation_of_id IS NOT NULL, count(*)
 FROM tournaments_fault f JOIN tournaments_match m ON m.id = f.match_id
@@ -159,4 +164,5 @@ class Migration(migrations.Migration):
             constraint=models.UniqueConstraint(fields=('bot', 'verdict', 'smoke'), name='fault_count_per_bot_verdict'),
         ),
         migrations.RunSQL(FAULT_COUNTS, FAULT_COUNTS_BACK),
+        migrations.RunSQL(FAULT_COUNTS_BACKFILL, migrations.RunSQL.noop),
     ]
