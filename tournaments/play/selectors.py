@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
-from django.db import connection
+from django.db import connection, connections, router
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
@@ -609,7 +609,8 @@ def recent_errors_of(bots: list[int]) -> dict[int, dict[str, int]]:
     found: dict[int, dict[str, int]] = {pk: {} for pk in bots}
     if not bots:
         return found
-    with connection.cursor() as cur:
+    # Where the ORM would read a seat (a replica, when one serves this request).
+    with connections[router.db_for_read(Seat)].cursor() as cur:
         cur.execute(_RECENT_FAULTS, {"bots": bots, "recent": RECENT_SEATS})
         for pk, verdict, count in sorted(cur.fetchall()):
             found[pk][verdict] = count
