@@ -10,57 +10,25 @@ RabbitMQ's), and the ratings consumer (a challenge is unrated; ``bench ratings``
 
 The CPU is read from ``/proc/<backend pid>/schedstat`` (nanoseconds on a CPU; Postgres on
 this host), before and after each phase: one backend does all of a match's writes here, so
-its CPU is the match's, whatever else runs on the machine. Statements are counted from
-``pg_stat_database`` (transactions) and Django's execute hook (the ORM's statements; the
-COPY and the prepared statements go around it).
+its CPU is the match's, whatever else runs on the machine.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import connection
-
 from replays import store
 from tournaments.bench.endpoints import run_seconds
-from tournaments.play import scheduler
+from tournaments.bench.eventstore import backend_pid
+from tournaments.play import scheduler, services
 from tournaments.play.models import Match
 
 GAME = "brexit"
 SEATS = [{"builtin": "random"}] * 4
 ROUNDS = 5
-
-
-def backend_pid() -> int:
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_backend_pid()")
-        row = cur.fetchone()
-    assert row is not None
-    return int(row[0])
-
-
-def _transactions() -> int:
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT xact_commit + xact_rollback FROM pg_stat_database"
-            " WHERE datname = current_database()"
-        )
-        row = cur.fetchone()
-    assert row is not None
-    return int(row[0])
-
-
-@contextmanager
-def _counting(counter: list[int]) -> Iterator[None]:
-    def count(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
-        counter[0] += 1
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(count):
-        yield
 
 
 @contextmanager
@@ -78,50 +46,40 @@ def _ratings_not_woken() -> Iterator[None]:
 def match_costs(matches: int, user: Any) -> dict[str, Any]:
     """Play ``matches`` Brexit matches of 4 random bots, created and served as a worker does;
     Postgres CPU per match, split between the creation and the rest."""
-    from tournaments.play import services
-
     pid = backend_pid()
     per_round = max(1, matches // ROUNDS)
     create_s = play_s = 0.0
-    statements, played, events = [0], 0, 0
+    played: list[Any] = []
     round_ms = []
     with _ratings_not_woken():
         # A first match outside the figures: plans prepared, caches warm, as on a worker.
         warm = services.create_challenge(user=user, game=GAME, seats=SEATS, queue=False)
         scheduler.serve(upto=int(Match.Priority.PLAY), hint=warm.id)
-        transactions = _transactions()
         for _ in range(ROUNDS):
             round_cpu = 0.0
             for _ in range(per_round):
-                with _counting(statements):
-                    before = run_seconds(pid)
-                    match = services.create_challenge(
-                        user=user, game=GAME, seats=SEATS, queue=False
-                    )
-                    created = run_seconds(pid)
-                    served = scheduler.serve(upto=int(Match.Priority.PLAY), hint=match.id)
-                    after = run_seconds(pid)
+                before = run_seconds(pid)
+                match = services.create_challenge(user=user, game=GAME, seats=SEATS, queue=False)
+                created = run_seconds(pid)
+                served = scheduler.serve(upto=int(Match.Priority.PLAY), hint=match.id)
+                after = run_seconds(pid)
                 if served.match_id != match.id or served.result != "finished":
                     raise RuntimeError(f"bench match cost: {match.id} served {served}")
                 create_s += created - before
                 play_s += after - created
                 round_cpu += after - before
-                played += 1
+                played.append(match.id)
             round_ms.append(1000 * round_cpu / per_round)
-        transactions = _transactions() - transactions - 1  # the reading's own
     if backend_pid() != pid:
         raise RuntimeError("bench match cost: the connection changed mid-way")
-    finished = Match.objects.filter(status=Match.Status.FINISHED).exclude(id=warm.id)
-    events = sum(finished.values_list("last_version", flat=True))
+    events = sum(Match.objects.filter(id__in=played).values_list("last_version", flat=True))
     return {
         "pg_cpu_ms_per_match": round(statistics.median(round_ms), 2),
         "pg_cpu_ms_per_match_rounds": [round(ms, 2) for ms in round_ms],
-        "pg_cpu_ms_create": round(1000 * create_s / played, 2),
-        "pg_cpu_ms_play": round(1000 * play_s / played, 2),
-        "matches": played,
-        "events_per_match": round(events / played, 1),
-        "transactions_per_match": round(transactions / played, 2),
-        "orm_statements_per_match": round(statements[0] / played, 2),
+        "pg_cpu_ms_create": round(1000 * create_s / len(played), 2),
+        "pg_cpu_ms_play": round(1000 * play_s / len(played), 2),
+        "matches": len(played),
+        "events_per_match": round(events / len(played), 1),
         "match_cost": (
             f"{GAME}, {len(SEATS)} built-in random bots: create_challenge, then scheduler.serve"
             " (pick and claim, the runner's reads and streamed COPY with its triggers, the lease"
