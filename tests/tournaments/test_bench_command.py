@@ -92,7 +92,16 @@ def test_the_database_benches_run_in_a_throwaway_database() -> None:
             "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{name}",
         }
         done = subprocess.run(
-            [sys.executable, "manage.py", "bench", "eventstore", "--batches", "5", "--match-costs", "5"],
+            [
+                sys.executable,
+                "manage.py",
+                "bench",
+                "eventstore",
+                "--batches",
+                "5",
+                "--match-costs",
+                "5",
+            ],
             cwd=ROOT,
             env=env,
             capture_output=True,
