@@ -66,6 +66,7 @@ SUBPROCESS_PATHS = (
     "tests/test_services_check.py",
     "tests/test_settings.py",
     "tests/test_suite_groups.py",
+    "tests/test_cputime.py",
     "tests/tournaments/test_dispatch.py",
     "tests/tournaments/test_play_command.py",
     "tests/tournaments/test_readme.py",
