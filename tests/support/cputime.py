@@ -1,8 +1,9 @@
 """Where the suite's CPU goes: each test's CPU seconds, of its own process and of the processes
 it started and reaped, as JSON lines (a plugin loaded on demand, never by default).
 
-``make test`` is CPU-bound on two cores (2026-12-02: 16 min of CPU in a 10 min run), so a
-test's wall time under xdist says little about its cost; its CPU does. Run, for instance::
+``make test`` is nearly CPU-bound on two cores: a fresh clone's ``.ci/run`` used 17.7 min of CPU
+(user and sys, 2026-12-02, under load 10-16), and takes 10 min on an idle machine, when the two
+cores give 20. A test's wall time under xdist then says little about its cost; its CPU does::
 
     PYTEST_ARGS="-p tests.support.cputime --cpu-log var/cpu.jsonl" make test
     python -m tests.support.cputime var/cpu.jsonl     # per module, costliest first
