@@ -34,7 +34,8 @@ from typing import Any
 
 import orjson
 import zstandard
-from django.db import connection, transaction
+from django.db import connection, connections, router, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 from games.engine.platform_events import MATCH_FINISHED
 
@@ -162,11 +163,22 @@ _dictionaries: dict[str, zstandard.ZstdCompressionDict] = {}
 _local = threading.local()
 
 
+def reading() -> BaseDatabaseWrapper:
+    """Where a read of stored events goes: the primary, unless the database router sends the
+    reads of the request being served to a replica (config/replica.py: the site's and the API's
+    read-only requests). Only for rows that never change once written (events, archives,
+    dictionaries); what a writer reads before it writes (a stream's last version) stays on
+    ``connection``."""
+    from replays.models import Event  # the models need the app registry; this module does not
+
+    return connections[router.db_for_read(Event)]
+
+
 def _dictionary_data(dictionary_id: int, digest: str) -> zstandard.ZstdCompressionDict:
     # Cached by content digest: a dictionary never changes, but a test database reuses ids.
     found = _dictionaries.get(digest)
     if found is None:
-        with connection.cursor() as cur:
+        with reading().cursor() as cur:
             cur.execute(
                 "SELECT content FROM replays_archive_dictionary WHERE id = %s", [dictionary_id]
             )

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import orjson
 import psycopg
 from django.db import connection, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.dispatch import Signal
 from psycopg.types.json import JsonbLoader
 from uuid_utils import uuid7 as fast_uuid7
@@ -120,7 +121,13 @@ class StoredEvent:
 def _copy_json(value: Mapping[str, Any]) -> bytes:
     # orjson escapes every control character inside strings, so a backslash is the only
     # byte of its output that COPY's text format needs escaped.
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).replace(b"\\", b"\\\\")
+    try:
+        # Without OPT_NON_STR_KEYS orjson encodes twice as fast; the option changes nothing
+        # for string keys, so only a payload keyed by numbers pays for it.
+        encoded = orjson.dumps(value)
+    except TypeError:
+        encoded = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    return encoded.replace(b"\\", b"\\\\")
 
 
 _TEXT_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
@@ -160,8 +167,15 @@ def _line(
 
 def copy_row(stream: bytes, version: int, ev: NewEvent) -> bytes:
     """One event as a line of COPY's text format."""
+    # bytes.hex() is three times as fast as the stdlib UUID's hex (a format of its integer).
     return _line(
-        ev.event_id.hex, stream, version, ev.type, ev.schema_version, ev.payload, ev.metadata
+        ev.event_id.bytes.hex(),
+        stream,
+        version,
+        ev.type,
+        ev.schema_version,
+        ev.payload,
+        ev.metadata,
     )
 
 
@@ -434,7 +448,9 @@ def read(
     """Events of the stream from ``from_version`` to ``to_version`` (inclusive), in order,
     from the hot table or the stream's archive alike."""
     last = _LAST if to_version is None else to_version
-    rows = _rows(_READ, [stream_id, from_version, last, stream_id, from_version])
+    # Immutable rows: a replica may serve them (the feed's reads stay on the primary, in the
+    # transaction of the read model they feed).
+    rows = _rows(_READ, [stream_id, from_version, last, stream_id, from_version], archive.reading())
     hot = [_stored(row[:9]) for row in rows if row[9] is None]
     # Postgres appends a UNION ALL's branches in order, but SQL promises no order without an
     # outer ORDER BY (which would sort the hot path's rows again): sorting sorted rows is cheap.
@@ -476,9 +492,11 @@ def _fetch(sql: str, params: Sequence[Any]) -> list[StoredEvent]:
     return [_stored(row) for row in _rows(sql, params)]
 
 
-def _rows(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    connection.ensure_connection()
-    raw = connection.connection
+def _rows(
+    sql: str, params: Sequence[Any], on: BaseDatabaseWrapper = connection
+) -> list[tuple[Any, ...]]:
+    on.ensure_connection()
+    raw = on.connection
     assert raw is not None
     with raw.cursor() as cur:
         # Django registers a jsonb loader that leaves text for its JSONField; parse here.

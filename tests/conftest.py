@@ -11,7 +11,8 @@ services at all; `make test-services` all but the last; `make test` all three):
 
 Under pytest-xdist (`make test`), ``--dist loadgroup`` sends every test of a module that
 starts processes to one worker as a group (they share module-scoped services and a stale
-worker of one must not take another's tasks), and the costliest groups are sent first.
+worker of one must not take another's tasks); groups of more tests are sent first, then the
+costliest (see pytest_collection_modifyitems).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ SUBPROCESS_PATHS = (
     "tests/test_services_check.py",
     "tests/test_settings.py",
     "tests/test_suite_groups.py",
+    "tests/test_cputime.py",
     "tests/tournaments/test_dispatch.py",
     "tests/tournaments/test_play_command.py",
     "tests/tournaments/test_readme.py",
@@ -89,6 +91,7 @@ COSTLIEST = {
     "tests/e2e/test_fair_workers.py": 80,
     "tests/e2e/test_author_browser.py": 70,
     "tests/deploy/test_gunicorn.py": 80,
+    "tests/faults/test_replica.py": 100,
 }
 
 
@@ -121,7 +124,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             path = item.nodeid.split("::")[0]
             # One module's process tests on one worker, one after the other.
             item.add_marker(pytest.mark.xdist_group(path.replace("/", ".")))
-    # The costliest modules first (stable otherwise): the scheduler hands work out in order.
+    # The costliest modules first (stable otherwise). xdist's loadgroup then reorders the work
+    # units by their number of tests (--loadscope-reorder, its default): every process group of
+    # two or more tests is handed out before any single test, so this order decides only among
+    # groups of as many tests, and among the single tests (2026-12-02, pytest-xdist 3.8).
     items.sort(key=lambda i: -COSTLIEST.get(i.nodeid.split("::")[0], 0))
 
 

@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from tournaments.site.health import health
 from tournaments.site.pages.login import limit_logins
 
 handler400 = "tournaments.site.pages.errors.bad_request"
@@ -14,6 +15,8 @@ urlpatterns = [
     # The admin's login, rate-limited like the site's (it resolves before the admin's own).
     path("admin/login/", limit_logins(admin.site.login), name="admin-login"),
     path("admin/", admin.site.urls),
+    # For load balancers and monitoring, open: the database answers; the replica's lag.
+    path("health/", health, name="health"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file: the CSP allows no inline script.
     path(

@@ -128,6 +128,13 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "401 405 405 405",
         "DELETE": "401 405 405 405",
     },
+    # Open to anyone, read only (tournaments/site/health.py).
+    "health": {
+        "GET": "200 200 200 200",
+        "POST": "405 405 405 405",
+        "PATCH": "405 405 405 405",
+        "DELETE": "405 405 405 405",
+    },
     "ladder-detail": {
         "GET": "200 200 200 200",
         "POST": "405 405 405 405",

@@ -26,7 +26,7 @@ from tests.factories import (
 from tournaments.competition import ladders
 from tournaments.competition.models import Ladder
 from tournaments.play import services
-from tournaments.play.models import Bot, BotVersion
+from tournaments.play.models import Bot, BotVersion, Fault
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +69,13 @@ def test_my_bots_lists_game_listing_active_version_ratings_and_errors(
     BotVersionFactory(bot=bot, status=BotVersion.Status.PENDING)
     ladder = Ladder.objects.create(name="Brexit for three", game="brexit", seats=3)
     RatingFactory(ladder=ladder, player=f"v:{v1.pk}", bot_version=v1, rating=1612.0)
-    SeatFactory(bot_version=v1, verdicts={"ok": 30, "timeout": 2, "crash": 1})
+    seat = SeatFactory(bot_version=v1, verdicts={"ok": 30, "timeout": 2, "crash": 1})
+    # Its last errors are its faults' rows (one a non-ok verdict) in its newest matches.
+    for step, verdict in ((4, "timeout"), (9, "timeout"), (12, "crash")):
+        Fault.objects.create(
+            bot=bot, bot_version=v1, match=seat.match, seat=seat.number, step=step,
+            asked_step=step - 1, verdict=verdict,
+        )  # fmt: skip
     BotFactory(name="someone-elses")  # not listed
     r = site.get("/bots/mine/")
     assert r.status_code == 200

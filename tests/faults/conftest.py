@@ -79,23 +79,28 @@ def own_postgres(tmp_root: Path) -> Iterator[OwnPostgres]:
     pg = OwnPostgres(tmp_root)
     pg.start()
     try:
-        with psycopg.connect(pg.url("postgres"), autocommit=True) as conn:
-            conn.execute("CREATE DATABASE backroom")
-        migrated = subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--no-input"],
-            cwd=ROOT,
-            env={
-                **os.environ,
-                "DATABASE_URL": pg.url("backroom"),
-                "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            },
-            capture_output=True,
-            text=True,
-        )
-        assert migrated.returncode == 0, migrated.stderr[-4000:]
+        create_backroom(pg)
         yield pg
     finally:
         pg.stop()
+
+
+def create_backroom(pg: OwnPostgres) -> None:
+    """A ``backroom`` database in ``pg``, migrated."""
+    with psycopg.connect(pg.url("postgres"), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE backroom")
+    migrated = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input"],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "DATABASE_URL": pg.url("backroom"),
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        },
+        capture_output=True,
+        text=True,
+    )
+    assert migrated.returncode == 0, migrated.stderr[-4000:]
 
 
 @pytest.fixture(scope="module")

@@ -43,32 +43,31 @@ def _own(path: Path, user: str) -> None:
 
 
 class OwnPostgres:
-    """A Postgres cluster made with initdb in ``root``, stopped and started with pg_ctl."""
+    """A Postgres cluster made with initdb in ``root``, stopped and started with pg_ctl.
 
-    def __init__(self, root: Path) -> None:
+    ``standby_of`` (a running cluster): a streaming replica of it instead, copied with
+    pg_basebackup (``-R``: it starts in recovery, streaming from that primary, open to reads).
+    initdb's trust rules let loopback connections replicate, and ``wal_level`` is ``replica``
+    by default, so any of these clusters can be a primary."""
+
+    def __init__(self, root: Path, name: str = "pg", standby_of: OwnPostgres | None = None) -> None:
         found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
         bindir = Path(need(found[-1] if found else shutil.which("pg_ctl"), "PostgreSQL")).parent
         self.pg_ctl, self.initdb = str(bindir / "pg_ctl"), str(bindir / "initdb")
-        self.root = root / "pg"
+        self.root = root / name
         self.root.mkdir()
         _own(self.root, "postgres")
         self.data = self.root / "data"
         self.port = free_port()
-        subprocess.run(
-            [
-                *_as("postgres"),
-                self.initdb,
-                "-D",
-                str(self.data),
-                "-A",
-                "trust",
-                "-U",
-                "postgres",
-                "--no-sync",
-            ],
-            check=True,
-            capture_output=True,
-        )
+        if standby_of is None:
+            made = [self.initdb, "-D", str(self.data), "-A", "trust", "-U", "postgres"]
+        else:
+            made = [
+                str(bindir / "pg_basebackup"),
+                *("-h", "127.0.0.1", "-p", str(standby_of.port), "-U", "postgres"),
+                *("-D", str(self.data), "-R", "-X", "stream", "--checkpoint", "fast"),
+            ]
+        subprocess.run([*_as("postgres"), *made, "--no-sync"], check=True, capture_output=True)
 
     def url(self, database: str) -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"

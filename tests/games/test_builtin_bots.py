@@ -129,6 +129,7 @@ def test_styles_play_differently_from_greedy(game: str, name: str) -> None:
     assert differ >= 3
 
 
+@pytest.mark.no_cover  # whole matches; every line they reach, another test reaches traced
 @pytest.mark.parametrize("game", GAMES)
 def test_search_seed_changes_its_play(game: str) -> None:
     # Guards the determinism test above against a search that ignores its randomness.
@@ -173,6 +174,7 @@ def _cards(game: str, state: Any) -> Counter[str]:
     return Counter(c for zone in zones for c in zone)
 
 
+@pytest.mark.no_cover  # whole matches; every line they reach, another test reaches traced
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("name", ONE_STEP)
 def test_one_step_bots_act_on_their_observation_only(game: str, name: str) -> None:

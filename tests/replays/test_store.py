@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from typing import Any
 
 import pytest
 from django.db import connection, connections, transaction
@@ -23,6 +24,17 @@ def test_batch_append_returns_new_version_and_reads_back_in_order() -> None:
     assert [e.version for e in events] == list(range(1, 104))
     assert [e.payload["n"] for e in events] == list(range(103))
     assert store.current_version(stream) == 103
+
+
+def test_payloads_keyed_by_numbers_are_stored_with_their_keys_as_strings() -> None:
+    # The encoder tries orjson without OPT_NON_STR_KEYS first (twice as fast) and falls back.
+    stream = uuid.uuid4()
+    payload = {"by_seat": {0: 3, 1: "a\\b\tc"}, "note": "back\\slash"}
+    by_number: dict[Any, Any] = {2: [1]}  # what an engine may put in, typed or not
+    store.append(stream, [NewEvent(type="scored", payload=payload, metadata=by_number)], 0)
+    [event] = store.read(stream)
+    assert event.payload == {"by_seat": {"0": 3, "1": "a\\b\tc"}, "note": "back\\slash"}
+    assert event.metadata == {"2": [1]}
 
 
 def test_read_between_versions() -> None:

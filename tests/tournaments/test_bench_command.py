@@ -52,6 +52,26 @@ def test_bench_match_prints_every_figure_for_each_game() -> None:
     )
 
 
+@pytest.mark.django_db(transaction=True)
+def test_bench_eventstore_prints_the_postgres_cpu_of_a_played_match() -> None:
+    out = io.StringIO()
+    call_command(
+        "bench", "eventstore", "--in-place", "--batches", "7", "--match-costs", "5", stdout=out
+    )
+    figures = json.loads(out.getvalue())
+    assert figures["append_to_copy_ratio"] > 0 and figures["append_to_copy_cpu_ratio"] > 0
+    assert figures["matches"] == 5 and len(figures["pg_cpu_ms_per_match_rounds"]) == 5
+    assert figures["pg_cpu_ms_per_match"] > 0
+    assert figures["pg_cpu_ms_create"] > 0 and figures["pg_cpu_ms_play"] > 0
+    # Each match played to its end, as a worker plays it: claimed, streamed, finished by its
+    # final event (and one more before the figures, to warm up).
+    finished = Match.objects.filter(status=Match.Status.FINISHED)
+    assert finished.count() == 6
+    events = sum(finished.values_list("last_version", flat=True))
+    assert figures["events_per_match"] * 5 <= events  # the warm-up's are not counted
+    assert 100 < figures["events_per_match"] < 250  # Brexit, four seats
+
+
 def _server(dbname: str) -> psycopg.Connection:
     db = connection.settings_dict
     return psycopg.connect(host=db["HOST"], port=db["PORT"], user=db["USER"], dbname=dbname)
@@ -72,7 +92,16 @@ def test_the_database_benches_run_in_a_throwaway_database() -> None:
             "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{name}",
         }
         done = subprocess.run(
-            [sys.executable, "manage.py", "bench", "eventstore", "--batches", "5"],
+            [
+                sys.executable,
+                "manage.py",
+                "bench",
+                "eventstore",
+                "--batches",
+                "5",
+                "--match-costs",
+                "5",
+            ],
             cwd=ROOT,
             env=env,
             capture_output=True,
@@ -80,7 +109,8 @@ def test_the_database_benches_run_in_a_throwaway_database() -> None:
             timeout=300,
         )
         assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["append_to_copy_ratio"] > 0
+        figures = json.loads(done.stdout)
+        assert figures["append_to_copy_ratio"] > 0 and figures["pg_cpu_ms_per_match"] > 0
         with _server("postgres") as server:
             left = server.execute(
                 "SELECT datname FROM pg_database WHERE datname LIKE %s", [f"{name}%"]

@@ -29,6 +29,8 @@ def test_bench_lists_reads_every_list_s_full_pages_at_each_size_and_prints_the_w
     )  # fmt: skip
     figures = json.loads(out.getvalue())
     assert figures["sizes"] == [600, 1200]
+    # Both sizes side by side in the one database, each side's reads seeing its own table.
+    assert figures["stored"] == {"600": 600, "1200": 1200}
     small, large = figures["by_size"]["600"], figures["by_size"]["1200"]
     # The same pages at both sizes: home, a bot's page, and each list's full pages (at 600
     # matches the rare statuses fill no page of 25 or 50, so they are left out).
@@ -41,5 +43,9 @@ def test_bench_lists_reads_every_list_s_full_pages_at_each_size_and_prints_the_w
         assert ratio == pytest.approx(expected, abs=0.01), name
         assert small[name]["cpu_ms_p50"] > 0 and small[name]["wall_ms_p50"] > 0
     assert figures["p50_ratio"] == max(figures["cpu_ratio_by_page"].values())
+    ratios = sorted(figures["cpu_ratio_by_page"].values())
+    assert figures["median_page_ratio"] == pytest.approx(
+        (ratios[(len(ratios) - 1) // 2] + ratios[len(ratios) // 2]) / 2, abs=0.01
+    )
     assert figures["cpu_ratio_by_page"][figures["worst"]] == figures["p50_ratio"]
     assert figures["target"] == lists.TARGET == 1.3

@@ -23,7 +23,7 @@ from tests.factories import BotVersionFactory, MatchFactory, UserFactory
 from tournaments.bench import match_table
 from tournaments.competition.models import Ladder, Season
 from tournaments.play import keyset, selectors
-from tournaments.play.models import Match
+from tournaments.play.models import Bot, Match
 from tournaments.site.pages import views
 
 pytestmark = pytest.mark.django_db
@@ -195,10 +195,114 @@ def test_every_list_page_is_read_from_a_list_index(filled: Any) -> None:
     assert _wrong_plans(cases) == []
 
 
-def test_a_bot_s_matches_are_read_newest_first_checking_each_match_s_seats(filled: Any) -> None:
-    """A bot seated in one match in 40: Postgres walks match_newest and looks up each match's
-    seats, about 40 matches a row shown, whatever the table's size. (A bot seated far more
-    rarely is read from its seats and sorted instead, which grows with its matches:
-    docs/scaling.md, "Lists", what is left.)"""
+RARE = 5_000
+"""A bot seated in one match in this many: its matches are read from its seats' index as a
+frequent bot's are (walking match_newest would read 5,000 matches a row shown)."""
+
+
+@pytest.fixture
+def bots_seated(filled: Any) -> dict[str, Bot]:
+    """A bot of the filled table seated in one match in 40, and one seated in one in ``RARE``
+    (seat 0 of those matches given to its version: the trigger copies the new bot onto it)."""
     the_cast, _, _ = filled
-    assert _wrong_plans([({"bot": the_cast.bots[0]}, {"match_newest"})]) == []
+    rare: Any = BotVersionFactory(bot__game="brexit", bot__is_public=True)
+    with connection.cursor() as cur:
+        cur.execute(
+            "UPDATE tournaments_seat s SET bot_version_id = %s FROM tournaments_match m"
+            " WHERE m.id = s.match_id AND s.number = 0 AND m.seed %% %s = 0",
+            [rare.pk, RARE],
+        )
+        assert cur.rowcount == FILLED // RARE
+        cur.execute("ANALYZE tournaments_seat")
+    return {"frequent": Bot.objects.get(pk=the_cast.bots[0]), "rare": rare.bot}
+
+
+FEW = 50
+"""Rows a plan may sort: when a bot has no more seats in all than two pages, Postgres may read
+them all from its index and sort them (the rare bot's 6 here), which costs what walking the
+index in order would; past that, it walks the index in order (a sort of more is wrong)."""
+INDEX_SCANS = ("Index Scan", "Index Only Scan")
+LISTED = ("tournaments_seat", "tournaments_match")
+
+
+def _nodes(plan: dict[str, Any], subplans: bool) -> list[tuple[str, str | None, str | None]]:
+    """(node type, relation, index) of every node of the plan, subplans (the deal's test, as
+    in every list: ``_wrong_plans``) only if ``subplans``."""
+    if plan["Node Type"] == "Sort" and plan["Plan Rows"] <= FEW:
+        found = []  # the whole of a bot's few seats: no more than an index walk would read
+    else:
+        found = [(plan["Node Type"], plan.get("Relation Name"), plan.get("Index Name"))]
+    for child in plan.get("Plans", []):
+        if subplans or child.get("Parent Relationship") != "SubPlan":
+            found += _nodes(child, subplans)
+    return found
+
+
+def _explain(sql: str, params: Any, *, subplans: bool = True) -> list[Any]:
+    with connection.cursor() as cur:
+        cur.execute(f"EXPLAIN (FORMAT JSON) {sql}", params)
+        raw = cur.fetchone()[0]
+    return _nodes((json.loads(raw) if isinstance(raw, str) else raw)[0]["Plan"], subplans)
+
+
+def _read_from_the_bot_s_seats(qs: Any) -> list[Any]:
+    """What is wrong with the plan of a query of a bot's matches: any sort (but of a bot's few
+    seats), any scan of seats or matches but from the bot's seats' index and the matches'
+    primary key (one match a seat), and anywhere (the deal's test included) a sequential scan
+    of either."""
+    sql, params = qs.query.sql_with_params()
+    nodes = _explain(sql, params, subplans=False)
+    allowed = {
+        *((kind, "tournaments_seat", "seat_bot_newest") for kind in INDEX_SCANS),
+        ("Index Scan", "tournaments_match", "tournaments_match_pkey"),
+        ("Bitmap Heap Scan", "tournaments_seat", None),  # a bot's few seats, from its index
+    }
+    wrong = [node for node in nodes if "Sort" in node[0]]
+    wrong += [node for node in nodes if node[1] in LISTED and node not in allowed]
+    wrong += [node for node in _explain(sql, params) if node[1] in LISTED and "Seq" in node[0]]
+    if not any(index == "seat_bot_newest" for _, _, index in nodes):
+        wrong.append(("seat_bot_newest not used", None, None))
+    return wrong
+
+
+@pytest.mark.parametrize("seated", ["frequent", "rare"])
+def test_a_bot_s_matches_are_read_from_its_seats_newest_first(
+    bots_seated: dict[str, Bot], seated: str
+) -> None:
+    """The lists' bot filter, first and later pages, and a bot's page's latest matches: a walk
+    of the bot's seats' index (seat_bot_newest) in the lists' order, each match looked up by its
+    key; no sort and no scan of the table, whether the bot is in one match in 40 or in 5,000."""
+    bot = bots_seated[seated]
+    matches = selectors.matches(user=None, bot=bot.pk)
+    first = keyset.page(matches, None, 25)
+    assert first.matches and first.matches == sorted(
+        first.matches, key=lambda m: (m.created_at, m.pk), reverse=True
+    )
+    later = keyset.cursor(keyset.OLDER, first.matches[len(first.matches) // 2])
+    for qs in (keyset.after(matches, None)[0][:26], keyset.after(matches, later)[0][:26]):
+        assert _read_from_the_bot_s_seats(qs) == [], seated
+    assert _read_from_the_bot_s_seats(selectors.bot_seats(None, bot)[:20]) == [], seated
+    user = UserFactory()
+    assert _read_from_the_bot_s_seats(selectors.bot_seats(user, bot)[:20]) == [], seated
+
+
+def test_my_bots_last_errors_are_one_query_from_the_bots_seats_and_faults(
+    bots_seated: dict[str, Bot],
+) -> None:
+    """The last errors of every bot of a page in one query: each bot's newest seats from
+    seat_bot_newest, their faults from fault_per_decision; no scan of seats or faults."""
+    bots = [bot.pk for bot in bots_seated.values()]
+    nodes = _explain(selectors._RECENT_FAULTS, {"bots": bots, "recent": selectors.RECENT_SEATS})
+    scans = {(kind, relation, index) for kind, relation, index in nodes if relation}
+    walks = {(kind, "tournaments_seat", "seat_bot_newest") for kind in INDEX_SCANS}
+    faults = {(kind, "tournaments_fault", "fault_per_decision") for kind in INDEX_SCANS}
+    assert scans <= walks | faults and scans & walks and scans & faults, scans
+    assert not [node for node in nodes if "Sort" in node[0]], nodes
+    # The frequent bot received a timeout in one seat in 101: its 20 newest seats count them.
+    errors = selectors.recent_errors_of(bots)
+    assert set(errors) == set(bots)
+    frequent = bots_seated["frequent"]
+    newest = selectors.bot_seats(frequent.owner, frequent)[: selectors.RECENT_SEATS]
+    assert errors[frequent.pk] == (
+        {"timeout": sum(1 for s in newest if s.verdicts)} if any(s.verdicts for s in newest) else {}
+    )

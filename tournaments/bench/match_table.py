@@ -29,6 +29,9 @@ LIVE = 5_000
 the workers' pace, not by how many were ever played."""
 BOTS = 40
 """Uploaded bots (20 a game), two versions each; every tenth is private."""
+GROWN = ("match", "seat", "fault", "faultcount")
+"""The tables ``extend`` writes (tournaments_<name>); the others are the cast's."""
+TABLES_READ = (*GROWN, "fixture", "season", "ladder", "bot", "botversion")
 
 
 @dataclass
@@ -157,22 +160,23 @@ def extend(the_cast: Cast, first: int, count: int) -> None:
             },
         )
         # Seat 0 an uploaded bot of the match's game (bots alternate games with their index,
-        # two versions each), seats 1 and 2 built-ins.
+        # two versions each), seats 1 and 2 built-ins. The bot's seat carries its bot and its
+        # match's creation time, as the platform's trigger copies them (migration 0027; a
+        # table copied for `bench lists` has no trigger), and one in 101 received a timeout.
         cur.execute(
             """
             INSERT INTO tournaments_seat (
                 match_id, number, builtin, rank, verdicts, strikes, disqualified, time_used_ms,
-                bot_version_id
+                bot_version_id, bot_id, match_created_at
             )
             SELECT m.id, s.number, CASE WHEN s.number = 0 THEN '' ELSE 'random' END,
                    CASE WHEN m.status = 'finished' THEN s.number + 1 END,
                    CASE WHEN s.number = 0 AND m.seed %% 101 = 0 THEN '{"timeout": 1}'::jsonb
                         ELSE '{}'::jsonb END,
-                   0, false, 0,
-                   CASE WHEN s.number = 0 THEN (%(versions)s::bigint[])[
-                       1 + 4 * ((m.seed / 2) %% (%(nbots)s / 2)) + 2 * (m.seed %% 2)
-                       + (m.seed / 7) %% 2] END
+                   0, false, 0, v.id, v.bot_id, CASE WHEN v.id IS NOT NULL THEN m.created_at END
             FROM tournaments_match m CROSS JOIN generate_series(0, 2) AS s(number)
+            LEFT JOIN tournaments_botversion v ON s.number = 0 AND v.id = (%(versions)s::bigint[])[
+                1 + 4 * ((m.seed / 2) %% (%(nbots)s / 2)) + 2 * (m.seed %% 2) + (m.seed / 7) %% 2]
             WHERE m.created_by_id = %(owner)s AND m.seed BETWEEN %(first)s AND %(last)s
             """,
             {
@@ -183,7 +187,37 @@ def extend(the_cast: Cast, first: int, count: int) -> None:
                 "owner": the_cast.owner.pk,
             },
         )
+        # Each timeout a fault's row, and the bots' running counts made again from them (the
+        # fault table's triggers kept them already, but a copied table has none).
+        cur.execute(
+            """
+            INSERT INTO tournaments_fault (
+                bot_id, bot_version_id, match_id, seat, step, asked_step, verdict, detail,
+                created_at
+            )
+            SELECT s.bot_id, s.bot_version_id, s.match_id, s.number, 10, 9, 'timeout', '',
+                   s.match_created_at
+            FROM tournaments_seat s JOIN tournaments_match m ON m.id = s.match_id
+            WHERE m.created_by_id = %(owner)s AND m.seed BETWEEN %(first)s AND %(last)s
+              AND s.number = 0 AND m.seed %% 101 = 0
+            """,
+            {"first": first, "last": first + count - 1, "owner": the_cast.owner.pk},
+        )
+        cur.execute(
+            "DELETE FROM tournaments_faultcount WHERE bot_id = ANY(%(bots)s)",
+            {"bots": the_cast.bots},
+        )
+        cur.execute(
+            """
+            INSERT INTO tournaments_faultcount (bot_id, verdict, smoke, count)
+            SELECT f.bot_id, f.verdict, m.validation_of_id IS NOT NULL, count(*)
+            FROM tournaments_fault f JOIN tournaments_match m ON m.id = f.match_id
+            WHERE f.bot_id = ANY(%(bots)s)
+            GROUP BY 1, 2, 3
+            """,
+            {"bots": the_cast.bots},
+        )
         # What autovacuum would have done by then, the small tables the lists join included
         # (unanalyzed, an empty fixture table is planned as 640 rows).
-        for table in ("match", "seat", "fixture", "season", "ladder", "bot", "botversion"):
+        for table in TABLES_READ:
             cur.execute(f"ANALYZE tournaments_{table}")

@@ -374,6 +374,27 @@ class Seat(models.Model):
     strikes = models.PositiveSmallIntegerField(default=0)
     disqualified = models.BooleanField(default=False)
     time_used_ms = models.PositiveIntegerField(default=0)
+    # Copied from the seat's version and match by a trigger (migration 0027) at insert, and
+    # from the match if its creation time changes, never by Python: a bot's matches newest
+    # first are then one index of the seats (seat_bot_newest), read a page at a time whatever
+    # the size of the table or of the bot's history. NULL for built-ins' and people's seats.
+    bot = models.ForeignKey(
+        Bot,
+        null=True,
+        blank=True,
+        editable=False,
+        on_delete=models.DO_NOTHING,  # a bot with seats cannot go: its versions are protected
+        db_constraint=False,
+        db_index=False,
+        related_name="+",
+        help_text="The version's bot (set by the database).",
+    )
+    match_created_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The match's creation time (set by the database), for a bot's seats.",
+    )
 
     class Meta:
         ordering = ["match", "number"]
@@ -390,10 +411,12 @@ class Seat(models.Model):
             ),
         ]
         indexes = [
-            # A bot's page sums its seats' verdicts (selectors.bot_verdicts): only the seats that
-            # received one, a small share, so the sum does not grow with every match it plays.
+            # A bot's matches newest first (its page, the lists' bot filter, "my bots"' last
+            # errors): the order of the match lists' keyset (created_at, id), from the seats.
             models.Index(
-                fields=["bot_version"], name="seat_verdicts", condition=~models.Q(verdicts={})
+                fields=["bot", "-match_created_at", "-match"],
+                name="seat_bot_newest",
+                condition=models.Q(bot__isnull=False),
             ),
         ]
 
@@ -467,6 +490,31 @@ class Fault(models.Model):
 
     def __str__(self) -> str:
         return f"{self.verdict} in {self.match_id} seat {self.seat} @ {self.step}"
+
+
+class FaultCount(models.Model):
+    """How many faults of one verdict a bot has received, in smoke matches or in the others: a
+    bot's page shows these, whatever the number of its faults or matches.
+
+    Kept by the database (migration 0027), not by Python: statement triggers on the fault table
+    add what each insert wrote (``faults.record``'s bulk insert) and take off what a delete
+    removed, so every writer of faults keeps them, and a count is always its faults' number.
+    """
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="+", db_index=False)
+    verdict = models.CharField(max_length=20)
+    smoke = models.BooleanField(help_text="Counts the faults in the bot's smoke matches.")
+    count = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bot", "verdict", "smoke"], name="fault_count_per_bot_verdict"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"bot {self.bot_id}: {self.count} {self.verdict}{' (smoke)' if self.smoke else ''}"
 
 
 class WebhookDelivery(models.Model):

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
-from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db import connection, connections, router
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from replays import store
@@ -30,6 +30,7 @@ from tournaments.play.models import (
     BotLog,
     BotVersion,
     Fault,
+    FaultCount,
     Match,
     Seat,
     WebhookDelivery,
@@ -115,13 +116,19 @@ _SEAT_SHOWN = (
 
 def matches_visible_to(user: Any) -> QuerySet[Match]:
     """Every match, except smoke matches (a version's validation run) of other users' bots."""
-    qs = Match.objects.all()
+    return Match.objects.filter(_visible_q(user))
+
+
+def _visible_q(user: Any, match: str = "") -> Q:
+    """``matches_visible_to`` as a filter, on Match or (``match="match__"``) on a relation."""
     if is_staff(user):
-        return qs
+        return Q()
     uid = user_id(user)
     if uid is None:
-        return qs.filter(validation_of__isnull=True)
-    return qs.filter(Q(validation_of__isnull=True) | Q(validation_of__bot__owner_id=uid))
+        return Q(**{f"{match}validation_of__isnull": True})
+    return Q(**{f"{match}validation_of__isnull": True}) | Q(
+        **{f"{match}validation_of__bot__owner_id": uid}
+    )
 
 
 def matches(
@@ -149,9 +156,16 @@ def matches(
     if ladder is not None:
         qs = qs.filter(ladder_id=ladder)
     if bot is not None:
-        # A private bot is not named to others, so filtering on it finds nothing for them.
+        # A private bot is not named to others, so filtering on it finds nothing for them (a
+        # test Postgres makes once per query). The matches are read from the bot's seats
+        # newest first (seat_bot_newest): the keys the list pages by are the seat's copies,
+        # annotated in the same join as the filter (keyset.BY_SEAT).
         shown = Bot.objects.filter(visibility.bots_shown_q(user), pk=bot)
-        qs = qs.filter(pk__in=Seat.objects.filter(bot_version__bot__in=shown).values("match_id"))
+        qs = keyset.newest_first(
+            qs.filter(Exists(shown), seats__bot_id=bot).annotate(
+                listed_at=F("seats__match_created_at"), listed_id=F("seats__match_id")
+            )
+        )
     return qs
 
 
@@ -235,24 +249,25 @@ def bot_versions(bot: Bot) -> QuerySet[BotVersion]:
 
 
 def bot_seats(user: Any, bot: Bot) -> QuerySet[Seat]:
-    """The bot's seats in matches ``user`` may see, newest match first, with their matches."""
+    """The bot's seats in matches ``user`` may see, newest match first, with their matches:
+    read from the bot's seats' index (``seat_bot_newest``), whatever its history."""
     return (
-        Seat.objects.filter(bot_version__bot=bot, match__in=matches_visible_to(user))
+        Seat.objects.filter(_visible_q(user, "match__"), bot_id=bot.pk)
         .select_related("match", "bot_version")
-        .order_by("-match__created_at")
+        .order_by("-match_created_at", "-match_id")
     )
 
 
 def bot_verdicts(user: Any, bot: Bot) -> list[tuple[str, int]]:
-    """How many of each verdict the bot's seats (of matches ``user`` may see) received, by
-    verdict name."""
-    verdicts: dict[str, int] = {}
-    # Only seats with a verdict: read through their own index (seat_verdicts), not every seat.
-    given = bot_seats(user, bot).exclude(verdicts={}).order_by()
-    for counts in given.values_list("verdicts", flat=True):
-        for name, count in (counts or {}).items():
-            verdicts[name] = verdicts.get(name, 0) + int(count)
-    return sorted(verdicts.items())
+    """How many faults of each verdict (non-ok verdicts) the bot received in matches ``user``
+    may see, by verdict name: its running counts (FaultCount, kept by the database), a few rows
+    whatever the number of its faults. Another user's smoke matches are hidden, and so are
+    their verdicts (as ``bot_faults``)."""
+    counts = FaultCount.objects.filter(bot_id=bot.pk, count__gt=0)
+    if not visibility.may_read_bot_diagnostics(user, bot):
+        counts = counts.filter(smoke=False)
+    rows = counts.order_by().values_list("verdict").annotate(n=Sum("count"))
+    return sorted((verdict, n) for verdict, n in rows)
 
 
 def bot_faults(user: Any, bot: Bot) -> QuerySet[Fault]:
@@ -567,20 +582,44 @@ def own_bot(user: Any, bot_id: int) -> Bot | None:
     return bots_of(user).filter(pk=bot_id).first()
 
 
+_RECENT_FAULTS = """
+SELECT b.id, f.verdict, sum(f.n)::int
+FROM unnest(%(bots)s::bigint[]) AS b(id)
+CROSS JOIN LATERAL (
+    SELECT s.match_id, s.number FROM tournaments_seat s
+    WHERE s.bot_id = b.id
+    ORDER BY s.match_created_at DESC, s.match_id DESC
+    LIMIT %(recent)s
+) AS s
+CROSS JOIN LATERAL (
+    SELECT f.verdict, count(*) AS n FROM tournaments_fault f
+    WHERE f.match_id = s.match_id AND f.seat = s.number
+    GROUP BY f.verdict
+) AS f
+GROUP BY 1, 2
+"""
+"""Each bot's newest seats from its own index (seat_bot_newest), and each seat's faults from
+theirs (fault_per_decision: match, seat), looked up seat by seat (grouped in the lateral, which
+Postgres cannot turn into a join that reads the whole fault table): one query for the page."""
+
+
+def recent_errors_of(bots: list[int]) -> dict[int, dict[str, int]]:
+    """The faults (non-ok verdicts) of each bot's seats in its ``RECENT_SEATS`` newest matches,
+    by bot and verdict (the bots' owner's view: every match of theirs), in one query."""
+    found: dict[int, dict[str, int]] = {pk: {} for pk in bots}
+    if not bots:
+        return found
+    # Where the ORM would read a seat (a replica, when one serves this request).
+    with connections[router.db_for_read(Seat)].cursor() as cur:
+        cur.execute(_RECENT_FAULTS, {"bots": bots, "recent": RECENT_SEATS})
+        for pk, verdict, count in sorted(cur.fetchall()):
+            found[pk][verdict] = count
+    return found
+
+
 def recent_errors(bot: Bot) -> dict[str, int]:
-    """The non-ok verdicts of the bot's seats in its ``RECENT_SEATS`` newest matches, by verdict
-    (the bot's owner's view: every match of theirs)."""
-    counts: dict[str, int] = {}
-    seats = (
-        Seat.objects.filter(bot_version__bot=bot)
-        .order_by("-match__created_at")
-        .values_list("verdicts", flat=True)[:RECENT_SEATS]
-    )
-    for verdicts in seats:
-        for name, count in (verdicts or {}).items():
-            if name != "ok" and count:
-                counts[name] = counts.get(name, 0) + int(count)
-    return dict(sorted(counts.items()))
+    """``recent_errors_of`` one bot."""
+    return recent_errors_of([bot.pk])[bot.pk]
 
 
 def own_versions(bot: Bot) -> QuerySet[BotVersion]:

@@ -5,6 +5,7 @@ from pathlib import Path
 import environ
 import orjson
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 from config.queues import BEAT_SCHEDULE, task_queues, task_routes
 
@@ -43,6 +44,8 @@ MIDDLEWARE = [
     "tournaments.site.api.body_limits.BodySizeLimit",
     # Before any view reads a query parameter: NUL, non-UTF-8 or absurdly long is a 400.
     "tournaments.site.query_params.QueryParamCheck",
+    # Before anything reads the session or the user: where this request's reads go.
+    "tournaments.site.replica_reads.ReplicaReads",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -97,6 +100,41 @@ DATABASES = {
 }
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The hot statements a worker runs for every match (the scheduler's pick, the runner's read of
+# the match, a leased flush's heartbeat) ask psycopg to prepare them (``prepare=True``): planning
+# the pick cost as much as running it. Django turns prepared statements off altogether (a
+# threshold of None, for transaction-pooling proxies, which deploy/ does not use); a threshold
+# no statement reaches lets those few be prepared and leaves every other one as it was (Django's
+# own cursors bind on the client and are never prepared anyway).
+DATABASES["default"]["OPTIONS"] = {
+    **DATABASES["default"].get("OPTIONS", {}),
+    "prepare_threshold": 2**31 - 1,
+}
+# A streaming replica of that primary (docs/scaling.md, Read replicas): unset, every read is
+# the primary's. Set, the site's and the API's read-only requests read from it while its lag is
+# within REPLICA_MAX_LAG_SECONDS (config/replica.py); writes, workers and commands never do.
+REPLICA_DATABASE_URL = env.str("REPLICA_DATABASE_URL", default="")
+if REPLICA_DATABASE_URL:
+    DATABASES["replica"] = env.db_url_config(REPLICA_DATABASE_URL)
+    DATABASES["replica"]["CONN_MAX_AGE"] = DATABASES["default"]["CONN_MAX_AGE"]
+    DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+    # A replica that does not answer costs a request at most this long once per lag check.
+    DATABASES["replica"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 2)
+DATABASE_ROUTERS = ["config.replica.PrimaryReplicaRouter"]
+REPLICA_MAX_LAG_SECONDS = env.float("REPLICA_MAX_LAG_SECONDS", default=5.0)
+# How often each web process asks the replica its lag (never per request).
+REPLICA_LAG_CHECK_SECONDS = env.float("REPLICA_LAG_CHECK_SECONDS", default=1.0)
+# After a request that wrote, its client reads the primary this long: longer than the lag bound
+# plus one check interval, so that whatever the replica then serves it includes that write.
+REPLICA_READ_YOUR_WRITES_SECONDS = env.float(
+    "REPLICA_READ_YOUR_WRITES_SECONDS",
+    default=REPLICA_MAX_LAG_SECONDS + REPLICA_LAG_CHECK_SECONDS + 1.0,
+)
+if REPLICA_READ_YOUR_WRITES_SECONDS <= REPLICA_MAX_LAG_SECONDS + REPLICA_LAG_CHECK_SECONDS:
+    raise ImproperlyConfigured(
+        "REPLICA_READ_YOUR_WRITES_SECONDS must exceed REPLICA_MAX_LAG_SECONDS plus"
+        " REPLICA_LAG_CHECK_SECONDS, or a writer could read the replica before it has the write"
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")

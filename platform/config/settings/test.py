@@ -73,10 +73,17 @@ MEDIA_ROOT = env.str(
 DATABASES = {**DATABASES}  # noqa: F405
 DATABASES["default"] = {
     **DATABASES["default"],
-    "OPTIONS": {"options": "-c backroom.allow_event_truncate=on"},
+    "OPTIONS": {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "options": "-c backroom.allow_event_truncate=on",
+    },
     # Separate names let several suites run at once on one server.
     "TEST": {"NAME": DATABASES_TEST_NAME},
 }
+# A replica named in the suite's environment is the test database itself, not a second one to
+# create (its reads would otherwise come from a database the tests never fill).
+if "replica" in DATABASES:
+    DATABASES["replica"] = {**DATABASES["replica"], "TEST": {"MIRROR": "default"}}
 
 # The API reads JSON unless a view says otherwise (an upload also takes multipart): the test
 # client sends JSON unless told (DRF's own default is multipart, which the API now refuses).

@@ -14,7 +14,7 @@ def _eventstore(options: dict[str, Any]) -> dict[str, Any]:
     from tournaments.bench.eventstore import bench_eventstore
 
     with _database(options):
-        return bench_eventstore(batches=options["batches"])
+        return bench_eventstore(batches=options["batches"], matches=options["match_costs"])
 
 
 def _engine(options: dict[str, Any]) -> dict[str, Any]:
@@ -218,6 +218,12 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--batches", type=int, default=300, help="eventstore: batches of 100 events"
+        )
+        parser.add_argument(
+            "--match-costs",
+            type=int,
+            default=200,
+            help="eventstore: Brexit matches played for pg_cpu_ms_per_match (0: none)",
         )
         parser.add_argument(
             "--results", type=int, default=100_000, help="ratings: stored 4-player results"

@@ -8,6 +8,7 @@ from typing import Any
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
+from config import replica
 from tournaments.play import tokens
 
 
@@ -17,6 +18,12 @@ class NamedTokenAuthentication(TokenAuthentication):
     authentication that refuses a ``Token`` header, so two classes would refuse each other's."""
 
     def authenticate_credentials(self, key: str) -> tuple[Any, None]:
+        # From the primary even in a request the replica serves: a token made a moment ago is
+        # used at once (often by another client, the CLI), and a revoked one is refused at once.
+        with replica.on_primary():
+            return self._credentials(key)
+
+    def _credentials(self, key: str) -> tuple[Any, None]:
         if not key.startswith(tokens.KEY_START):
             user, token = super().authenticate_credentials(key)
             return user, token

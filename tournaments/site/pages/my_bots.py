@@ -54,12 +54,9 @@ def _games() -> list[tuple[str, str]]:
 def my_bots(request: HttpRequest) -> HttpResponse:
     bots = list(selectors.bots_of(request.user))
     ratings = rating_selectors.ladder_ratings_of_bots([b.pk for b in bots])
+    errors = selectors.recent_errors_of([b.pk for b in bots])
     rows = [
-        {
-            "bot": bot,
-            "ratings": ratings.get(bot.pk, []),
-            "errors": sum(selectors.recent_errors(bot).values()),
-        }
+        {"bot": bot, "ratings": ratings.get(bot.pk, []), "errors": sum(errors[bot.pk].values())}
         for bot in bots
     ]
     return render(request, "site/my_bots.html", {"rows": rows, "recent": selectors.RECENT_SEATS})

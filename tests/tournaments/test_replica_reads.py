@@ -1,0 +1,168 @@
+"""Which reads the replica serves (config/replica.py, tournaments/site/replica_reads.py), without
+a replica: the router's and the middleware's decisions, with the lag check's answer given. The
+real primary and standby: tests/faults/test_replica.py."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.test import Client, RequestFactory
+
+from config import replica
+from tests.test_settings import run_manage
+from tournaments.site import replica_reads
+
+ROUTER = replica.PrimaryReplicaRouter()
+
+
+@pytest.fixture(autouse=True)
+def _no_switch_left() -> Iterator[None]:
+    yield
+    replica.end()
+
+
+def test_reads_go_to_the_primary_unless_a_request_asked_for_the_replica() -> None:
+    assert ROUTER.db_for_read(User) is None
+    replica.begin(replica.Reads(replica=False))
+    assert ROUTER.db_for_read(User) is None
+    replica.begin(replica.Reads(replica=True))
+    assert ROUTER.db_for_read(User) == "replica"
+
+
+def test_after_a_write_the_request_reads_the_primary() -> None:
+    replica.begin(replica.Reads(replica=True))
+    assert ROUTER.db_for_write(User) == "default"
+    assert ROUTER.db_for_read(User) is None
+
+
+def test_credentials_are_read_from_the_primary() -> None:
+    replica.begin(replica.Reads(replica=True))
+    with replica.on_primary():
+        assert ROUTER.db_for_read(User) is None
+    assert ROUTER.db_for_read(User) == "replica"
+
+
+@pytest.mark.django_db(transaction=True)  # no test transaction around it
+def test_inside_a_transaction_on_the_primary_reads_stay_there() -> None:
+    replica.begin(replica.Reads(replica=True))
+    with transaction.atomic():
+        assert ROUTER.db_for_read(User) is None
+    assert ROUTER.db_for_read(User) == "replica"
+
+
+def test_objects_of_either_alias_relate_and_the_replica_is_never_migrated() -> None:
+    read, written = User(), User()
+    read._state.db, written._state.db = "replica", "default"
+    assert ROUTER.allow_relation(read, written) is True
+    assert ROUTER.allow_migrate("replica", "tournaments") is False
+    assert ROUTER.allow_migrate("default", "tournaments") is None
+
+
+def _state(status: str, lag: float | None) -> replica.ReplicaState:
+    return replica.ReplicaState(status, lag, time.monotonic())
+
+
+@pytest.fixture
+def fresh_replica(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replica, "configured", lambda: True)
+    monkeypatch.setattr(replica, "state", lambda: _state("ok", 0.5))
+
+
+def serve(request: HttpRequest) -> tuple[HttpResponseBase, str | None]:
+    """The middleware around a view that says where its read would go."""
+    seen: list[str | None] = []
+
+    def view(request: HttpRequest) -> HttpResponse:
+        seen.append(ROUTER.db_for_read(User))
+        return HttpResponse("ok")
+
+    response = replica_reads.ReplicaReads(view)(request)
+    return response, seen[0]
+
+
+@pytest.mark.services  # the cache (Redis) remembers a token's writes
+def test_the_replica_serves_reads_and_the_writer_reads_the_primary_for_a_while(
+    fresh_replica: None, settings: object
+) -> None:
+    cache.clear()
+    factory = RequestFactory()
+    assert serve(factory.get("/matches/"))[1] == "replica"
+    assert serve(factory.head("/api/matches/"))[1] == "replica"
+    assert serve(factory.get("/admin/tournaments/match/"))[1] is None
+    # A POST reads the primary and marks its client, by cookie and by token.
+    response, where = serve(factory.post("/api/matches/", HTTP_AUTHORIZATION="Token abc"))
+    assert where is None
+    cookie = response.cookies[replica_reads.COOKIE]
+    assert cookie["httponly"] and int(cookie["max-age"]) > 5
+    browser = factory.get("/matches/")
+    browser.COOKIES[replica_reads.COOKIE] = cookie.value
+    assert serve(browser)[1] is None
+    assert serve(factory.get("/api/matches/", HTTP_AUTHORIZATION="Token abc"))[1] is None
+    assert serve(factory.get("/api/matches/", HTTP_AUTHORIZATION="Token other"))[1] == "replica"
+    # A forged or stale cookie counts for nothing.
+    forged = factory.get("/matches/")
+    forged.COOKIES[replica_reads.COOKIE] = "1:forged:sig"
+    assert serve(forged)[1] == "replica"
+
+
+def test_a_lagging_or_absent_replica_serves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    factory = RequestFactory()
+    monkeypatch.setattr(replica, "configured", lambda: True)
+    for status in ("lagging", "unavailable", "not_standby"):
+        monkeypatch.setattr(replica, "state", lambda s=status: _state(s, None))
+        assert serve(factory.get("/matches/"))[1] is None, status
+    # No replica configured (the default): the middleware does nothing, sets no cookie.
+    monkeypatch.setattr(replica, "configured", lambda: False)
+    response, where = serve(factory.post("/api/matches/"))
+    assert where is None and replica_reads.COOKIE not in response.cookies
+
+
+@pytest.mark.django_db
+def test_health_answers_without_a_replica(client: Client) -> None:
+    response = client.get("/health/")
+    assert response.status_code == 200
+    assert response.json() == {
+        "database": "ok",
+        "replica": "absent",
+        "replica_lag_seconds": None,
+        "reads": "primary",
+    }
+    assert "no-cache" in response["Cache-Control"]
+    assert client.post("/health/").status_code == 405
+
+
+@pytest.mark.services
+def test_a_replica_url_adds_the_alias_and_the_suite_mirrors_it_to_its_own_database() -> None:
+    code = (
+        "from django.conf import settings as s; r = s.DATABASES['replica'];"
+        " print(r['HOST'], r['PORT'], r['NAME'], r['TEST']['MIRROR'], r['OPTIONS'])"
+    )
+    done = run_manage(
+        "shell",
+        "-c",
+        code,
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+        REPLICA_DATABASE_URL="postgres://u@standby.example:5433/backroom",
+    )
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.strip().splitlines()[-1]
+    assert line.startswith("standby.example 5433 backroom default"), line
+    assert "'connect_timeout': 2" in line
+
+
+@pytest.mark.services
+def test_the_read_your_writes_window_must_outlast_the_lag_bound() -> None:
+    done = run_manage(
+        "check",
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+        REPLICA_MAX_LAG_SECONDS="10",
+        REPLICA_READ_YOUR_WRITES_SECONDS="10",
+    )
+    assert done.returncode != 0
+    assert "REPLICA_READ_YOUR_WRITES_SECONDS must exceed" in done.stderr
