@@ -3,7 +3,7 @@
 Stream ids are UUIDv7, so a month's partition holds the events of the streams made that
 month (UTC). A month's partition must exist before its first stream's events arrive, or they
 go to the default partition and that month can no longer get one; ``add_partitions``
-creates the current month's and the next ones' ahead of time (``manage.py archive`` runs it).
+creates the current month's and the next ones' ahead of time (beat every hour, and ``manage.py archive``).
 Once a past month's streams are all archived, its partition is emptied whole
 (replays.archive.release_partition) instead of row by row.
 """
