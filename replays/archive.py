@@ -12,6 +12,10 @@ event, byte for byte (payload and metadata as Postgres prints them); then it wri
 archive, deletes the hot rows through the trigger's one escape hatch (migrations/0004), and
 decodes the stored document once more, as a reader will, against the same rows. ``rows`` is what
 ``replays.store.read`` falls back on when the hot table does not have a stream's versions.
+
+With ``keep_hot`` the hot rows stay where they are: a past month's partition of the events
+table (replays/partitions.py) is emptied whole instead, by ``release_partition``, once every
+stream in it is archived, checked again against its rows, and visible to every reader.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import struct
 import threading
+import time
 import uuid
 from array import array
 from collections.abc import Iterable, Sequence
@@ -260,14 +265,18 @@ def compact(stream_id: uuid.UUID, using: Dictionary) -> int:
     return compact_many([stream_id], using)
 
 
-def compact_many(stream_ids: Sequence[uuid.UUID], using: Dictionary) -> int:
+def compact_many(
+    stream_ids: Sequence[uuid.UUID], using: Dictionary, *, keep_hot: bool = False
+) -> int:
     """Archive the streams' stored events and remove their hot rows; returns how many events.
 
     Everything happens in one transaction, and nothing is removed unless each compressed
     document decodes to exactly its stream's stored rows, and decodes so again once stored
     (ArchiveError otherwise, and nothing is written). A stream's rows are its versions
     1..n, so an archive always starts at version 1. The caller chooses streams that are over
-    (no more appends) and that every reader of the feed has passed.
+    (no more appends) and that every reader of the feed has passed. With ``keep_hot`` the
+    hot rows stay: their partition is emptied whole once all of it is archived
+    (``release_partition``) instead of row by row.
     """
     compressor = zstandard.ZstdCompressor(level=LEVEL, dict_data=using.data)
     decompressor = _decompressor(using.digest, using.data)
@@ -298,16 +307,18 @@ def compact_many(stream_ids: Sequence[uuid.UUID], using: Dictionary) -> int:
                 " WHERE stream_id = ANY(%s) AND event_type = ANY(%s)",
                 [list(streams), list(KEPT_WHOLE)],
             )
-            # Only the rows read above: an archive covers versions 1..n of its stream.
-            cur.execute("SET LOCAL backroom.compacting = on")
-            cur.execute(
-                "DELETE FROM replays_event e USING replays_archive a"
-                " WHERE a.stream_id = ANY(%s) AND e.stream_id = a.stream_id"
-                " AND e.version <= a.last_version",
-                [list(streams)],
-            )
-            removed = cur.rowcount
-            cur.execute("SET LOCAL backroom.compacting = off")
+            removed = events
+            if not keep_hot:
+                # Only the rows read above: an archive covers versions 1..n of its stream.
+                cur.execute("SET LOCAL backroom.compacting = on")
+                cur.execute(
+                    "DELETE FROM replays_event e USING replays_archive a"
+                    " WHERE a.stream_id = ANY(%s) AND e.stream_id = a.stream_id"
+                    " AND e.version <= a.last_version",
+                    [list(streams)],
+                )
+                removed = cur.rowcount
+                cur.execute("SET LOCAL backroom.compacting = off")
             # What readers will decode: the stored documents, through the reading path.
             cur.execute(
                 "SELECT a.stream_id, a.document, d.id, d.digest FROM replays_archive a"
@@ -319,6 +330,125 @@ def compact_many(stream_ids: Sequence[uuid.UUID], using: Dictionary) -> int:
         if removed != events or stored != streams:
             raise ArchiveError("the archives do not read back as the stored rows")
     return events
+
+
+# Partitions emptied whole
+
+RELEASE_BATCH = 500
+"""Streams of a partition verified against their archives per statement."""
+
+_PARTITION_STREAMS = """
+SELECT DISTINCT stream_id FROM {partition} WHERE stream_id > %s ORDER BY stream_id LIMIT %s
+"""
+
+_PARTITION_ROWS = """
+SELECT stream_id, position, event_id, version, event_type, schema_version, payload::text,
+       metadata::text, (extract(epoch FROM recorded_at) * 1000000)::bigint
+FROM {partition} WHERE stream_id = ANY(%s) ORDER BY stream_id, version
+"""
+
+# Sessions whose snapshot is older than the newest archive of the partition's streams: such a
+# snapshot does not see that archive, and would not see the emptied partition's rows either
+# (TRUNCATE is not MVCC-safe: an older snapshot finds the partition empty). A replica's
+# queries count through its walsender's xmin where it sends hot_standby_feedback.
+_OLDER_SNAPSHOTS = """
+SELECT count(*) FROM pg_stat_activity
+WHERE pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+  AND (datname = current_database() AND backend_type = 'client backend'
+       OR backend_type = 'walsender')
+  AND age(backend_xmin) >= (
+      SELECT min(age(a.xmin)) FROM replays_archive a
+      WHERE a.stream_id IN (SELECT stream_id FROM {partition}))
+"""
+
+
+def _partition(name: str) -> str:
+    """The partition's name, quoted, if it is one of the events table's; else ArchiveError."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT quote_ident(c.relname) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+            " WHERE i.inhparent = 'replays_event'::regclass AND c.relname = %s",
+            [name],
+        )
+        row = cur.fetchone()
+    if row is None:
+        raise ArchiveError(f"{name} is not a partition of replays_event")
+    return str(row[0])
+
+
+def fully_archived(name: str) -> bool:
+    """The partition holds rows, and an archive covers every one of them."""
+    partition = _partition(name)
+    with connection.cursor() as cur:
+        cur.execute(
+            f"SELECT EXISTS (SELECT 1 FROM {partition}) AND NOT EXISTS ("  # noqa: S608 (a partition's quoted name)
+            f" SELECT 1 FROM {partition} e WHERE NOT EXISTS ("
+            " SELECT 1 FROM replays_archive a WHERE a.stream_id = e.stream_id"
+            " AND e.version <= a.last_version))"
+        )
+        return bool(cur.fetchone()[0])
+
+
+def verify_partition(name: str) -> int:
+    """Check that every stream of the partition has an archive that decodes to exactly its
+    hot rows there, event by event; returns how many hot rows (ArchiveError otherwise)."""
+    partition, after, checked = _partition(name), uuid.UUID(int=0), 0
+    while True:
+        with connection.cursor() as cur:
+            cur.execute(_PARTITION_STREAMS.format(partition=partition), [after, RELEASE_BATCH])
+            streams = [row[0] for row in cur.fetchall()]
+            if not streams:
+                return checked
+            cur.execute(_PARTITION_ROWS.format(partition=partition), [streams])
+            hot: dict[uuid.UUID, list[Row]] = {stream: [] for stream in streams}
+            for stream, p, e, v, t, sv, pl, m, at in cur.fetchall():
+                hot[stream].append((p, e, v, t, sv, pl, m, int(at)))
+            cur.execute(
+                "SELECT a.stream_id, a.document, d.id, d.digest FROM replays_archive a"
+                " JOIN replays_archive_dictionary d ON d.id = a.dictionary_id"
+                " WHERE a.stream_id = ANY(%s)",
+                [streams],
+            )
+            archives = {row[0]: (bytes(row[1]), row[2], row[3]) for row in cur.fetchall()}
+        for stream, rows in hot.items():
+            found = archives.get(stream)
+            if found is None:
+                raise ArchiveError(f"{name}: stream {stream} has no archive")
+            if decoded(*found, rows[0][2], rows[-1][2]) != rows:
+                raise ArchiveError(f"{name}: stream {stream}'s archive differs from its hot rows")
+            checked += len(rows)
+        after = streams[-1]
+
+
+def release_partition(name: str, wait_seconds: float = 60.0) -> int:
+    """Empty one partition of the events table whole, once every one of its rows is archived;
+    returns how many hot rows went.
+
+    The archives are verified against the rows first (``verify_partition``), then the
+    database checks again, in the TRUNCATE's trigger, that an archive covers every row
+    (migrations/0005); anything else refuses. Readers are never shown a gap: the TRUNCATE
+    waits until no session's snapshot predates the archives (ArchiveError after
+    ``wait_seconds``), so every read after it finds the events in their archive.
+    """
+    partition = _partition(name)
+    rows = verify_partition(name)
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        with connection.cursor() as cur:
+            # Inside a transaction Postgres would show the same pg_stat_activity every time.
+            cur.execute("SELECT pg_stat_clear_snapshot()")
+            cur.execute(_OLDER_SNAPSHOTS.format(partition=partition))
+            (older,) = cur.fetchone()
+        if not older:
+            break
+        if time.monotonic() > deadline:
+            raise ArchiveError(f"{name}: {older} sessions still read from before its archives")
+        time.sleep(0.05)  # polling other sessions' snapshots: nothing to wait on in Postgres
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SET LOCAL backroom.compacting = on")
+        cur.execute("SET LOCAL lock_timeout = '10s'")
+        cur.execute(f"TRUNCATE {partition}")
+    return rows
 
 
 # Reading

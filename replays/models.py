@@ -22,12 +22,14 @@ class XID8Field(models.Field):  # type: ignore[type-arg]
 
 
 class Event(models.Model):
-    """One event of one stream (a match). Append-only: triggers reject UPDATE, DELETE, TRUNCATE."""
+    """One event of one stream (a match). Append-only: triggers reject UPDATE, DELETE, TRUNCATE.
+
+    Range-partitioned by ``stream_id``, a month of UUIDv7 ids a partition (migrations/0005);
+    in the database the primary key is (position, stream_id), positions coming from one
+    sequence."""
 
     position = models.BigAutoField(primary_key=True, help_text="Global order across all streams.")
-    event_id = models.UUIDField(
-        unique=True, help_text="Client-chosen id: a retried append is idempotent."
-    )
+    event_id = models.UUIDField(help_text="Client-chosen id: a retried append is idempotent.")
     stream_id = models.UUIDField(db_index=False)
     version = models.PositiveIntegerField(help_text="1, 2, 3... within the stream, without gaps.")
     event_type = models.CharField(max_length=64)
@@ -45,6 +47,10 @@ class Event(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["stream_id", "version"], name="replays_event_stream_version"
+            ),
+            # Unique within its stream: a partitioned table's unique keys hold the partition key.
+            models.UniqueConstraint(
+                fields=["event_id", "stream_id"], name="replays_event_event_id_stream"
             ),
             models.CheckConstraint(
                 condition=models.Q(version__gte=1), name="replays_event_version_positive"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+import uuid
+from datetime import datetime
 
 import factory
 from django.contrib.auth import get_user_model
@@ -151,3 +153,11 @@ def counted_events(n: int, start: int = 0) -> list[NewEvent]:
         NewEvent(type="counted", payload={"n": start + i}, metadata={"actor": None})
         for i in range(n)
     ]
+
+
+def uuid7_at(moment: datetime) -> uuid.UUID:
+    """A UUIDv7 made at ``moment``: a stream (match) id of that month's events partition."""
+    raw = bytearray(int(moment.timestamp() * 1000).to_bytes(6, "big") + uuid.uuid4().bytes[6:])
+    raw[6] = (raw[6] & 0x0F) | 0x70
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    return uuid.UUID(bytes=bytes(raw))

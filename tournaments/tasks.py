@@ -194,6 +194,15 @@ def reap_matches() -> int:
     ) + humans.reap(send=enqueue_match)
 
 
+@shared_task(name=queues.ADD_EVENT_PARTITIONS)
+def add_event_partitions() -> list[str]:
+    """Make the events table's partitions of this month and the next ones that are missing:
+    a match made in a month without one has its events in the default partition for good."""
+    from replays import partitions
+
+    return partitions.add_partitions()
+
+
 @shared_task(name=queues.UPDATE_RATINGS)
 def update_ratings() -> int:
     """Rate every finished match the feed has settled (cheap when there is none)."""

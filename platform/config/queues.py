@@ -28,6 +28,8 @@ RUN_LADDERS = "tournaments.run_ladders"
 RUN_SEASONS = "tournaments.run_seasons"  # finishing a season fits its final standings
 ADVANCE_SERIES = "tournaments.advance_series"
 SEND_WEBHOOK = "tournaments.send_webhook"  # a bot's webhook call (tournaments/play/webhooks.py)
+# The events table's partitions of the coming months (replays/partitions.py).
+ADD_EVENT_PARTITIONS = "tournaments.add_event_partitions"
 
 # Every schedule, the one place it is written. Beat reads its schedule from the database
 # (django-celery-beat's DatabaseScheduler), which it fills from BEAT_SCHEDULE at each start;
@@ -44,6 +46,8 @@ BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     # Series and A/B tests: each tick decides finished pairs and queues the next deals
     # (tournaments/competition/series.py says why a tick rather than a hook in the runner).
     "advance-series": {"task": ADVANCE_SERIES, "schedule": 5.0},
+    # The events table's partitions for the coming months, made long before their first match.
+    "add-event-partitions": {"task": ADD_EVENT_PARTITIONS, "schedule": 3600.0},
 }
 LADDER_ROUNDS = "ladder rounds"
 """The periodic task's name (``RUN_LADDERS``, every ``LADDER_ROUND_SECONDS``: editable)."""

@@ -115,12 +115,15 @@ def challenge(base: str, token: str) -> str:
 
 
 def scans(standby: OwnPostgres, table: str = "tournaments_match") -> int:
-    """Scans of ``table`` that the standby itself served (its own statistics)."""
+    """Scans of ``table`` that the standby itself served (its own statistics): of its
+    partitions, for a partitioned one (the events table), which counts none itself."""
     return int(
         sql(
             standby,
-            "SELECT coalesce(seq_scan, 0) + coalesce(idx_scan, 0) FROM pg_stat_user_tables"
-            " WHERE relname = %s",
+            "SELECT coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0)"
+            " FROM pg_stat_user_tables WHERE relname = %s"
+            " OR relid IN (SELECT relid FROM pg_partition_tree(%s::regclass))",
+            table,
             table,
             database="backroom",
         )

@@ -3,6 +3,7 @@ is handed to a user's bot version, so that owner rules can be checked on real ca
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -30,9 +31,12 @@ def owner(db: None) -> Any:
     return UserFactory()
 
 
-def play(game: str, seats: int, owner: Any | None, seed: int = 7) -> Match:
-    """A finished match of built-in bots; seat 0 then belongs to ``owner``'s bot (if given)."""
-    match = MatchFactory(game=game, seed=seed)
+def play(
+    game: str, seats: int, owner: Any | None, seed: int = 7, match_id: uuid.UUID | None = None
+) -> Match:
+    """A finished match of built-in bots; seat 0 then belongs to ``owner``'s bot (if given).
+    ``match_id`` chooses its id, so its month, so its events' partition."""
+    match = MatchFactory(game=game, seed=seed, **({"id": match_id} if match_id else {}))
     for number in range(seats):
         SeatFactory(match=match, number=number, bot_version=None, builtin="random")
     assert run_match(match.id) == RunResult.FINISHED

@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import io
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, connections
 from django.test import Client
 
-from replays import archive, feed, snapshots, store
+from replays import archive, feed, partitions, snapshots, store
+from replays.models import FeedCheckpoint
 from tests import own_cache
+from tests.factories import uuid7_at
 from tests.support.processes import wait_until
 from tests.viewer.conftest import play
 from tournaments.play import archiving
@@ -77,11 +83,43 @@ def _reads(client: Client, match: Match) -> dict[str, Any]:
     return out
 
 
+PAST = datetime(2025, 3, 14, 15, 9, 26, tzinfo=UTC)
+"""A month before any test runs: its partition is emptied whole once all archived."""
+
+
+def _past_partition() -> str:
+    with connection.cursor() as cur:
+        cur.execute("SELECT replays_event_add_partition(%s)", [PAST.date()])
+    return partitions.name_of(PAST)
+
+
+@contextmanager
+def _no_truncate_escape() -> Iterator[None]:
+    """Without the test database's TRUNCATE escape hatch: a partition is emptied only as in
+    production, through the archive's check (migrations/0005)."""
+    with connection.cursor() as cur:
+        cur.execute("SET backroom.allow_event_truncate = off")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("SET backroom.allow_event_truncate = on")
+
+
+@pytest.mark.parametrize("month", ["current", "past"])
 @pytest.mark.parametrize(("game", "seats"), [("brexit", 4), ("brasilis", 4)])
 def test_an_archived_match_reads_as_before_through_every_door(
-    client: Client, owner: Any, game: str, seats: int, capsys: pytest.CaptureFixture[str]
+    client: Client,
+    owner: Any,
+    game: str,
+    seats: int,
+    month: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    match = play(game, seats, owner)
+    # A past month's match keeps its hot rows once archived, and its partition is emptied
+    # whole; the current month's loses them row by row.
+    past = _past_partition() if month == "past" else None
+    match = play(game, seats, owner, match_id=uuid7_at(PAST) if past else None)
     Match.objects.filter(pk=match.pk).update(rated=True)
     other = play(game, seats, None, seed=11)  # stays hot
     Match.objects.filter(pk=other.pk).update(rated=True)
@@ -91,9 +129,11 @@ def test_an_archived_match_reads_as_before_through_every_door(
     rebuilt = rating_feed.rebuild(write=False)
     assert rebuilt.results == 2 and not rebuilt.differences
 
-    compacted = archiving.compact(limit=1)  # the oldest: ``match``
+    with _no_truncate_escape():
+        compacted = archiving.compact(limit=1)  # the oldest: ``match``
     assert compacted.matches == {game: 1} and compacted.events == match.last_version
     assert compacted.dictionaries == [game]
+    assert compacted.released == ({past: match.last_version} if past else {})
     assert _hot(match) == 0 and _hot(other) == other.last_version
     assert store.read(match.pk) == events
 
@@ -132,5 +172,52 @@ def test_nothing_is_compacted_before_every_feed_reader_has_passed_it(owner: Any)
     summary = json.loads(out.getvalue())
     assert summary["matches"] == {"brexit": 1} and summary["events"] == match.last_version
     assert summary["dictionaries_trained"] == ["brexit"]
+    # The coming months' partitions exist already (migration 0005, beat); none is past.
+    assert summary["partitions_added"] == [] and summary["partitions_released"] == {}
+    assert summary["partitions_kept"] == {}
     assert archiving.compactable(10) == []
     assert archive.archived([match.pk, running.pk]) == {match.pk}
+
+
+@pytest.mark.parametrize("game", ["brexit", "brasilis"])
+def test_a_match_read_while_its_partition_is_compacted_reads_the_same_every_time(
+    game: str,
+) -> None:
+    past = _past_partition()
+    match = play(game, 4, None, match_id=uuid7_at(PAST))
+    FeedCheckpoint.objects.create(consumer="test", position=match_position(match))
+    last = match.last_version
+    before, page = store.read(match.pk), (last // 3, last // 3 + 99)
+    assert len(before) == last
+    reads: list[bool] = []
+    errors: list[BaseException] = []
+    compacted = threading.Event()
+
+    def reader() -> None:
+        try:
+            # Reads from the hot rows, from both once archived, and from the archive alone.
+            while not compacted.is_set() or len(reads) < 10:
+                reads.append(store.read(match.pk) == before)
+                reads.append(
+                    store.read(match.pk, from_version=page[0], to_version=page[1])
+                    == before[page[0] - 1 : page[1]]
+                )
+        except BaseException as exc:  # handed to the test, in its own thread
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        wait_until(lambda: len(reads) >= 4, 60.0, "the reader's first reads")
+        with _no_truncate_escape():
+            done = archiving.compact(limit=10)
+    finally:
+        compacted.set()
+        thread.join(120)
+    assert not thread.is_alive() and not errors
+    assert done.matches == {game: 1} and done.released == {past: last}
+    assert _hot(match) == 0 and archive.archived([match.pk]) == {match.pk}
+    assert len(reads) >= 14 and all(reads)
+    assert store.read(match.pk) == before

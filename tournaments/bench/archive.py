@@ -10,8 +10,8 @@ are timed side by side, a hot match's and an archived match's at the same place 
 match, one after the other. The caches in front of them (tournaments/play/read_cache.py) are left out:
 they hide both paths alike.
 
-Sizes are Postgres's own (pg_total_relation_size: heap, TOAST, indexes), so they count
-pages, not only bytes: run it with enough matches for the pages to fill.
+Sizes are Postgres's own (pg_total_relation_size: heap, TOAST, indexes; of every partition
+of the events table), so they count pages, not only bytes: run it with enough matches for the pages to fill.
 """
 
 from __future__ import annotations
@@ -41,7 +41,10 @@ _ARCHIVE_TABLES = ("replays_archive", "replays_archived_event", "replays_archive
 def _bytes(tables: tuple[str, ...]) -> int:
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT sum(pg_total_relation_size(t)) FROM unnest(%s::text[]) t", [list(tables)]
+            # A partitioned table has no storage of its own: its partitions have it.
+            "SELECT sum(pg_total_relation_size(coalesce(p.relid, t::regclass)))"
+            " FROM unnest(%s::text[]) t LEFT JOIN pg_partition_tree(t::regclass) p ON true",
+            [list(tables)],
         )
         return int(cur.fetchone()[0])
 

@@ -121,7 +121,8 @@ def _share(workers: list[BenchWorker], sent: set[str]) -> int:
 def _event_storage() -> tuple[int, int]:
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*), pg_total_relation_size('replays_event') FROM replays_event"
+            "SELECT count(*), (SELECT sum(pg_total_relation_size(relid))"
+            " FROM pg_partition_tree('replays_event')) FROM replays_event"
         )
         events, size = cursor.fetchone()
     return int(events), int(size)

@@ -1,0 +1,177 @@
+"""The events table's partitions: a month of match ids each, made ahead of time, and emptied
+whole only through the archive, once every row of theirs is archived."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import psycopg
+import pytest
+from django.db import connection, transaction
+
+from config import queues
+from replays import archive, partitions, store
+from replays.store import NewEvent
+from tests.factories import counted_events, uuid7_at
+from tournaments import tasks
+
+pytestmark = pytest.mark.django_db
+
+PAST = datetime(2025, 3, 14, 15, 9, 26, tzinfo=UTC)
+"""A month before any test runs: no new match is made in it."""
+
+
+def _month_partition(moment: datetime) -> str:
+    with connection.cursor() as cur:
+        cur.execute("SELECT replays_event_add_partition(%s)", [moment.date()])
+    return partitions.name_of(moment)
+
+
+def _stream(stream: uuid.UUID, n: int = 40) -> uuid.UUID:
+    events = [
+        NewEvent(type="match_finished" if i == n - 1 else "counted", payload={"n": i, "t": "é\\"})
+        for i in range(n)
+    ]
+    store.append(stream, events, expected_version=0)
+    return stream
+
+
+def _where(stream: uuid.UUID) -> set[str]:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT DISTINCT tableoid::regclass::text FROM replays_event WHERE stream_id = %s",
+            [stream],
+        )
+        return {row[0] for row in cur.fetchall()}
+
+
+def _rows(partition: str) -> int:
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT count(*) FROM {partition}")  # noqa: S608 (a partition's name)
+        return int(cur.fetchone()[0])
+
+
+def _refused(sql: str, *, compacting: bool, match: str = "append-only") -> None:
+    with pytest.raises(Exception, match=match), transaction.atomic(), connection.cursor() as cur:
+        cur.execute("SET LOCAL backroom.allow_event_truncate = 'off'")
+        if compacting:
+            cur.execute("SET LOCAL backroom.compacting = on")
+        cur.execute(sql)
+
+
+def test_a_streams_events_sit_in_the_partition_of_the_month_its_id_was_made() -> None:
+    now = datetime.now(UTC)
+    past = _month_partition(PAST)
+    made_now, made_then, not_v7 = _stream(uuid7_at(now)), _stream(uuid7_at(PAST)), uuid.uuid4()
+    _stream(not_v7)
+    assert _where(made_now) == {partitions.name_of(now)}
+    assert _where(made_then) == {past} == {"replays_event_p202503"}
+    assert _where(not_v7) == {partitions.DEFAULT}
+    assert len(store.read(made_then)) == 40
+
+
+def test_the_coming_months_partitions_are_made_ahead_once() -> None:
+    now = datetime.now(UTC)
+    months = [
+        datetime(now.year + (now.month - 1 + k) // 12, (now.month - 1 + k) % 12 + 1, 1, tzinfo=UTC)
+        for k in range(6)
+    ]
+    made = partitions.add_partitions(3)
+    assert set(made) <= {partitions.name_of(m) for m in months[:4]}
+    assert {partitions.name_of(m) for m in months[:4]} <= set(partitions.partitions())
+    assert partitions.add_partitions(3) == []
+    # A month whose streams arrived before its partition keeps them in the default partition,
+    # readable there; the months after it are still made.
+    late = _stream(uuid7_at(months[4].replace(day=2)))
+    assert _where(late) == {partitions.DEFAULT}
+    assert partitions.add_partitions(5) == [partitions.name_of(months[5])]
+    assert _where(late) == {partitions.DEFAULT} and len(store.read(late)) == 40
+
+
+def test_beat_makes_a_missing_coming_month_every_hour() -> None:
+    *_, coming, default = partitions.partitions()
+    assert default == partitions.DEFAULT and coming > partitions.name_of(datetime.now(UTC))
+    with connection.cursor() as cur:
+        cur.execute(f"DROP TABLE {coming}")  # empty: no match is made in that month yet
+    entry = queues.BEAT_SCHEDULE["add-event-partitions"]
+    assert entry == {"task": queues.ADD_EVENT_PARTITIONS, "schedule": 3600.0}
+    assert tasks.add_event_partitions() == [coming]
+    assert tasks.add_event_partitions() == []
+
+
+def test_a_partition_is_emptied_only_by_the_archive_and_only_once_all_of_it_is_archived() -> None:
+    past = _month_partition(PAST)
+    done, undone = _stream(uuid7_at(PAST)), _stream(uuid7_at(PAST), 25)
+    using = archive.train("test", [archive.hot_rows(done)])
+    archive.compact_many([done], using, keep_hot=True)
+    assert _rows(past) == 65 and archive.archived([done, undone]) == {done}
+    _refused(f"TRUNCATE {past}", compacting=False)
+    _refused(f"TRUNCATE {past}", compacting=True, match="which no archive covers")
+    _refused(f"DELETE FROM {past} WHERE stream_id = '{undone}'", compacting=True)  # noqa: S608 (a partition's name and a uuid)
+    _refused(f"UPDATE {past} SET version = version", compacting=False)  # noqa: S608 (a partition's name)
+    _refused("TRUNCATE replays_event", compacting=True)
+    with pytest.raises(archive.ArchiveError, match=f"stream {undone} has no archive"):
+        archive.release_partition(past)
+    assert not archive.fully_archived(past)
+
+    archive.compact_many([undone], using, keep_hot=True)
+    store.append(done, counted_events(1), expected_version=40)  # after its archive: not in it
+    _refused(f"TRUNCATE {past}", compacting=True, match="which no archive covers")
+    with pytest.raises(archive.ArchiveError, match=f"stream {done}'s archive differs"):
+        archive.release_partition(past)
+    assert _rows(past) == 66
+    with pytest.raises(archive.ArchiveError, match="not a partition"):
+        archive.release_partition("replays_archive")
+
+
+def test_a_partition_all_archived_is_emptied_whole_and_reads_as_before() -> None:
+    past = _month_partition(PAST)
+    streams = [_stream(uuid7_at(PAST), n) for n in (40, 7, 90)]
+    elsewhere = _stream(uuid7_at(datetime.now(UTC)))
+    before = {s: store.read(s) for s in [*streams, elsewhere]}
+    using = archive.train("test", [archive.hot_rows(s) for s in streams])
+    assert archive.compact_many(streams, using, keep_hot=True) == 137
+    # Archived with the hot rows still there: each event is read once, from either.
+    assert {s: store.read(s) for s in before} == before
+    assert store.read(streams[2], from_version=30, to_version=39) == before[streams[2]][29:39]
+    assert archive.fully_archived(past)
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL backroom.allow_event_truncate = 'off'")
+    assert archive.release_partition(past) == 137
+    assert _rows(past) == 0 and not archive.fully_archived(past)
+    assert {s: store.read(s) for s in before} == before
+    assert store.read(streams[2], from_version=30, to_version=39) == before[streams[2]][29:39]
+    assert [store.current_version(s) for s in streams] == [40, 7, 90]
+    assert _where(elsewhere) == {partitions.name_of(datetime.now(UTC))}
+    # The stream goes on after its archive, in its partition again.
+    assert store.append(streams[1], counted_events(2), expected_version=7) == 9
+    assert [e.version for e in store.read(streams[1])] == list(range(1, 10))
+
+
+def test_a_partition_is_not_emptied_while_a_reader_holds_a_snapshot_older_than_its_archives() -> (
+    None
+):
+    past = _month_partition(PAST)
+    stream = _stream(uuid7_at(PAST))
+    before = store.read(stream)
+    archive.compact_many([stream], archive.train("test", [archive.hot_rows(stream)]), keep_hot=True)
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL backroom.allow_event_truncate = 'off'")
+    settings = connection.settings_dict
+    with psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"],
+        user=settings["USER"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    ) as reader:
+        # Its snapshot is taken before the archive commits (this test's transaction never does).
+        reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        reader.execute("SELECT 1")
+        with pytest.raises(archive.ArchiveError, match="1 sessions still read from before"):
+            archive.release_partition(past, wait_seconds=0.3)
+        assert _rows(past) == 40
+        reader.execute("COMMIT")
+    assert archive.release_partition(past, wait_seconds=0.3) == 40
+    assert _rows(past) == 0 and store.read(stream) == before
