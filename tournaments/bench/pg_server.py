@@ -1,0 +1,202 @@
+"""``manage.py bench pgserver``: the whole Postgres server's CPU per played ladder match.
+
+The issue's figure ("about 24 ms of Postgres CPU per stored Brexit match") counted every
+Postgres process, not one backend: the web's, the worker's, the ratings consumer's, and the
+server's own (WAL writer, checkpointer, background writer, autovacuum). On a server other
+suites share, those background processes work for everybody, so this bench starts a Postgres
+cluster of its own (initdb, a free port, the machine's binaries), migrates a database there and
+points this process and its children at it: every process of that cluster is the bench's.
+
+Each round, in the production way: ``services.create_rated_match`` queues N ladder matches of
+four built-in ``random`` bots (Brexit), one Celery worker (solo pool) consuming the matches'
+and the ratings' queues plays them (the pick, the runner's COPY of the events with their
+triggers, the worker time) and, woken by each finished match, rates them (the feed consumer).
+The round ends when every match is finished and rated. The CPU is the sum, over the cluster's
+processes, of user + system time (/proc/<pid>/stat: the postmaster's own with its reaped
+children's, and each live child's), from before the first match is created to the last rating.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import secrets
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from django.db import connection
+
+from tournaments.bench.children import delete_queues, routed_to
+from tournaments.bench.eventstore import bench_database
+from tournaments.bench.scale import BenchWorker, worker_env
+
+GAME = "brexit"
+PLAYERS = ["builtin:random", "builtin:greedy", "builtin:cautious", "builtin:bold"]
+"""Four players, not one bot four times: a player seated against itself is not rated."""
+POLL_SECONDS = 1.0
+"""How often the bench asks whether the round is over: its own queries are counted too, so
+seldom (one count a second is about 0.1% of a round's CPU)."""
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _as_postgres() -> list[str]:
+    """initdb and the server refuse to run as root."""
+    return ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def own_cluster() -> Iterator[tuple[int, int]]:
+    """A Postgres cluster of the bench's own: its port and its postmaster's pid; removed after."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
+    pg_ctl = found[-1] if found else shutil.which("pg_ctl")
+    if not pg_ctl:
+        raise RuntimeError("bench pgserver: PostgreSQL's pg_ctl is not installed here")
+    bindir = Path(pg_ctl).parent
+    root = Path(tempfile.mkdtemp(prefix="bench-pgserver-"))
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+    data, port = root / "data", _free_port()
+    made = [str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"]
+    subprocess.run([*_as_postgres(), *made], check=True, capture_output=True)  # noqa: S603
+    # fsync off: a disk shared with other work would make the commits' waits vary, and a
+    # wait is not CPU; everything else is initdb's defaults, as a fresh server's.
+    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+    start = [pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"]
+    subprocess.run([*_as_postgres(), *start], check=True, capture_output=True)  # noqa: S603
+    try:
+        postmaster = int((data / "postmaster.pid").read_text().split()[0])
+        yield port, postmaster
+    finally:
+        stop = [pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"]
+        subprocess.run([*_as_postgres(), *stop], check=False, capture_output=True)  # noqa: S603
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@contextmanager
+def on_cluster(port: int) -> Iterator[str]:
+    """This process's connection on the cluster at ``port``, in a migrated ``<name>_bench``
+    database (dropped after), and put back where it was."""
+    saved = {key: connection.settings_dict[key] for key in ("HOST", "PORT", "USER", "PASSWORD")}
+    connection.close()
+    connection.settings_dict.update(HOST="127.0.0.1", PORT=str(port), USER="postgres", PASSWORD="")
+    try:
+        with bench_database() as name:
+            yield name
+    finally:
+        connection.close()
+        connection.settings_dict.update(saved)
+
+
+def _stat(pid: int | str) -> list[str]:
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return text[text.rindex(")") + 2 :].split()  # after the command name, which may hold spaces
+
+
+def cluster_cpu_seconds(postmaster: int) -> float:
+    """User + system CPU of every process of the cluster so far: the postmaster's own and its
+    ended children's (cutime, cstime), and each live child's (autovacuum workers come and go)."""
+    fields = _stat(postmaster)  # state is fields[0]; utime, stime, cutime, cstime: [11:15]
+    ticks = sum(int(f) for f in fields[11:15])
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            child = _stat(stat.parent.name)
+        except (OSError, ValueError):  # it ended meanwhile
+            continue
+        if int(child[1]) == postmaster:
+            ticks += int(child[11]) + int(child[12])
+    return ticks / TICKS
+
+
+def _round(ladder_id: int, matches: int, timeout: float) -> tuple[list[uuid.UUID], float]:
+    """N ladder matches queued, played and rated; their ids and the seconds it took."""
+    from tournaments.play import services
+    from tournaments.play.models import Match
+    from tournaments.rating.models import RatingHistory
+
+    start = time.monotonic()
+    ids = [
+        services.create_rated_match(
+            game=GAME, players=PLAYERS, seed=secrets.randbits(63), ladder_id=ladder_id
+        ).id
+        for _ in range(matches)
+    ]
+    finished = Match.objects.filter(id__in=ids, status=Match.Status.FINISHED)
+    rated = RatingHistory.objects.filter(match_id__in=ids)
+    while not (finished.count() == matches and rated.count() == matches * len(PLAYERS)):
+        if time.monotonic() - start > timeout:
+            raise RuntimeError(
+                f"bench pgserver: {matches - finished.count()} matches unfinished, "
+                f"{matches * len(PLAYERS) - rated.count()} ratings missing"
+            )
+        time.sleep(POLL_SECONDS)
+    return ids, time.monotonic() - start
+
+
+def bench_pg_server(matches: int = 40, rounds: int = 3, timeout: float = 600.0) -> dict[str, Any]:
+    """The whole server's CPU per played, rated Brexit ladder match: median of the rounds'."""
+    from tournaments.competition.models import Ladder
+    from tournaments.play.models import BUILTIN_BOTS, Match
+
+    tag = uuid.uuid4().hex[:8]
+    names = ("celery", "matches", "validation", "people", "ratings")
+    queues = {q: f"bench-pgserver-{tag}-{q}" for q in names}
+    round_ms: list[float] = []
+    round_seconds: list[float] = []
+    played: list[uuid.UUID] = []
+    with own_cluster() as (port, postmaster), on_cluster(port) as database:
+        ladder = Ladder.objects.create(
+            name=f"pgserver {tag}", game=GAME, seats=len(PLAYERS), builtins=list(BUILTIN_BOTS)
+        )
+        worker = BenchWorker(
+            f"pgserver-{tag}",
+            [queues["matches"], queues["ratings"], queues["celery"]],
+            worker_env(queues),
+        )
+        try:
+            worker.wait_ready(120)
+            with routed_to(queues):
+                _round(ladder.pk, 4, timeout)  # warm: imports, plans, caches, first ratings
+                for _ in range(rounds):
+                    before = cluster_cpu_seconds(postmaster)
+                    ids, seconds = _round(ladder.pk, matches, timeout)
+                    spent = cluster_cpu_seconds(postmaster) - before
+                    round_ms.append(1000 * spent / matches)
+                    round_seconds.append(seconds)
+                    played.extend(ids)
+        finally:
+            worker.stop()
+            delete_queues(list(queues.values()))
+        events = sum(Match.objects.filter(id__in=played).values_list("last_version", flat=True))
+    return {
+        "bench": "pgserver",
+        "pg_server_cpu_ms_per_match": round(statistics.median(round_ms), 2),
+        "pg_server_cpu_ms_per_match_rounds": [round(ms, 2) for ms in round_ms],
+        "matches_per_round": matches,
+        "rounds": rounds,
+        "events_per_match": round(events / len(played), 1),
+        "seconds_per_round": [round(s, 1) for s in round_seconds],
+        "database": database,
+        "what": (
+            f"{GAME} ladder matches of {len(PLAYERS)} built-in bots: create_rated_match,"
+            " one celery worker (solo) playing them and rating them (update_ratings, woken per"
+            " finished match); CPU of every process of a Postgres cluster of the bench's own"
+            " (/proc/<pid>/stat, the postmaster's reaped children included) from the first"
+            " creation to the last rating, per match; median of the rounds"
+        ),
+    }
