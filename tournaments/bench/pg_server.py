@@ -35,7 +35,7 @@ from typing import Any
 from django.db import connection
 
 from tournaments.bench.children import delete_queues, routed_to
-from tournaments.bench.eventstore import bench_database
+from tournaments.bench.eventstore import backend_pid, bench_database
 from tournaments.bench.scale import BenchWorker, worker_env
 
 GAME = "brexit"
@@ -61,8 +61,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def own_cluster() -> Iterator[tuple[int, int]]:
-    """A Postgres cluster of the bench's own: its port and its postmaster's pid; removed after."""
+def own_cluster(statements: bool = False) -> Iterator[tuple[int, int, Path]]:
+    """A Postgres cluster of the bench's own: its port, its postmaster's pid and its log;
+    removed after."""
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
     pg_ctl = found[-1] if found else shutil.which("pg_ctl")
     if not pg_ctl:
@@ -76,12 +77,18 @@ def own_cluster() -> Iterator[tuple[int, int]]:
     subprocess.run([*_as_postgres(), *made], check=True, capture_output=True)  # noqa: S603
     # fsync off: a disk shared with other work would make the commits' waits vary, and a
     # wait is not CPU; everything else is initdb's defaults, as a fresh server's.
-    options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+    # log_connections: the bench counts the connections a round opens (a backend's start is
+    # CPU, and its prepared statements are planned again).
+    options = (
+        f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off -c log_connections=on"
+    )
+    if statements:  # a profile's run only: the extension's bookkeeping costs CPU too
+        options += " -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
     start = [pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"]
     subprocess.run([*_as_postgres(), *start], check=True, capture_output=True)  # noqa: S603
     try:
         postmaster = int((data / "postmaster.pid").read_text().split()[0])
-        yield port, postmaster
+        yield port, postmaster, root / "log"
     finally:
         stop = [pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"]
         subprocess.run([*_as_postgres(), *stop], check=False, capture_output=True)  # noqa: S603
@@ -108,19 +115,40 @@ def _stat(pid: int | str) -> list[str]:
     return text[text.rindex(")") + 2 :].split()  # after the command name, which may hold spaces
 
 
-def cluster_cpu_seconds(postmaster: int) -> float:
-    """User + system CPU of every process of the cluster so far: the postmaster's own and its
-    ended children's (cutime, cstime), and each live child's (autovacuum workers come and go)."""
+def _kind(pid: str, own_backend: int) -> str:
+    """What a child of the postmaster is: this process's backend, another backend (the
+    worker's), or the background process its title names (walwriter, checkpointer, ...)."""
+    if int(pid) == own_backend:
+        return "bench_backend"
+    title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    if "(" in title or "[local]" in title:  # "postgres: <user> <db> <client>(<port>) <state>"
+        return "worker_backends"
+    return title.removeprefix("postgres: ").split(" ")[0] or "other"
+
+
+def cluster_cpu_seconds(postmaster: int, own_backend: int = 0) -> dict[str, float]:
+    """User + system CPU of every process of the cluster so far, by kind: the postmaster's own,
+    its ended children's (cutime, cstime: autovacuum workers come and go), each live child's."""
     fields = _stat(postmaster)  # state is fields[0]; utime, stime, cutime, cstime: [11:15]
-    ticks = sum(int(f) for f in fields[11:15])
+    ticks = {
+        "postmaster": int(fields[11]) + int(fields[12]),
+        "ended": int(fields[13]) + int(fields[14]),
+    }
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             child = _stat(stat.parent.name)
+            if int(child[1]) != postmaster:
+                continue
+            kind = _kind(stat.parent.name, own_backend)
         except (OSError, ValueError):  # it ended meanwhile
             continue
-        if int(child[1]) == postmaster:
-            ticks += int(child[11]) + int(child[12])
-    return ticks / TICKS
+        ticks[kind] = ticks.get(kind, 0) + int(child[11]) + int(child[12])
+    return {kind: n / TICKS for kind, n in ticks.items()}
+
+
+def _connections(log: Path) -> int:
+    """Connections the cluster has let in so far (its log's lines, log_connections)."""
+    return log.read_bytes().count(b"connection authorized")
 
 
 def _round(ladder_id: int, matches: int, timeout: float) -> tuple[list[uuid.UUID], float]:
@@ -148,7 +176,23 @@ def _round(ladder_id: int, matches: int, timeout: float) -> tuple[list[uuid.UUID
     return ids, time.monotonic() - start
 
 
-def bench_pg_server(matches: int = 40, rounds: int = 3, timeout: float = 600.0) -> dict[str, Any]:
+def _top_statements(limit: int = 25) -> list[dict[str, Any]]:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT round(total_exec_time::numeric, 1), round(total_plan_time::numeric, 1), calls,"
+            " left(regexp_replace(query, '\\s+', ' ', 'g'), 160)"
+            " FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT %s",
+            [limit],
+        )
+        return [
+            {"exec_ms": float(e), "plan_ms": float(p), "calls": c, "query": q}
+            for e, p, c, q in cur.fetchall()
+        ]
+
+
+def bench_pg_server(
+    matches: int = 40, rounds: int = 3, timeout: float = 600.0, statements: bool = False
+) -> dict[str, Any]:
     """The whole server's CPU per played, rated Brexit ladder match: median of the rounds'."""
     from tournaments.competition.models import Ladder
     from tournaments.play.models import BUILTIN_BOTS, Match
@@ -157,9 +201,15 @@ def bench_pg_server(matches: int = 40, rounds: int = 3, timeout: float = 600.0) 
     names = ("celery", "matches", "validation", "people", "ratings")
     queues = {q: f"bench-pgserver-{tag}-{q}" for q in names}
     round_ms: list[float] = []
+    kinds: dict[str, float] = {}
     round_seconds: list[float] = []
     played: list[uuid.UUID] = []
-    with own_cluster() as (port, postmaster), on_cluster(port) as database:
+    top: list[dict[str, Any]] = []
+    connections = 0
+    with own_cluster(statements) as (port, postmaster, log), on_cluster(port) as database:
+        if statements:
+            with connection.cursor() as cur:
+                cur.execute("CREATE EXTENSION pg_stat_statements")
         ladder = Ladder.objects.create(
             name=f"pgserver {tag}", game=GAME, seats=len(PLAYERS), builtins=list(BUILTIN_BOTS)
         )
@@ -172,26 +222,41 @@ def bench_pg_server(matches: int = 40, rounds: int = 3, timeout: float = 600.0) 
             worker.wait_ready(120)
             with routed_to(queues):
                 _round(ladder.pk, 4, timeout)  # warm: imports, plans, caches, first ratings
+                own = backend_pid()
                 for _ in range(rounds):
-                    before = cluster_cpu_seconds(postmaster)
+                    before = cluster_cpu_seconds(postmaster, own)
+                    opened = _connections(log)
                     ids, seconds = _round(ladder.pk, matches, timeout)
-                    spent = cluster_cpu_seconds(postmaster) - before
-                    round_ms.append(1000 * spent / matches)
+                    after = cluster_cpu_seconds(postmaster, own)
+                    connections += _connections(log) - opened
+                    spent = {k: after[k] - before.get(k, 0.0) for k in after}
+                    for kind, cpu in spent.items():
+                        kinds[kind] = kinds.get(kind, 0.0) + cpu
+                    round_ms.append(1000 * sum(spent.values()) / matches)
                     round_seconds.append(seconds)
                     played.extend(ids)
         finally:
             worker.stop()
             delete_queues(list(queues.values()))
+        if statements:
+            top = _top_statements()
         events = sum(Match.objects.filter(id__in=played).values_list("last_version", flat=True))
     return {
         "bench": "pgserver",
         "pg_server_cpu_ms_per_match": round(statistics.median(round_ms), 2),
         "pg_server_cpu_ms_per_match_rounds": [round(ms, 2) for ms in round_ms],
+        # Summed over the rounds, per match: which processes the CPU went to.
+        "pg_server_cpu_ms_per_match_by_process": {
+            kind: round(1000 * cpu / len(played), 2)
+            for kind, cpu in sorted(kinds.items(), key=lambda kv: -kv[1])
+        },
+        "connections_per_match": round(connections / len(played), 2),
         "matches_per_round": matches,
         "rounds": rounds,
         "events_per_match": round(events / len(played), 1),
         "seconds_per_round": [round(s, 1) for s in round_seconds],
         "database": database,
+        **({"statements": top} if statements else {}),
         "what": (
             f"{GAME} ladder matches of {len(PLAYERS)} built-in bots: create_rated_match,"
             " one celery worker (solo) playing them and rating them (update_ratings, woken per"

@@ -90,7 +90,11 @@ def _pgserver(options: dict[str, Any]) -> dict[str, Any]:
     from tournaments.bench.pg_server import bench_pg_server
 
     # Its own Postgres cluster and a database there: never the configured one.
-    return bench_pg_server(matches=options["server_matches"], rounds=options["rounds"])
+    return bench_pg_server(
+        matches=options["server_matches"],
+        rounds=options["rounds"],
+        statements=options["statements"],
+    )
 
 
 def _load(options: dict[str, Any]) -> dict[str, Any]:
@@ -273,6 +277,11 @@ class Command(BaseCommand):
             type=int,
             default=40,
             help="pgserver: ladder matches played and rated per round",
+        )
+        parser.add_argument(
+            "--statements",
+            action="store_true",
+            help="pgserver: load pg_stat_statements and print the top statements (a profile)",
         )
         parser.add_argument(
             "--table-matches",
