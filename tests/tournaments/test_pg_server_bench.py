@@ -23,6 +23,7 @@ def test_bench_pgserver_counts_every_process_of_its_own_cluster() -> None:
     assert sum(by_process.values()) == pytest.approx(figures["pg_server_cpu_ms_per_match"], abs=0.1)
     assert by_process["worker_backends"] > 0  # the worker's backend did the playing and rating
     assert figures["events_per_match"] > 100  # Brexit matches played to their end
+    assert set(figures["updates_and_hot_updates"]) >= {"tournaments_match", "tournaments_seat"}
     # The worker's one connection serves every match and every ratings wake-up.
     assert figures["connections_per_match"] < 1
     # Its database was on its own cluster: nothing here, and the cluster is gone.

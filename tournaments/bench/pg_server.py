@@ -146,6 +146,18 @@ def cluster_cpu_seconds(postmaster: int, own_backend: int = 0) -> dict[str, floa
     return {kind: n / TICKS for kind, n in ticks.items()}
 
 
+def _updates() -> dict[str, dict[str, int]]:
+    """Each hot table's updates and how many were HOT (no index entry written): as
+    pg_stat_user_tables has them when the rounds end (a backend reports within a second)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT relname, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables"
+            " WHERE relname IN ('tournaments_match', 'tournaments_seat', 'tournaments_rating',"
+            " 'tournaments_workertime', 'replays_feed_checkpoint') ORDER BY relname"
+        )
+        return {name: {"updates": upd, "hot": hot} for name, upd, hot in cur.fetchall()}
+
+
 def _connections(log: Path) -> int:
     """Connections the cluster has let in so far (its log's lines, log_connections)."""
     return log.read_bytes().count(b"connection authorized")
@@ -238,6 +250,7 @@ def bench_pg_server(
         finally:
             worker.stop()
             delete_queues(list(queues.values()))
+        updates = _updates()
         if statements:
             top = _top_statements()
         events = sum(Match.objects.filter(id__in=played).values_list("last_version", flat=True))
@@ -251,6 +264,7 @@ def bench_pg_server(
             for kind, cpu in sorted(kinds.items(), key=lambda kv: -kv[1])
         },
         "connections_per_match": round(connections / len(played), 2),
+        "updates_and_hot_updates": updates,
         "matches_per_round": matches,
         "rounds": rounds,
         "events_per_match": round(events / len(played), 1),
