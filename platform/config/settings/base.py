@@ -166,6 +166,14 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes every database connection before and after each task unless
+# this is set: each match and each ratings wake-up then opened a Postgres backend of its own
+# (fork, authentication, catalog caches, every prepared statement planned again), 27 of the
+# 29 ms of Postgres CPU a played ladder match cost the server (`bench pgserver`, 2026-12-02).
+# Set, the fixup closes them once every this many tasks; in between, config/celery.py gives a
+# task boundary what a web request's end gets (close_old_connections: CONN_MAX_AGE, health
+# checks, a connection left broken or in a transaction).
+CELERY_DB_REUSE_MAX = 1000
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"

@@ -86,6 +86,17 @@ def _scale(options: dict[str, Any]) -> dict[str, Any]:
         )
 
 
+def _pgserver(options: dict[str, Any]) -> dict[str, Any]:
+    from tournaments.bench.pg_server import bench_pg_server
+
+    # Its own Postgres cluster and a database there: never the configured one.
+    return bench_pg_server(
+        matches=options["server_matches"],
+        rounds=options["rounds"],
+        statements=options["statements"],
+    )
+
+
 def _load(options: dict[str, Any]) -> dict[str, Any]:
     from tournaments.bench.load.bench import bench_load
 
@@ -196,6 +207,7 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "convergence": _convergence,
     "scale": _scale,
     "load": _load,
+    "pgserver": _pgserver,
     "endpoints": _endpoints,
     "lists": _lists,
     "fairness": _fairness,
@@ -257,7 +269,20 @@ class Command(BaseCommand):
         parser.add_argument(
             "--archive-matches", type=int, default=10000, help="archive: matches of each game"
         )
-        parser.add_argument("--rounds", type=int, default=3, help="scale: rounds (1 vs 2 each)")
+        parser.add_argument(
+            "--rounds", type=int, default=3, help="scale: rounds (1 vs 2 each); pgserver: rounds"
+        )
+        parser.add_argument(
+            "--server-matches",
+            type=int,
+            default=40,
+            help="pgserver: ladder matches played and rated per round",
+        )
+        parser.add_argument(
+            "--statements",
+            action="store_true",
+            help="pgserver: load pg_stat_statements and print the top statements (a profile)",
+        )
         parser.add_argument(
             "--table-matches",
             type=int,
