@@ -43,6 +43,9 @@ MIDDLEWARE = [
     "tournaments.site.api.body_limits.BodySizeLimit",
     # Before any view reads a query parameter: NUL, non-UTF-8 or absurdly long is a 400.
     "tournaments.site.query_params.QueryParamCheck",
+    # Anonymous GETs of home, the match lists and a ladder's page, served whole from Redis for
+    # PAGE_CACHE_SECONDS before any session, auth, CSRF or messages work (tournaments/site/page_cache.py).
+    "tournaments.site.page_cache.AnonymousPageCache",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -112,6 +115,10 @@ CACHES = {
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }
 }
+
+# How long an anonymous read of home, a match list or a ladder's page is served from the cache
+# (tournaments/site/page_cache.py): the most a live list lags behind. 0: never cached.
+PAGE_CACHE_SECONDS = env.float("PAGE_CACHE_SECONDS", default=2.0)
 
 # Bots' webhooks (tournaments/play/webhooks.py): attempts per call, the first retry's delay
 # (doubled each time), and whether private and loopback addresses may be called: never in
