@@ -174,3 +174,16 @@ def _request(path: str, cookies: dict[str, str], **meta: Any) -> Any:
     request = RequestFactory().get(path, **meta)
     request.COOKIES.update(cookies)
     return request
+
+
+def test_a_page_with_a_csrf_token_is_never_shared(table: dict[str, Any]) -> None:
+    """The browsable API's page (Accept: text/html) carries a CSRF token and sets its cookie:
+    a token is the visitor's own, so such a page is rendered for each visitor, never stored."""
+    first = Client().get("/api/matches/", HTTP_ACCEPT="text/html")
+    assert first.status_code == 200
+    assert "csrftoken" in first.cookies
+    second = Client().get("/api/matches/", HTTP_ACCEPT="text/html")
+    assert page_cache.SAID not in second
+    # A JSON read of the same URL is stored and served.
+    assert Client().get("/api/matches/")[page_cache.SAID] == "miss"
+    assert Client().get("/api/matches/")[page_cache.SAID] == "hit"
