@@ -9,10 +9,10 @@ CSRF or messages are looked at.
 
 Three rules keep it honest:
 
-* **Anonymous only.** A request that carries a session cookie or a messages cookie (a site
-  page) or an ``Authorization`` header or a session cookie (the API) is never served from here
-  nor stored: what a logged-in user sees (their private bots, their smoke matches, their
-  challenge button) is never in a shared entry. Anything the stack answers with a cookie, a
+* **Anonymous only.** A request with a session cookie, or a messages cookie (a site page), or
+  an ``Authorization`` header (the API) is never served from here nor stored: what a logged-in
+  user sees (their private bots, their smoke matches, their challenge button) is never in a
+  shared entry. Anything the stack answers with a cookie, a
   status other than 200 or a ``Cache-Control`` of its own is not stored either.
 * **Nothing that became hidden is served.** Every entry is stored with the *visibility
   generation* it was rendered under, and a write that can hide something (a bot made private
@@ -22,7 +22,8 @@ Three rules keep it honest:
   round trip as the entry. A page rendered from rows read before such a commit is stored under
   the generation read before it, so it is never served after the bump.
 * **Live pages go stale by ``PAGE_CACHE_SECONDS`` at most**: the entry's own expiry in Redis.
-  A status, a result or a new match shows after that long.
+  A status, a result, a new match or a seed that opens (a deal once over stays over,
+  ``visibility.deal_over``) shows after that long.
 
 When Redis is away the page is rendered as if nothing were cached (``read_cache``'s rule: slower,
 never unavailable); a generation that could not be set is logged, and the entries it should
