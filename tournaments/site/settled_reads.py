@@ -1,0 +1,203 @@
+"""The API's replay reads of a match that is over, served as stored bytes (Redis).
+
+A match's state at a step (``/api/matches/<id>/state/``) and its pages of events
+(``/api/matches/<id>/events/``) are drawn from its events, which never change; once the match and
+its duplicate deal are over (``visibility.deal_over``, which stays true) every view is open and the
+answer to one URL is the same bytes for every caller *who has nothing to do with the match*:
+anonymous, or an account that is not staff, did not create it, owns no bot seated in it and sits
+in none of its seats (``visibility``: only those see more, an abort's reason, their bots' verdict
+details, a private bot's name). Rendering it (the visibility query, DRF, the serializer) still cost
+8-11 ms of web CPU a read whose answer came from the replay cache (docs/scaling.md, Web cost).
+
+So a 200 of such a read, rendered for such a caller, is kept ``settings.SETTLED_READS_SECONDS``
+(600 by default; 0 turns this off) under its URL (scheme, host, path, query string, ``Accept``)
+and served to the next such caller before sessions, authentication or DRF run. Who asks is
+checked on every request, before an entry is read:
+
+* The caller is known without a query or not served: anonymous (no ``Authorization``, no session
+  cookie), or a token the token cache knows (``api.token_cache``, whose entries a revocation
+  retires at once). A session, another scheme, or a token not cached goes to the views (which
+  fill the token cache).
+* The match's *header* says who has something to do with it: its creator, its bots' owners, its
+  seats' people; and whether it may be shared at all (over with its deal, not a smoke match).
+  It is computed once after a rendered read and kept as long as the entries. Staff and the
+  match's own people always go to the views.
+* Both the header and every entry carry the page cache's *visibility generation*
+  (``page_cache.GENERATION``), read in the same round trip: a write that can hide something (a
+  bot made private or renamed, a match, seat or bot deleted, an account renamed or deactivated)
+  sets a new one once it commits, and everything stored before is a miss from the next request.
+
+When Redis is away the read is rendered as if nothing were cached (logged).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+
+from tournaments.play import selectors, visibility
+from tournaments.play.read_cache import CACHE_DOWN
+from tournaments.site import page_cache
+from tournaments.site.api import token_cache
+
+log = logging.getLogger(__name__)
+
+VERSION = 1
+"""Bump when what a stored entry or header holds changes shape."""
+REPLAY_READS = re.compile(
+    r"^/api/matches/(?P<match>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"/(?:state|events)/$"
+)
+"""The reads kept: the same paths as the API's ``<uuid:match_id>`` routes (lower-case hex)."""
+SAID = page_cache.SAID
+"""``X-Page-Cache: hit`` on a response served from here (`bench endpoints` counts it)."""
+
+Header = tuple[str | None, frozenset[int], bool]
+"""(the visibility generation it was computed under, who has something to do with the match,
+whether its reads may be shared)."""
+
+
+def seconds() -> float:
+    return float(getattr(settings, "SETTLED_READS_SECONDS", 600.0))
+
+
+def header_key(match_id: str) -> str:
+    return f"settled:{VERSION}:{match_id}:header"
+
+
+def entry_key(request: HttpRequest, match_id: str) -> str:
+    named = "\n".join(
+        [
+            request.scheme or "",
+            request.META.get("HTTP_HOST", ""),
+            request.path_info,
+            request.META.get("QUERY_STRING", ""),
+            request.META.get("HTTP_ACCEPT", ""),
+        ]
+    )
+    return f"settled:{VERSION}:{match_id}:{hashlib.sha256(named.encode()).hexdigest()}"
+
+
+def sent_token(request: HttpRequest) -> str | None:
+    """The key of an ``Authorization: Token <key>`` header, as DRF's TokenAuthentication reads
+    it; None for anything else."""
+    words = request.META.get("HTTP_AUTHORIZATION", "").split()
+    if len(words) != 2 or words[0].lower() != "token":
+        return None
+    return words[1]
+
+
+def header_of(match_id: str) -> Header | None:
+    """Who has something to do with the match and whether its reads may be shared (one query)."""
+    match = selectors.match_detail(match_id, None).first()
+    if match is None:
+        return None
+    people: set[int] = set()
+    if match.created_by_id is not None:
+        people.add(match.created_by_id)
+    for seat in match.seats.all():
+        if seat.player_id is not None:
+            people.add(seat.player_id)
+        if seat.bot_version is not None:
+            people.add(seat.bot_version.bot.owner_id)
+    shared = match.validation_of_id is None and visibility.deal_over(match)
+    return None, frozenset(people), shared
+
+
+def unrelated(user: Any, header: Header) -> bool:
+    """Whether ``user`` sees the match as anonymous does."""
+    uid = visibility.user_id(user)
+    return not visibility.is_staff(user) and (uid is None or uid not in header[1])
+
+
+class SettledReads:
+    """The middleware (see the module's docstring). It sits where the page cache does: before
+    sessions, authentication and CSRF, after the body and query-string checks."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        found = REPLAY_READS.match(request.path_info)
+        if request.method != "GET" or found is None or seconds() <= 0:
+            return self.get_response(request)
+        if settings.SESSION_COOKIE_NAME in request.COOKIES:
+            return self.get_response(request)
+        match_id = found["match"]
+        token = sent_token(request)
+        if token is None and "HTTP_AUTHORIZATION" in request.META:
+            return self.get_response(request)
+        names = [page_cache.GENERATION, header_key(match_id), entry_key(request, match_id)]
+        if token is not None:
+            names += [token_cache.GENERATION, token_cache.key_for(token)]
+        try:
+            kept = cache.get_many(names)
+        except CACHE_DOWN as exc:
+            log.warning("settled reads unavailable, rendering %s: %s", request.path, exc)
+            return self.get_response(request)
+        generation = kept.get(page_cache.GENERATION)
+        header = kept.get(names[1])
+        if header is not None and header[0] != generation:
+            header = None
+        if header is not None and self._may_serve(kept, names, token, header):
+            entry = kept.get(names[2])
+            if entry is not None and entry[0] == generation:
+                _, status, headers, content = entry
+                return HttpResponse(content, status=status, headers={**headers, SAID: "hit"})
+        response = self.get_response(request)
+        if page_cache.storable(response):
+            self._keep(request, match_id, generation, header, response)
+        return response
+
+    @staticmethod
+    def _may_serve(kept: dict[str, Any], names: list[str], token: str | None, header: Any) -> bool:
+        if not header[2]:
+            return False
+        if token is None:
+            return True
+        entry = kept.get(names[4])
+        if entry is None or entry[0] != kept.get(token_cache.GENERATION):
+            return False  # the views authenticate it (and keep it for the next read)
+        uid, is_staff = entry[1][0], entry[1][3]
+        return not is_staff and uid not in header[1]
+
+    def _keep(
+        self,
+        request: HttpRequest,
+        match_id: str,
+        generation: str | None,
+        header: Header | None,
+        response: HttpResponse,
+    ) -> None:
+        """Keep a rendered read if every caller like this one would get the same bytes."""
+        if header is None:
+            computed = header_of(match_id)
+            if computed is None:
+                return
+            header = (generation, computed[1], computed[2])
+            # A match still playing is shared once it is over: asked again within seconds.
+            self._set(header_key(match_id), header, request, None if header[2] else 2.0)
+        # DRF sets the user it authenticated on the request it wraps: this one.
+        if not header[2] or not unrelated(getattr(request, "user", None), header):
+            return
+        headers = dict(response.headers.items())
+        response[SAID] = "miss"
+        self._set(
+            entry_key(request, match_id),
+            (generation, response.status_code, headers, response.content),
+            request,
+        )
+
+    @staticmethod
+    def _set(key: str, value: Any, request: HttpRequest, timeout: float | None = None) -> None:
+        try:
+            cache.set(key, value, seconds() if timeout is None else timeout)
+        except CACHE_DOWN as exc:
+            log.warning("settled reads unavailable, not keeping %s: %s", request.path, exc)
