@@ -177,3 +177,47 @@ def test_the_owner_of_any_seated_bot_is_the_matchs_own(owner: Any) -> None:
     read(client, "/api/bots/")
     assert HIT not in read(client, path)
     assert read(client, path).json()["view"]["seats"] == [2]
+
+
+def test_a_state_drawn_from_the_replay_cache_is_the_views_answer_byte_for_byte(
+    finished: Match,
+) -> None:
+    """A state read whose observation the replay cache holds is answered without the views once
+    the match's header is known: the same bytes and headers as the views', at every kind of step
+    (none, 0, inside, past the last shown) and view."""
+    other = token_client(UserFactory())
+    read(other, f"/api/matches/{finished.pk}/state/?view=all&step=3")  # the header, the token
+    last = finished.last_version
+    asked = [
+        f"step={step}&view={view}"
+        for step in (0, 1, last // 2, last)
+        for view in ("public", "seat0", "seat2", "all", "%20seat1")
+    ] + ["view=public", "step=7", "", "step=0005&view=all"]
+    for query in asked:
+        path = f"/api/matches/{finished.pk}/state/?{query}"
+        with override_settings(SETTLED_READS_SECONDS=0):
+            rendered = read(APIClient(), path)  # and its observation kept by the replay cache
+        with CaptureQueriesContext(connection) as queries:
+            drawn = read(other, path)
+        assert drawn[HIT] == "drawn", query
+        assert len(queries) == 0, query
+        assert drawn.content == rendered.content, query
+        assert {k: v for k, v in drawn.headers.items() if k != HIT} == dict(
+            rendered.headers.items()
+        ), query
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["step=-1", "step=99999", "step=1.5", "view=seat9", "step=1&step=2", "step=1&limit=3"],
+)
+def test_a_state_read_the_replay_cache_cannot_answer_goes_to_the_views(
+    finished: Match, query: str
+) -> None:
+    read(APIClient(), f"/api/matches/{finished.pk}/state/?view=public")
+    path = f"/api/matches/{finished.pk}/state/?{query}"
+    with override_settings(SETTLED_READS_SECONDS=0):
+        expected = APIClient().get(path)
+    response = APIClient().get(path)
+    assert response.get(HIT) != "drawn"
+    assert (response.status_code, response.content) == (expected.status_code, expected.content)

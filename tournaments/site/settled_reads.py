@@ -36,13 +36,16 @@ import hashlib
 import logging
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_vary_headers
+from rest_framework.renderers import BaseRenderer
 
-from tournaments.play import selectors, visibility
+from tournaments.play import read_cache, selectors, visibility
+from tournaments.play.models import Match
 from tournaments.play.read_cache import CACHE_DOWN
 from tournaments.site import page_cache
 from tournaments.site.api import token_cache
@@ -53,15 +56,30 @@ VERSION = 1
 """Bump when what a stored entry or header holds changes shape."""
 REPLAY_READS = re.compile(
     r"^/api/matches/(?P<match>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
-    r"/(?:state|events)/$"
+    r"/(?P<door>state|events)/$"
 )
 """The reads kept: the same paths as the API's ``<uuid:match_id>`` routes (lower-case hex)."""
 SAID = page_cache.SAID
 """``X-Page-Cache: hit`` on a response served from here (`bench endpoints` counts it)."""
 
-Header = tuple[str | None, frozenset[int], bool]
-"""(the visibility generation it was computed under, who has something to do with the match,
-whether its reads may be shared)."""
+
+class Header(NamedTuple):
+    """What a read of one match needs to know before an entry is served, kept per match."""
+
+    generation: str | None
+    """The visibility generation it was computed under."""
+    people: frozenset[int]
+    """Who has something to do with the match: its creator, its bots' owners, its people."""
+    shared: bool
+    """Whether its reads may be shared at all (over with its deal, not a smoke match)."""
+    game: str
+    status: str
+    last_version: int
+    last_shown: int
+    seats: int
+    headers: tuple[tuple[str, str], ...] = ()
+    """A rendered read's response headers (the CSP, ``Vary``, framing): a state answered from
+    the replay cache carries the same."""
 
 
 def seconds() -> float:
@@ -94,8 +112,8 @@ def sent_token(request: HttpRequest) -> str | None:
     return words[1]
 
 
-def header_of(match_id: str) -> Header | None:
-    """Who has something to do with the match and whether its reads may be shared (one query)."""
+def header_of(match_id: str, generation: str | None, response: HttpResponse) -> Header | None:
+    """Who has something to do with the match and whether its reads may be shared (a query)."""
     match = selectors.match_detail(match_id, None).first()
     if match is None:
         return None
@@ -108,13 +126,37 @@ def header_of(match_id: str) -> Header | None:
         if seat.bot_version is not None:
             people.add(seat.bot_version.bot.owner_id)
     shared = match.validation_of_id is None and visibility.deal_over(match)
-    return None, frozenset(people), shared
+    return Header(
+        generation=generation,
+        people=frozenset(people),
+        shared=shared,
+        game=match.game,
+        status=match.status,
+        last_version=match.last_version,
+        last_shown=selectors.last_step_shown(match) if shared else 0,
+        seats=len(match.seats.all()),
+        headers=_shared_headers(response),
+    )
+
+
+def _shared_headers(response: HttpResponse) -> tuple[tuple[str, str], ...]:
+    """A rendered read's headers as every caller is to get them: ``Vary`` names the cookie
+    (a session's read is rendered for its user) whether or not this caller's read touched it."""
+    like = HttpResponse(
+        headers={
+            name: value
+            for name, value in response.headers.items()
+            if name.lower() not in ("content-length", SAID.lower())
+        }
+    )
+    patch_vary_headers(like, ["Cookie"])
+    return tuple(like.headers.items())
 
 
 def unrelated(user: Any, header: Header) -> bool:
     """Whether ``user`` sees the match as anonymous does."""
     uid = visibility.user_id(user)
-    return not visibility.is_staff(user) and (uid is None or uid not in header[1])
+    return not visibility.is_staff(user) and (uid is None or uid not in header.people)
 
 
 class SettledReads:
@@ -144,13 +186,17 @@ class SettledReads:
             return self.get_response(request)
         generation = kept.get(page_cache.GENERATION)
         header = kept.get(names[1])
-        if header is not None and header[0] != generation:
+        if header is not None and header.generation != generation:
             header = None
         if header is not None and self._may_serve(kept, names, token, header):
             entry = kept.get(names[2])
             if entry is not None and entry[0] == generation:
                 _, status, headers, content = entry
                 return HttpResponse(content, status=status, headers={**headers, SAID: "hit"})
+            if found["door"] == "state":
+                drawn = state_from_replay_cache(request, match_id, header)
+                if drawn is not None:
+                    return drawn
         response = self.get_response(request)
         if page_cache.storable(response):
             self._keep(request, match_id, generation, header, response)
@@ -158,7 +204,7 @@ class SettledReads:
 
     @staticmethod
     def _may_serve(kept: dict[str, Any], names: list[str], token: str | None, header: Any) -> bool:
-        if not header[2]:
+        if not header.shared:
             return False
         if token is None:
             return True
@@ -166,7 +212,7 @@ class SettledReads:
         if entry is None or entry[0] != kept.get(token_cache.GENERATION):
             return False  # the views authenticate it (and keep it for the next read)
         uid, is_staff = entry[1][0], entry[1][3]
-        return not is_staff and uid not in header[1]
+        return not is_staff and uid not in header.people
 
     def _keep(
         self,
@@ -178,14 +224,13 @@ class SettledReads:
     ) -> None:
         """Keep a rendered read if every caller like this one would get the same bytes."""
         if header is None:
-            computed = header_of(match_id)
-            if computed is None:
+            header = header_of(match_id, generation, response)
+            if header is None:
                 return
-            header = (generation, computed[1], computed[2])
             # A match still playing is shared once it is over: asked again within seconds.
-            self._set(header_key(match_id), header, request, None if header[2] else 2.0)
+            self._set(header_key(match_id), header, request, None if header.shared else 2.0)
         # DRF sets the user it authenticated on the request it wraps: this one.
-        if not header[2] or not unrelated(getattr(request, "user", None), header):
+        if not header.shared or not unrelated(getattr(request, "user", None), header):
             return
         headers = dict(response.headers.items())
         response[SAID] = "miss"
@@ -201,3 +246,52 @@ class SettledReads:
             cache.set(key, value, seconds() if timeout is None else timeout)
         except CACHE_DOWN as exc:
             log.warning("settled reads unavailable, not keeping %s: %s", request.path, exc)
+
+
+STEP = re.compile(r"^[0-9]{1,9}$")
+JSON_ASKED = frozenset({"", "*/*", "application/json"})
+"""What an ``Accept`` asking for the JSON renderer reads like (anything else goes to DRF's
+negotiation: the browsable page, a version parameter, a refusal)."""
+
+
+def state_from_replay_cache(request: HttpRequest, match_id: str, header: Header) -> Any:
+    """The state read answered as ``MatchStateView`` answers it, from the replay cache's
+    observation, or None (the views answer) for anything but a plain, valid read whose
+    observation is already kept: a step and view within the match's, no other parameter."""
+    if request.META.get("HTTP_ACCEPT", "").strip() not in JSON_ASKED:
+        return None
+    asked = request.GET
+    if not set(asked) <= {"step", "view"} or any(len(asked.getlist(k)) != 1 for k in asked):
+        return None
+    text = asked.get("step")
+    if text is not None and (not STEP.match(text) or int(text) > header.last_version):
+        return None
+    step = header.last_shown if text is None else min(int(text), header.last_shown)
+    try:
+        view = visibility.parse_view(asked.get("view"), header.seats)
+    except visibility.BadView:
+        return None
+    key = read_cache.state_key(Match(pk=match_id, game=header.game), step, view)
+    try:
+        state = cache.get(key)
+    except CACHE_DOWN:
+        return None
+    if state is None:
+        return None
+    body = {
+        "match": match_id,
+        "status": header.status,
+        "step": step,
+        "last_version": header.last_version,
+        "view": view.name,
+        "state": state,
+    }
+    content = _renderer().render(body, "application/json", {})
+    headers = {**dict(header.headers), "Content-Length": str(len(content)), SAID: "drawn"}
+    return HttpResponse(content, status=200, headers=headers)
+
+
+def _renderer() -> BaseRenderer:
+    from drf_orjson_renderer.renderers import ORJSONRenderer
+
+    return ORJSONRenderer()
