@@ -36,13 +36,14 @@ import hashlib
 import logging
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 from rest_framework.renderers import BaseRenderer
+from rest_framework.settings import api_settings
 
 from tournaments.play import read_cache, selectors, visibility
 from tournaments.play.models import Match
@@ -106,7 +107,7 @@ def entry_key(request: HttpRequest, match_id: str) -> str:
 def sent_token(request: HttpRequest) -> str | None:
     """The key of an ``Authorization: Token <key>`` header, as DRF's TokenAuthentication reads
     it; None for anything else."""
-    words = request.META.get("HTTP_AUTHORIZATION", "").split()
+    words: list[str] = str(request.META.get("HTTP_AUTHORIZATION", "")).split()
     if len(words) != 2 or words[0].lower() != "token":
         return None
     return words[1]
@@ -254,7 +255,9 @@ JSON_ASKED = frozenset({"", "*/*", "application/json"})
 negotiation: the browsable page, a version parameter, a refusal)."""
 
 
-def state_from_replay_cache(request: HttpRequest, match_id: str, header: Header) -> Any:
+def state_from_replay_cache(
+    request: HttpRequest, match_id: str, header: Header
+) -> HttpResponse | None:
     """The state read answered as ``MatchStateView`` answers it, from the replay cache's
     observation, or None (the views answer) for anything but a plain, valid read whose
     observation is already kept: a step and view within the match's, no other parameter."""
@@ -292,6 +295,7 @@ def state_from_replay_cache(request: HttpRequest, match_id: str, header: Header)
 
 
 def _renderer() -> BaseRenderer:
-    from drf_orjson_renderer.renderers import ORJSONRenderer
-
-    return ORJSONRenderer()
+    """The API's JSON renderer (settings.REST_FRAMEWORK's first), with its options."""
+    # The stubs type the setting as written (dotted paths); DRF hands back the imported classes.
+    classes = cast("list[type[BaseRenderer]]", api_settings.DEFAULT_RENDERER_CLASSES)
+    return classes[0]()
