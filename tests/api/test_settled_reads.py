@@ -221,3 +221,47 @@ def test_a_state_read_the_replay_cache_cannot_answer_goes_to_the_views(
     response = APIClient().get(path)
     assert response.get(HIT) != "drawn"
     assert (response.status_code, response.content) == (expected.status_code, expected.content)
+
+
+def test_a_page_of_events_drawn_from_the_replay_cache_is_the_views_answer_byte_for_byte(
+    finished: Match,
+) -> None:
+    """As for a state: pages with and without a next link, across blocks, past the end."""
+    other = token_client(UserFactory())
+    read(other, f"/api/matches/{finished.pk}/events/?after=1&limit=1")
+    last = finished.last_version
+    asked = [
+        "",
+        "after=0&limit=5",
+        "limit=150&after=40",
+        f"after={last - 3}&limit=2",
+        f"after={last - 3}",
+        f"after={last}",
+        f"after={last + 10}&limit=1",
+        "after=99&limit=1",
+    ]
+    for query in asked:
+        path = f"/api/matches/{finished.pk}/events/?{query}"
+        with override_settings(SETTLED_READS_SECONDS=0):
+            rendered = read(APIClient(), path)  # and its blocks kept by the replay cache
+        with CaptureQueriesContext(connection) as queries:
+            drawn = read(other, path)
+        assert drawn[HIT] == "drawn", query
+        assert len(queries) == 0, query
+        assert drawn.content == rendered.content, query
+        assert {k: v for k, v in drawn.headers.items() if k != HIT} == dict(
+            rendered.headers.items()
+        ), query
+
+
+@pytest.mark.parametrize("query", ["after=-1", "limit=0", "limit=5001", "seat=0", "after=x"])
+def test_a_page_the_replay_cache_cannot_answer_goes_to_the_views(
+    finished: Match, query: str
+) -> None:
+    read(APIClient(), f"/api/matches/{finished.pk}/events/?after=1&limit=1")
+    path = f"/api/matches/{finished.pk}/events/?{query}"
+    with override_settings(SETTLED_READS_SECONDS=0):
+        expected = APIClient().get(path)
+    response = APIClient().get(path)
+    assert response.get(HIT) != "drawn"
+    assert (response.status_code, response.content) == (expected.status_code, expected.content)

@@ -37,6 +37,7 @@ import logging
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple, cast
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.cache import cache
@@ -79,8 +80,12 @@ class Header(NamedTuple):
     last_shown: int
     seats: int
     headers: tuple[tuple[str, str], ...] = ()
-    """A rendered read's response headers (the CSP, ``Vary``, framing): a state answered from
+    """A rendered read's response headers (the CSP, ``Vary``, framing): a read answered from
     the replay cache carries the same."""
+    document: dict[str, Any] | None = None
+    """The events' page header (``selectors.document_header``) as anonymous sees it, if shared."""
+    sight: visibility.Sight | None = None
+    """What anonymous sees of the events, if shared: the replay cache's blocks are kept by it."""
 
 
 def seconds() -> float:
@@ -137,6 +142,8 @@ def header_of(match_id: str, generation: str | None, response: HttpResponse) -> 
         last_shown=selectors.last_step_shown(match) if shared else 0,
         seats=len(match.seats.all()),
         headers=_shared_headers(response),
+        document=selectors.document_header(match, None) if shared else None,
+        sight=visibility.sight(None, match, None) if shared else None,
     )
 
 
@@ -194,10 +201,10 @@ class SettledReads:
             if entry is not None and entry[0] == generation:
                 _, status, headers, content = entry
                 return HttpResponse(content, status=status, headers={**headers, SAID: "hit"})
-            if found["door"] == "state":
-                drawn = state_from_replay_cache(request, match_id, header)
-                if drawn is not None:
-                    return drawn
+            draw = state_from_replay_cache if found["door"] == "state" else events_from_replay_cache
+            drawn = draw(request, match_id, header)
+            if drawn is not None:
+                return drawn
         response = self.get_response(request)
         if page_cache.storable(response):
             self._keep(request, match_id, generation, header, response)
@@ -261,11 +268,9 @@ def state_from_replay_cache(
     """The state read answered as ``MatchStateView`` answers it, from the replay cache's
     observation, or None (the views answer) for anything but a plain, valid read whose
     observation is already kept: a step and view within the match's, no other parameter."""
-    if request.META.get("HTTP_ACCEPT", "").strip() not in JSON_ASKED:
+    if not _plain_query(request, {"step", "view"}):
         return None
     asked = request.GET
-    if not set(asked) <= {"step", "view"} or any(len(asked.getlist(k)) != 1 for k in asked):
-        return None
     text = asked.get("step")
     if text is not None and (not STEP.match(text) or int(text) > header.last_version):
         return None
@@ -289,9 +294,63 @@ def state_from_replay_cache(
         "view": view.name,
         "state": state,
     }
+    return _drawn(body, header)
+
+
+def _drawn(body: dict[str, Any], header: Header) -> HttpResponse:
     content = _renderer().render(body, "application/json", {})
     headers = {**dict(header.headers), "Content-Length": str(len(content)), SAID: "drawn"}
     return HttpResponse(content, status=200, headers=headers)
+
+
+def _plain_query(request: HttpRequest, names: set[str]) -> bool:
+    if request.META.get("HTTP_ACCEPT", "").strip() not in JSON_ASKED:
+        return False
+    asked = request.GET
+    return set(asked) <= names and all(len(asked.getlist(k)) == 1 for k in asked)
+
+
+def events_from_replay_cache(
+    request: HttpRequest, match_id: str, header: Header
+) -> HttpResponse | None:
+    """A page of events answered as ``MatchEventsView`` answers anonymous, from the replay
+    cache's blocks, or None (the views answer) for anything but a plain, valid read (``after``
+    and ``limit`` within bounds, no ``seat``) whose blocks are all kept."""
+    if (
+        header.document is None
+        or header.sight is None
+        or not _plain_query(request, {"after", "limit"})
+    ):
+        return None
+    texts = {name: request.GET.get(name) for name in ("after", "limit")}
+    if any(text is not None and not STEP.match(text) for text in texts.values()):
+        return None
+    after = int(texts["after"] or 0)
+    limit = selectors.EVENTS_PAGE_SIZE if texts["limit"] is None else int(texts["limit"])
+    if not 1 <= limit <= selectors.EVENTS_PAGE_MAX:
+        return None
+    match = Match(pk=match_id, game=header.game)
+    # As selectors._events_page cuts a page from the blocks it spans.
+    last = min(after + limit + 1, header.last_version)
+    events: list[dict[str, Any]] = []
+    if last > after:
+        blocks = range(after // selectors.EVENTS_BLOCK, (last - 1) // selectors.EVENTS_BLOCK + 1)
+        keys = [read_cache.events_key(match, header.sight, block) for block in blocks]
+        try:
+            found = cache.get_many(keys)
+        except CACHE_DOWN:
+            return None
+        if len(found) != len(keys):
+            return None
+        events = [e for key in keys for e in found[key] if after < e["version"] <= last]
+    page = dict(header.document)
+    page["events"] = events[:limit]
+    page["view"] = {"seats": [], "game_over": header.status in visibility.OVER, "deal_over": True}
+    page["next"] = None
+    if len(events) > limit:
+        params = {**request.GET.dict(), "after": page["events"][-1]["version"]}
+        page["next"] = request.build_absolute_uri(f"{request.path}?{urlencode(params)}")
+    return _drawn(page, header)
 
 
 def _renderer() -> BaseRenderer:
