@@ -265,3 +265,18 @@ def test_a_page_the_replay_cache_cannot_answer_goes_to_the_views(
     response = APIClient().get(path)
     assert response.get(HIT) != "drawn"
     assert (response.status_code, response.content) == (expected.status_code, expected.content)
+
+
+def test_a_new_engine_version_serves_none_of_the_old_bytes(
+    finished: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release whose rules fold or show the same events differently: nothing stored before is
+    served (the stored bytes, the header or a drawn answer)."""
+    from games.engine.registry import get
+
+    path = doors(finished)[0]
+    read(APIClient(), path)
+    assert read(APIClient(), path)[HIT] == "hit"
+    rules = get("brexit").rules
+    monkeypatch.setattr(rules, "engine_version", rules.engine_version + "-next")
+    assert read(APIClient(), path)[HIT] == "miss"

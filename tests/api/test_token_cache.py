@@ -61,6 +61,23 @@ def test_a_token_is_looked_up_once(kind: str) -> None:
     assert again == []
 
 
+@pytest.mark.parametrize(
+    "flags", [{}, {"is_staff": True}, {"is_superuser": True, "is_staff": True}]
+)
+def test_the_account_from_the_cache_is_the_accounts_own(flags: dict[str, bool]) -> None:
+    """Each column in its place (``from_db`` reads values in the model's column order): a cached
+    caller is never given another column's value (a name read as a superuser flag)."""
+    user = UserFactory(username="ordinary-name", **flags)
+    key = drf_key(user)
+    assert client_with(key).get(WHO).status_code == 200
+    _, cached = token_cache.cached_user(key)
+    assert cached is not None
+    for name in token_cache.KEPT:
+        assert getattr(cached, name) == getattr(user, name), name
+    assert cached.email == user.email  # a column not kept: read from Postgres when asked
+    assert client_with(key).get(WHO).json()["username"] == "ordinary-name"
+
+
 def test_the_cache_holds_no_key_and_no_password() -> None:
     user = UserFactory()
     key = drf_key(user)

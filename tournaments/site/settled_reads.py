@@ -27,13 +27,15 @@ checked on every request, before an entry is read:
   bot made private or renamed, a match, seat or bot deleted, an account renamed or deactivated)
   sets a new one once it commits, and everything stored before is a miss from the next request.
 
-When Redis is away the read is rendered as if nothing were cached (logged).
+Every key names the release (``release``: the replay cache's version and the games' engine
+versions), so bytes folded by older rules are never served. When Redis is away the read is rendered
+as if nothing were cached, and, as the replay cache does, this process then leaves Redis alone for
+``read_cache.AWAY_SECONDS`` (one timeout, not one a read).
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import re
 from collections.abc import Callable
 from typing import Any, NamedTuple, cast
@@ -46,13 +48,12 @@ from django.utils.cache import patch_vary_headers
 from rest_framework.renderers import BaseRenderer
 from rest_framework.settings import api_settings
 
+from games.engine.registry import GAMES, get
 from tournaments.play import read_cache, selectors, visibility
 from tournaments.play.models import Match
 from tournaments.play.read_cache import CACHE_DOWN
 from tournaments.site import page_cache
 from tournaments.site.api import token_cache
-
-log = logging.getLogger(__name__)
 
 VERSION = 1
 """Bump when what a stored entry or header holds changes shape."""
@@ -92,8 +93,16 @@ def seconds() -> float:
     return float(getattr(settings, "SETTLED_READS_SECONDS", 600.0))
 
 
+def release() -> str:
+    """What the stored bytes were computed by: the replay cache's version and every game's engine
+    version (as the replay cache's own keys name them), so a release that folds or shows the same
+    events differently serves none of the old bytes."""
+    engines = ",".join(f"{name}={get(name).rules.engine_version}" for name in sorted(GAMES))
+    return hashlib.sha256(f"{VERSION}:{read_cache.VERSION}:{engines}".encode()).hexdigest()[:16]
+
+
 def header_key(match_id: str) -> str:
-    return f"settled:{VERSION}:{match_id}:header"
+    return f"settled:{release()}:{match_id}:header"
 
 
 def entry_key(request: HttpRequest, match_id: str) -> str:
@@ -106,7 +115,7 @@ def entry_key(request: HttpRequest, match_id: str) -> str:
             request.META.get("HTTP_ACCEPT", ""),
         ]
     )
-    return f"settled:{VERSION}:{match_id}:{hashlib.sha256(named.encode()).hexdigest()}"
+    return f"settled:{release()}:{match_id}:{hashlib.sha256(named.encode()).hexdigest()}"
 
 
 def sent_token(request: HttpRequest) -> str | None:
@@ -180,6 +189,10 @@ class SettledReads:
             return self.get_response(request)
         if settings.SESSION_COOKIE_NAME in request.COOKIES:
             return self.get_response(request)
+        if not read_cache.usable():
+            return self.get_response(
+                request
+            )  # Redis failed a moment ago: one timeout, not one a read
         match_id = found["match"]
         token = sent_token(request)
         if token is None and "HTTP_AUTHORIZATION" in request.META:
@@ -190,7 +203,7 @@ class SettledReads:
         try:
             kept = cache.get_many(names)
         except CACHE_DOWN as exc:
-            log.warning("settled reads unavailable, rendering %s: %s", request.path, exc)
+            read_cache.failed(f"settled reads, rendering {request.path}", exc)
             return self.get_response(request)
         generation = kept.get(page_cache.GENERATION)
         header = kept.get(names[1])
@@ -253,7 +266,7 @@ class SettledReads:
         try:
             cache.set(key, value, seconds() if timeout is None else timeout)
         except CACHE_DOWN as exc:
-            log.warning("settled reads unavailable, not keeping %s: %s", request.path, exc)
+            read_cache.failed(f"settled reads, not keeping {request.path}", exc)
 
 
 STEP = re.compile(r"^[0-9]{1,9}$")

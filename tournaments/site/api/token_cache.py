@@ -36,6 +36,7 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from rest_framework.authtoken.models import Token
 
+from tournaments.play import read_cache
 from tournaments.play.models import ApiToken
 from tournaments.play.read_cache import CACHE_DOWN
 
@@ -64,24 +65,33 @@ def cached_user(token: str) -> tuple[str | None, Any]:
 
     The generation is handed back so that what the caller then looks up in Postgres is stored
     under the generation read *before* it (a revocation committed in between retires it)."""
-    if seconds() <= 0:
+    if seconds() <= 0 or not read_cache.usable():
         return None, None
     key = key_for(token)
     try:
         found = cache.get_many([GENERATION, key])
     except CACHE_DOWN as exc:
-        log.warning("token cache unavailable, looking the token up: %s", exc)
+        read_cache.failed("token cache, looking the token up", exc)
         return None, None
     generation = found.get(GENERATION)
     entry = found.get(key)
     if entry is None or entry[0] != generation:
         return generation, None
+    return generation, account(entry[1])
+
+
+def account(kept: tuple[Any, ...]) -> Any:
+    """The account an entry holds, as a row read with only ``KEPT``'s columns (any other is read
+    from Postgres if asked). ``from_db`` takes the values in the model's column order, whatever
+    the order of the names: they are put in that order here."""
     user_model = get_user_model()
-    return generation, user_model.from_db("default", list(KEPT), list(entry[1]))
+    by_name = dict(zip(KEPT, kept, strict=True))
+    names = [f.attname for f in user_model._meta.concrete_fields if f.attname in by_name]
+    return user_model.from_db("default", names, [by_name[name] for name in names])
 
 
 def keep(token: str, generation: str | None, user: Any) -> None:
-    if seconds() <= 0:
+    if seconds() <= 0 or not read_cache.usable():
         return
     try:
         cache.set(key_for(token), (generation, tuple(getattr(user, f) for f in KEPT)), seconds())
@@ -98,7 +108,11 @@ def bump() -> None:
 
 
 def tokens_changed(**_: Any) -> None:
-    """Once the write commits (at once outside a transaction): a new generation."""
+    """A new generation now, and again once the write commits (at once outside a transaction):
+    now, so that the request after a revocation is refused even before the commit is seen by
+    the signal (a test's transaction); again, so that an entry refilled from the row before the
+    commit is retired too."""
+    bump()
     transaction.on_commit(bump, robust=True)
 
 
