@@ -15,8 +15,13 @@ class TournamentsConfig(AppConfig):
         from tournaments.competition.selectors import fixture_to_play
         from tournaments.play import visibility
         from tournaments.rating import wake
-        from tournaments.site import admin  # noqa: F401
+        from tournaments.site import admin, page_cache  # noqa: F401
+        from tournaments.site.api import token_cache
 
         if fixture_to_play not in visibility.DEAL_PLAYS_ON:
             visibility.DEAL_PLAYS_ON.append(fixture_to_play)
         store.stored.connect(wake.on_stored, dispatch_uid="ratings follow results")
+        # Anonymous pages kept in the cache are retired by every write that can hide something.
+        page_cache.connect()
+        # API tokens kept in the cache are retired by a revocation or an account's change.
+        token_cache.connect()

@@ -13,6 +13,11 @@ endpoint ``requests`` times in a row by one client, after a few warm-up requests
 Both from ``/proc/<pid>/schedstat`` (nanoseconds on the CPU; Linux, Postgres on the same host),
 finer than the 10 ms ticks of ``/proc/<pid>/stat``. CPU time hardly moves with other work on
 the machine, unlike wall time, which is printed too (``wall_ms_p50``).
+
+The server runs twice: as deployed, anonymous reads of home, the match lists and a ladder's
+page served from the page cache for ``PAGE_CACHE_SECONDS`` (tournaments/site/page_cache.py), which
+``endpoints`` and ``worst_of_targeted`` report; then with that cache off (``uncached``), which is
+what every miss, and every logged-in visitor's read, costs.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from django.db import connection
 
 from tournaments.bench import match_table
 from tournaments.bench.children import Child, database_url
+from tournaments.site import page_cache
 
 TARGETS = {"web_cpu_ms": 5.0, "pg_cpu_ms": 2.0}
 WARM = 10
@@ -71,14 +77,15 @@ def backends() -> list[int]:
         return [int(row[0]) for row in cur.fetchall()]
 
 
-def get(url: str) -> float:
-    """One GET (must answer 200); its wall time in ms."""
+def get(url: str) -> tuple[float, bool]:
+    """One GET (must answer 200): its wall time in ms, and whether the page cache served it."""
     start = time.perf_counter()
     with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 (our own loopback server)
         response.read()
         if response.status != 200:
             raise RuntimeError(f"bench endpoints: {url} answered {response.status}")
-    return 1000 * (time.perf_counter() - start)
+        hit = response.headers.get(page_cache.SAID) == "hit"
+    return 1000 * (time.perf_counter() - start), hit
 
 
 def endpoints(the_cast: match_table.Cast) -> dict[str, str]:
@@ -105,7 +112,7 @@ def measure(
             get(base + path)
         pids = reader()
         web, pg = group_seconds(web_group), sum(run_seconds(p) for p in pids)
-        walls = [get(base + path) for _ in range(requests)]
+        answers = [get(base + path) for _ in range(requests)]
         web = group_seconds(web_group) - web
         pg = sum(run_seconds(p) for p in pids) - pg
         if reader() != pids:
@@ -113,13 +120,34 @@ def measure(
         figures[name] = {
             "web_cpu_ms": round(1000 * web / requests, 2),
             "pg_cpu_ms": round(1000 * pg / requests, 2),
-            "wall_ms_p50": round(statistics.median(walls), 1),
+            "wall_ms_p50": round(statistics.median(wall for wall, _ in answers), 1),
+            "page_cache_hits": sum(hit for _, hit in answers),
             "backends": len(pids),
         }
     return figures
 
 
-def bench_endpoints(matches: int = 10_000, requests: int = 100) -> dict[str, Any]:
+def serve(paths: dict[str, str], requests: int, env: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Start one gunicorn worker with ``env`` and measure ``paths`` against it."""
+    with ExitStack() as stack:
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="backroom-endpoints-")))
+        from tournaments.bench.load.bench import _free_port, _ok, _wait
+
+        port = _free_port()
+        base = f"http://127.0.0.1:{port}"
+        web = Child("gunicorn", [
+            str(Path(sys.executable).parent / "gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}",
+            "--workers", "1", "--control-socket", str(work / "gunicorn.ctl"),
+            "--max-requests", "0",
+        ], env)  # fmt: skip
+        stack.callback(web.stop)
+        _wait(lambda: _ok(f"{base}/api/ladders/"), 60, web, "the web server did not answer")
+        return measure(base, paths, web.process.pid, requests, backends)
+
+
+def bench_endpoints(
+    matches: int = 10_000, requests: int = 100, page_cache_seconds: float = 2.0
+) -> dict[str, Any]:
     run = f"endpoints-{secrets.token_hex(4)}"
     the_cast = match_table.cast(run)
     match_table.extend(the_cast, 0, matches)
@@ -134,22 +162,10 @@ def bench_endpoints(matches: int = 10_000, requests: int = 100) -> dict[str, Any
         "CACHE_KEY_PREFIX": run,
         "TEST_CACHE_PREFIX": run,
     }
-    with ExitStack() as stack:
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="backroom-endpoints-")))
-        if "Manifest" in settings.STORAGES["staticfiles"]["BACKEND"]:
-            subprocess.run([sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"], cwd=settings.BASE_DIR, env=env, check=True)  # fmt: skip
-        from tournaments.bench.load.bench import _free_port, _ok, _wait
-
-        port = _free_port()
-        base = f"http://127.0.0.1:{port}"
-        web = Child("gunicorn", [
-            str(Path(sys.executable).parent / "gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}",
-            "--workers", "1", "--control-socket", str(work / "gunicorn.ctl"),
-            "--max-requests", "0",
-        ], env)  # fmt: skip
-        stack.callback(web.stop)
-        _wait(lambda: _ok(f"{base}/api/ladders/"), 60, web, "the web server did not answer")
-        figures = measure(base, paths, web.process.pid, requests, backends)
+    if "Manifest" in settings.STORAGES["staticfiles"]["BACKEND"]:
+        subprocess.run([sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"], cwd=settings.BASE_DIR, env=env, check=True)  # fmt: skip
+    figures = serve(paths, requests, {**env, "PAGE_CACHE_SECONDS": str(page_cache_seconds)})
+    uncached = serve(paths, requests, {**env, "PAGE_CACHE_SECONDS": "0"})
     worst = {
         key: max(f[key] for name, f in figures.items() if name in TARGETS_APPLY) for key in TARGETS
     }
@@ -159,8 +175,14 @@ def bench_endpoints(matches: int = 10_000, requests: int = 100) -> dict[str, Any
         "requests_each": requests,
         "web": "gunicorn, 1 sync worker; anonymous GETs one after another",
         "cpu_from": "/proc/<pid>/schedstat of gunicorn's processes and of the worker's Postgres backend",
+        "page_cache_seconds": page_cache_seconds,
         "endpoints": figures,
         "worst_of_targeted": worst,
+        "uncached": uncached,
+        "worst_of_targeted_uncached": {
+            key: max(f[key] for name, f in uncached.items() if name in TARGETS_APPLY)
+            for key in TARGETS
+        },
         "targets": {name: TARGETS for name in TARGETS_APPLY},
     }
 

@@ -95,12 +95,20 @@ def _usable() -> bool:
     return time.monotonic() >= _away_until
 
 
+usable = _usable
+"""Whether this process still asks the cache (the web's other caches of Redis follow it too:
+tournaments/site/settled_reads.py, tournaments/site/api/token_cache.py)."""
+
+
 def _failed(what: str, exc: Exception) -> None:
     global _away_until
     _away_until = time.monotonic() + AWAY_SECONDS
     log.warning(
         "replay cache unavailable, %s; computing without it for %.0f s: %s", what, AWAY_SECONDS, exc
     )
+
+
+failed = _failed
 
 
 def remember(

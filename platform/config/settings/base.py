@@ -44,7 +44,14 @@ MIDDLEWARE = [
     "tournaments.site.api.body_limits.BodySizeLimit",
     # Before any view reads a query parameter: NUL, non-UTF-8 or absurdly long is a 400.
     "tournaments.site.query_params.QueryParamCheck",
-    # Before anything reads the session or the user: where this request's reads go.
+    # Anonymous GETs of home, the match lists and a ladder's page, served whole from Redis for
+    # PAGE_CACHE_SECONDS before any session, auth, CSRF or messages work (tournaments/site/page_cache.py).
+    "tournaments.site.page_cache.AnonymousPageCache",
+    # The API's state and events reads of a match that is over, for callers with nothing to do with
+    # it, served as stored bytes (tournaments/site/settled_reads.py).
+    "tournaments.site.settled_reads.SettledReads",
+    # Before anything reads the session or the user: where this request's reads go (a cached
+    # answer above reads no database at all).
     "tournaments.site.replica_reads.ReplicaReads",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -150,6 +157,15 @@ CACHES = {
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }
 }
+
+# How long an anonymous read of home, a match list or a ladder's page is served from the cache
+# (tournaments/site/page_cache.py): the most a live list lags behind. 0: never cached.
+PAGE_CACHE_SECONDS = env.float("PAGE_CACHE_SECONDS", default=2.0)
+# How long an API token's account is kept in the cache (tournaments/site/api/token_cache.py; a
+# revocation retires it at once) and a read of a match that is over is served as stored bytes
+# (tournaments/site/settled_reads.py; a write that hides something retires it at once). 0: never.
+TOKEN_CACHE_SECONDS = env.float("TOKEN_CACHE_SECONDS", default=30.0)
+SETTLED_READS_SECONDS = env.float("SETTLED_READS_SECONDS", default=600.0)
 
 # Bots' webhooks (tournaments/play/webhooks.py): attempts per call, the first retry's delay
 # (doubled each time), and whether private and loopback addresses may be called: never in

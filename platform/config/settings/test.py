@@ -63,6 +63,14 @@ PASSWORD_HASHERS = [
 CACHES["default"]["KEY_PREFIX"] = _own(
     env.str("TEST_CACHE_PREFIX", default=f"backroom-test-{CHECKOUT}")
 )
+# Off: the suite's tests would meet each other's pages (one cache, rolled-back rows) and a list
+# read twice within seconds would not show what a test just made. tests/tournaments/test_page_cache.py
+# turns it on; a bench's children set it from the environment.
+PAGE_CACHE_SECONDS = env.float("PAGE_CACHE_SECONDS", default=0.0)
+# Off for the same reason (a test that deactivates an account by a queryset update would meet a
+# token kept from before); tests/api/test_token_cache.py and test_settled_reads.py turn them on.
+TOKEN_CACHE_SECONDS = env.float("TOKEN_CACHE_SECONDS", default=0.0)
+SETTLED_READS_SECONDS = env.float("SETTLED_READS_SECONDS", default=0.0)
 # Bots' unpacked sources and uploads: a folder per xdist worker (the e2e workers get the same).
 MEDIA_ROOT = env.str(
     "MEDIA_ROOT", default=str(BASE_DIR / "var" / "test-media" / (XDIST_WORKER or "main"))

@@ -1,0 +1,208 @@
+"""The busiest anonymous reads, kept for a couple of seconds in the cache (Redis).
+
+Home, the site's match list, a ladder's page and the API's match list are what visitors read
+most, and rendering them (Django's ORM, the template or the serializer) costs several times
+what serving stored bytes does (docs/scaling.md, Web cost). A response to an anonymous GET of
+one of them is kept ``settings.PAGE_CACHE_SECONDS`` (2 s by default; 0 turns this off) and
+served whole to the next anonymous GET of the same URL, before sessions, authentication,
+CSRF or messages are looked at.
+
+Three rules keep it honest:
+
+* **Anonymous only.** A request with a session cookie, or a messages cookie (a site page), or
+  an ``Authorization`` header (the API) is never served from here nor stored: what a logged-in
+  user sees (their private bots, their smoke matches, their challenge button) is never in a
+  shared entry. Anything the stack answers with a cookie, a
+  status other than 200 or a ``Cache-Control`` of its own is not stored either.
+* **Nothing that became hidden is served.** Every entry is stored with the *visibility
+  generation* it was rendered under, and a write that can hide something (a bot made private
+  or renamed, a bot, version, match or seat deleted, an account changed) sets a new
+  generation once it commits (``hidden_changed``, connected to the models' signals in
+  ``connect``): an entry of an older generation is a miss. The generation is read in the same
+  round trip as the entry. A page rendered from rows read before such a commit is stored under
+  the generation read before it, so it is never served after the bump.
+* **Live pages go stale by ``PAGE_CACHE_SECONDS`` at most**: the entry's own expiry in Redis.
+  A status, a result, a new match or a seed that opens (a deal once over stays over,
+  ``visibility.deal_over``) shows after that long.
+
+When Redis is away the page is rendered as if nothing were cached (``read_cache``'s rule: slower,
+never unavailable); a generation that could not be set is logged, and the entries it should
+have retired expire within ``PAGE_CACHE_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.messages.storage.cookie import CookieStorage
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Model
+from django.db.models.signals import post_delete, post_save
+from django.http import HttpRequest, HttpResponse
+
+from tournaments.play.models import Bot, BotVersion, Match, Seat
+from tournaments.play.read_cache import CACHE_DOWN
+
+log = logging.getLogger(__name__)
+
+VERSION = 1
+"""Bump when what a stored entry holds changes shape."""
+GENERATION = "pages:generation"
+"""The key of the current visibility generation (a random token; absent until the first bump)."""
+
+SITE_PAGES = re.compile(r"^/(?:matches/|ladders/\d{1,18}/)?$")
+"""Home, the match list and a ladder's page (its standings and latest matches)."""
+API_LISTS = re.compile(r"^/api/matches/$")
+"""The API's match list."""
+
+API_AUTHENTICATION = (
+    "tournaments.site.api.authentication.NamedTokenAuthentication",
+    "rest_framework.authentication.SessionAuthentication",
+)
+"""How the API knows its callers (settings.REST_FRAMEWORK): an ``Authorization`` header or the
+session cookie, which ``entry_key`` looks for. A test holds the settings to this list."""
+
+SAID = "X-Page-Cache"
+"""The response header saying whether an anonymous read was served from here (``hit``) or
+rendered and stored (``miss``); absent when the page is not cached (`bench endpoints` counts it)."""
+
+KEPT_HEADERS = frozenset({"cache-control", "set-cookie"})
+"""A response with one of these was not meant to be shared: it is not stored."""
+
+
+def seconds() -> float:
+    return float(getattr(settings, "PAGE_CACHE_SECONDS", 2.0))
+
+
+def entry_key(request: HttpRequest) -> str | None:
+    """The entry ``request`` would be served from, or None if it must reach the views.
+
+    The key names everything the response depends on for an anonymous caller: scheme, host (the
+    API writes absolute ``next`` links), path and query string as sent, and for the API the
+    ``Accept`` header (JSON or the browsable page).
+    """
+    if request.method != "GET" or seconds() <= 0:
+        return None
+    path = request.path_info
+    cookies = request.COOKIES
+    if settings.SESSION_COOKIE_NAME in cookies:
+        return None
+    if SITE_PAGES.match(path):
+        # The message cookie holds notes for this visitor alone ("Logged out", ...).
+        if CookieStorage.cookie_name in cookies:
+            return None
+        accept = ""
+    elif API_LISTS.match(path):
+        if "HTTP_AUTHORIZATION" in request.META:
+            return None
+        accept = request.META.get("HTTP_ACCEPT", "")
+    else:
+        return None
+    named = "\n".join(
+        [
+            request.scheme or "",
+            request.META.get("HTTP_HOST", ""),
+            path,
+            request.META.get("QUERY_STRING", ""),
+            accept,
+        ]
+    )
+    return f"pages:{VERSION}:{hashlib.sha256(named.encode()).hexdigest()}"
+
+
+def storable(response: HttpResponse) -> bool:
+    return (
+        response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        and not any(header.lower() in KEPT_HEADERS for header in response.headers)
+    )
+
+
+class AnonymousPageCache:
+    """The middleware: serve or store a whole response (see the module's docstring).
+
+    It sits before the session, authentication, CSRF and messages middleware, so a served entry
+    costs none of them, and after the security and query-string checks, which every response
+    passes, stored or not. What the middleware inside it adds (the CSP, framing and ``Vary``
+    headers) is stored with the response.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        key = entry_key(request)
+        if key is None:
+            return self.get_response(request)
+        found: dict[str, Any] = {}
+        try:
+            found = cache.get_many([GENERATION, key])
+        except CACHE_DOWN as exc:
+            log.warning("page cache unavailable, rendering %s: %s", request.path, exc)
+            return self.get_response(request)
+        generation = found.get(GENERATION)
+        entry = found.get(key)
+        if entry is not None and entry[0] == generation:
+            _, status, headers, content = entry
+            return HttpResponse(content, status=status, headers={**headers, SAID: "hit"})
+        response = self.get_response(request)
+        if storable(response):
+            headers = dict(response.headers.items())
+            response[SAID] = "miss"
+            try:
+                cache.set(
+                    key, (generation, response.status_code, headers, response.content), seconds()
+                )
+            except CACHE_DOWN as exc:
+                log.warning("page cache unavailable, not keeping %s: %s", request.path, exc)
+        return response
+
+
+def bump() -> None:
+    """A new visibility generation: every entry stored before is a miss from now on."""
+    try:
+        cache.set(GENERATION, secrets.token_hex(8), None)
+    except CACHE_DOWN as exc:
+        log.warning("page cache: no new generation (entries expire in %s s): %s", seconds(), exc)
+
+
+def hidden_changed(**_: Any) -> None:
+    """Once the write commits (at once outside a transaction): a new generation."""
+    transaction.on_commit(bump, robust=True)
+
+
+ACCOUNT_SHOWN = frozenset({"username", "is_active"})
+"""What of an account a page shows or depends on: a login (last_login) or a new password does not
+change a page."""
+
+
+def _saved(sender: Any, created: bool = False, update_fields: Any = None, **_: Any) -> None:
+    if created:  # a new row hides nothing
+        return
+    if sender is not Bot and update_fields is not None and not ACCOUNT_SHOWN & set(update_fields):
+        return
+    hidden_changed()
+
+
+def connect() -> None:
+    """Bump the generation on every write that can hide what a cached page shows: a bot's
+    privacy or name (any change of a bot), an account's name or state, and the deletion of a
+    bot, a version, a match, a seat or an account. Match and seat saves (statuses, results) are
+    left to the expiry: they reveal, never hide."""
+    saved: list[type[Model]] = [Bot, get_user_model()]
+    deleted: list[type[Model]] = [Bot, BotVersion, Match, Seat, get_user_model()]
+    for model in saved:
+        post_save.connect(_saved, sender=model, dispatch_uid=f"page cache: {model.__name__} saved")
+    for model in deleted:
+        post_delete.connect(
+            hidden_changed, sender=model, dispatch_uid=f"page cache: {model.__name__} deleted"
+        )
