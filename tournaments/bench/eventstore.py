@@ -20,6 +20,7 @@ from django.db import connection, connections
 
 from replays import store
 from replays.store import NewEvent, copy_row, copy_stream
+from tournaments.bench.backend import backend_pid
 from tournaments.bench.endpoints import run_seconds
 
 SCRATCH = "replays_event_bench_scratch"
@@ -47,16 +48,6 @@ def encoded_rows(stream: uuid.UUID, events: list[NewEvent], first_version: int =
     """The rows append() would write, encoded beforehand so that raw COPY times only the COPY."""
     encoded = copy_stream(stream)
     return [copy_row(encoded, v, ev) for v, ev in enumerate(events, start=first_version)]
-
-
-def backend_pid() -> int:
-    """The pid of this process's Postgres backend (Postgres on this host: its CPU is read
-    from /proc)."""
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_backend_pid()")
-        row = cur.fetchone()
-    assert row is not None
-    return int(row[0])
 
 
 @contextmanager

@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from replays import store
+from tournaments.bench.backend import backend_pid
 from tournaments.bench.endpoints import run_seconds
-from tournaments.bench.eventstore import backend_pid
 from tournaments.play import scheduler, services
 from tournaments.play.models import Match
 

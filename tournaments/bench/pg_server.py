@@ -34,8 +34,9 @@ from typing import Any
 
 from django.db import connection
 
+from tournaments.bench.backend import backend_pid
 from tournaments.bench.children import delete_queues, routed_to
-from tournaments.bench.eventstore import backend_pid, bench_database
+from tournaments.bench.eventstore import bench_database
 from tournaments.bench.scale import BenchWorker, worker_env
 
 GAME = "brexit"
