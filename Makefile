@@ -67,10 +67,11 @@ deploy-check: install
 # 64 s untraced, 167 s traced, 2026-12-02); the floor still holds without them.
 COVERAGE_FLOOR := 89
 
-# pytest-xdist: this many processes (2 cores; the process tests mostly wait on workers and beats).
-# --dist loadgroup keeps each module that starts processes on one worker, costliest first
-# (tests/conftest.py). Lint runs meanwhile, into var/lint.log; the target fails if either did.
-PYTEST_WORKERS ?= 3
+# pytest-xdist: this many processes on the 2 cores. --dist loadgroup keeps each module that starts
+# processes on one worker and sends those groups first (xdist orders units by their size); they
+# mostly wait on workers, beats and servers (about 0.2 of a core each), so a 4th process keeps
+# the cores busy meanwhile. Lint runs alongside, into var/lint.log; the target fails if either did.
+PYTEST_WORKERS ?= 4
 PYTEST_XDIST = -n $(PYTEST_WORKERS) --dist loadgroup --durations=40
 
 test: install services sandbox browser isolation-tools
