@@ -60,8 +60,9 @@ def test_the_documented_loop_then_what_scripts_see(server: str, tmp_path: Path) 
     said = re.fullmatch(r"bot (\d+) version 1 \(bot\.py\): ready\n", doc(upload))
     assert said, "upload --wait"
     found["BOT_ID"] = said[1]
-    said = re.match(r"match ([0-9a-f-]{36}): queued\nwatch it live: (\S+)\n", doc(challenge))
-    assert said, "challenge"
+    out = doc(challenge)
+    said = re.match(r"match ([0-9a-f-]{36}): (?:queued|running)\nwatch it live: (\S+)\n", out)
+    assert said, ("challenge", out)
     found["MATCH_ID"] = said[1]
     assert said[2] == f"{server}/matches/{said[1]}/"
 

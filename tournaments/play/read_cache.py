@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.core.cache import cache
@@ -52,7 +53,17 @@ TIMEOUT = 24 * 3600
 """Seconds a value stays: only so that a replay nobody reads any more leaves the cache."""
 
 
-def _prefix(match: Match) -> str:
+@dataclass(frozen=True)
+class Keyed:
+    """What a key names of a match: its id and its game. A reader that has only these (the
+    settled reads' header) keys by it instead of making a Match row, which only the lifecycle
+    makes."""
+
+    pk: Any
+    game: str
+
+
+def _prefix(match: Match | Keyed) -> str:
     """What every key starts with: this module's version and the game's engine version, so a
     release whose rules fold the same events differently reads none of the old values."""
     return f"replay:{VERSION}:{get(match.game).rules.engine_version}:{match.pk}"
@@ -64,11 +75,11 @@ def _sight_key(sight: Sight) -> str:
     return f"c{cards}-l{logs}-e{int(sight.reads_error)}-s{int(sight.seed)}"
 
 
-def state_key(match: Match, step: int, view: View) -> str:
+def state_key(match: Match | Keyed, step: int, view: View) -> str:
     return f"{_prefix(match)}:state:{step}:{view.name}"
 
 
-def board_key(match: Match, step: int, view: View) -> str:
+def board_key(match: Match | Keyed, step: int, view: View) -> str:
     return f"{_prefix(match)}:board:{step}:{view.name}"
 
 
@@ -76,11 +87,11 @@ def labels_key(match: Match, seats: int) -> str:
     return f"{_prefix(match)}:labels:{seats}"
 
 
-def events_key(match: Match, sight: Sight, block: int) -> str:
+def events_key(match: Match | Keyed, sight: Sight, block: int) -> str:
     return f"{_prefix(match)}:events:{block}:{_sight_key(sight)}"
 
 
-def log_key(match: Match, sight: Sight) -> str:
+def log_key(match: Match | Keyed, sight: Sight) -> str:
     return f"{_prefix(match)}:log:{_sight_key(sight)}"
 
 

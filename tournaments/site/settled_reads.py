@@ -50,7 +50,6 @@ from rest_framework.settings import api_settings
 
 from games.engine.registry import GAMES, get
 from tournaments.play import read_cache, selectors, visibility
-from tournaments.play.models import Match
 from tournaments.play.read_cache import CACHE_DOWN
 from tournaments.site import page_cache
 from tournaments.site.api import token_cache
@@ -292,7 +291,7 @@ def state_from_replay_cache(
         view = visibility.parse_view(asked.get("view"), header.seats)
     except visibility.BadView:
         return None
-    key = read_cache.state_key(Match(pk=match_id, game=header.game), step, view)
+    key = read_cache.state_key(read_cache.Keyed(match_id, header.game), step, view)
     try:
         state = cache.get(key)
     except CACHE_DOWN:
@@ -342,7 +341,7 @@ def events_from_replay_cache(
     limit = selectors.EVENTS_PAGE_SIZE if texts["limit"] is None else int(texts["limit"])
     if not 1 <= limit <= selectors.EVENTS_PAGE_MAX:
         return None
-    match = Match(pk=match_id, game=header.game)
+    match = read_cache.Keyed(match_id, header.game)
     # As selectors._events_page cuts a page from the blocks it spans.
     last = min(after + limit + 1, header.last_version)
     events: list[dict[str, Any]] = []
