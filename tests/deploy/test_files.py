@@ -177,6 +177,9 @@ def test_the_images_collectstatic_step_runs_here(collected_static: Path) -> None
     assert command[-4:] == ["collectstatic", "--no-input", "--verbosity", "0"]
     assert (collected_static / "staticfiles.json").exists()  # the manifest whitenoise serves from
     assert list(collected_static.glob("admin/css/base.*.css"))
+    # Served compressed, but not the source maps only developer tools fetch (settings/base.py).
+    assert list(collected_static.glob("admin/css/base.*.css.br"))
+    assert list(collected_static.rglob("*.map")) and not list(collected_static.rglob("*.map.*"))
 
 
 def test_the_build_context_leaves_local_state_out() -> None:
