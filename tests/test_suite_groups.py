@@ -39,3 +39,13 @@ def test_loadgroup_runs_a_group_on_one_worker(tmp_path: Path) -> None:
     workers = set(re.findall(r"\[(gw\d+)\] \[\s*\d+%\] PASSED", done.stdout))
     assert len(re.findall(r"PASSED", done.stdout)) == 8
     assert len(workers) == 1, done.stdout[-2000:]
+
+
+def test_hypothesis_is_never_timed_and_ci_draws_the_same_examples() -> None:
+    from hypothesis import HealthCheck, settings
+
+    # A deadline or the too-slow check fails a test for the machine's load, not for a change.
+    assert settings.default.deadline is None
+    assert HealthCheck.too_slow in settings.default.suppress_health_check
+    assert settings.default.derandomize == bool(os.environ.get("CI"))
+    assert 'export CI="${CI:-1}"' in (Path(__file__).parents[1] / ".ci" / "run").read_text()
