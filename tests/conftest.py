@@ -25,17 +25,18 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["tests.support.processes"]
+pytest_plugins = ["tests.support.processes", "tests.support.database"]
 
 # No run of the suite times hypothesis (a timing check is a flake on a shared machine: a fresh
 # clone failed "input generation is slow" on one 3 s draw under load, and the README's rule is
 # no timing in tests); the examples are the same and all run. CI (`.ci/run` sets CI) explores the
 # same examples on every run, so that a red build always means a change broke something;
 # developers' runs keep exploring new ones.
-UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
-settings.register_profile("untimed", **UNTIMED)
-settings.register_profile("ci", derandomize=True, print_blob=True, **UNTIMED)
-settings.load_profile("ci" if os.environ.get("CI") else "untimed")
+settings.register_profile("untimed", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "ci", parent=settings.get_profile("untimed"), derandomize=True, print_blob=True
+)
+settings.load_profile("ci" if "CI" in os.environ else "untimed")
 
 # Fixtures that start platform processes or services of a test's own.
 PROCESS_FIXTURES = {

@@ -4,6 +4,7 @@ that starts the platform's processes, which tests/conftest.py groups, ran on sev
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -45,7 +46,54 @@ def test_hypothesis_is_never_timed_and_ci_draws_the_same_examples() -> None:
     from hypothesis import HealthCheck, settings
 
     # A deadline or the too-slow check fails a test for the machine's load, not for a change.
-    assert settings.default.deadline is None
-    assert HealthCheck.too_slow in settings.default.suppress_health_check
-    assert settings.default.derandomize == bool(os.environ.get("CI"))
+    current = settings()
+    assert current.deadline is None
+    assert HealthCheck.too_slow in current.suppress_health_check
+    assert current.derandomize == ("CI" in os.environ)
     assert 'export CI="${CI:-1}"' in (Path(__file__).parents[1] / ".ci" / "run").read_text()
+
+
+CLONED = """
+import json
+import os
+
+from django.db import connection
+
+
+def test_{name}(db):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM django_migrations")
+        (applied,) = cursor.fetchone()
+        cursor.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", ["{base}%"])
+        names = sorted(n for (n,) in cursor.fetchall())
+    with open(os.environ["SEEN"], "a") as seen:  # xdist's workers' output is not shown
+        seen.write(json.dumps([connection.settings_dict["NAME"], applied, names]) + "\\n")
+"""
+
+
+def test_each_worker_has_a_migrated_clone_and_the_run_leaves_no_template(
+    tmp_path: Path, db: None
+) -> None:
+    base = f"test_tpl_{os.getpid()}"
+    for name in ("a", "b", "c", "d"):
+        (tmp_path / f"test_{name}.py").write_text(CLONED.format(name=name, base=base))
+    (tmp_path / "none.ini").write_text("[pytest]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "xdist", "-p", "pytest_django.plugin",
+         "-p", "tests.support.database", "-n", "2", "-p", "no:cacheprovider",
+         "-c", str(tmp_path / "none.ini"), str(tmp_path)],
+        capture_output=True, text=True, timeout=240, cwd=Path(__file__).parents[1],
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "TEST_DATABASE_NAME": base,
+             "DJANGO_SETTINGS_MODULE": "config.settings.test", "SEEN": str(tmp_path / "seen")},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    seen = [json.loads(line) for line in (tmp_path / "seen").read_text().splitlines()]
+    assert len(seen) == 4 and {name for name, _, _ in seen} == {f"{base}_gw0", f"{base}_gw1"}
+    # Every migration applied in each clone, which the run's one template held meanwhile.
+    assert len({applied for _, applied, _ in seen}) == 1 and seen[0][1] > 30
+    assert all(any(n.startswith(f"{base}_template_") for n in names) for _, _, names in seen)
+    from django.db import connection
+
+    with connection.cursor() as cursor:  # and the run dropped them all
+        cursor.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", [f"{base}%"])
+        assert cursor.fetchall() == []
