@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import psycopg
 import pytest
@@ -51,6 +52,18 @@ def _rows(partition: str) -> int:
     with connection.cursor() as cur:
         cur.execute(f"SELECT count(*) FROM {partition}")  # noqa: S608 (a partition's name)
         return int(cur.fetchone()[0])
+
+
+def _session() -> psycopg.Connection[tuple[Any, ...]]:
+    """A session of its own on the test database (autocommit), beside the test's transaction."""
+    settings = connection.settings_dict
+    return psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"],
+        user=settings["USER"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    )
 
 
 def _refused(sql: str, *, compacting: bool, match: str = "append-only") -> None:
@@ -160,14 +173,7 @@ def test_a_partition_is_not_emptied_while_a_reader_holds_a_snapshot_older_than_i
     archive.compact_many([stream], archive.train("test", [archive.hot_rows(stream)]), keep_hot=True)
     with connection.cursor() as cur:
         cur.execute("SET LOCAL backroom.allow_event_truncate = 'off'")
-    settings = connection.settings_dict
-    with psycopg.connect(
-        host=settings["HOST"],
-        port=settings["PORT"],
-        user=settings["USER"],
-        dbname=settings["NAME"],
-        autocommit=True,
-    ) as reader:
+    with _session() as reader:
         # Its snapshot is taken before the archive commits (this test's transaction never does).
         reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         reader.execute("SELECT 1")
@@ -181,14 +187,7 @@ def test_a_partition_is_not_emptied_while_a_reader_holds_a_snapshot_older_than_i
 
 def _detach_concurrently(partition: str) -> None:
     """From a session of its own: it cannot run inside a transaction."""
-    settings = connection.settings_dict
-    with psycopg.connect(
-        host=settings["HOST"],
-        port=settings["PORT"],
-        user=settings["USER"],
-        dbname=settings["NAME"],
-        autocommit=True,
-    ) as other:
+    with _session() as other:
         other.execute("SET lock_timeout = '10s'")
         other.execute(f"ALTER TABLE replays_event DETACH PARTITION {partition} CONCURRENTLY")
 
