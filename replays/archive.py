@@ -251,13 +251,37 @@ def hot_rows(stream_id: uuid.UUID) -> list[Row]:
         return [(p, e, v, t, s, pl, m, int(at)) for p, e, v, t, s, pl, m, at in cur.fetchall()]
 
 
-def _hot_rows_of(stream_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, list[Row]]:
+def _hot_rows_of(
+    stream_ids: Sequence[uuid.UUID], query: str = _HOT_ROWS_OF
+) -> dict[uuid.UUID, list[Row]]:
+    """The streams' hot rows by stream, in version order, as ``query`` selects them (a stream
+    id, then a Row's columns)."""
     found: dict[uuid.UUID, list[Row]] = {stream: [] for stream in stream_ids}
     with connection.cursor() as cur:
-        cur.execute(_HOT_ROWS_OF, [list(stream_ids)])
+        cur.execute(query, [list(stream_ids)])
         for stream, p, e, v, t, sv, pl, m, at in cur.fetchall():
             found[stream].append((p, e, v, t, sv, pl, m, int(at)))
     return found
+
+
+def _check_archives(hot: dict[uuid.UUID, list[Row]], where: str = "") -> None:
+    """Each stream's stored archive, decoded as a reader decodes it, gives exactly its rows in
+    ``hot``, event by event, from their first version to the archive's end; ArchiveError
+    naming the first stream that has no archive or whose archive differs."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT a.stream_id, a.document, d.id, d.digest FROM replays_archive a"
+            " JOIN replays_archive_dictionary d ON d.id = a.dictionary_id"
+            " WHERE a.stream_id = ANY(%s)",
+            [list(hot)],
+        )
+        archives = {row[0]: (bytes(row[1]), row[2], row[3]) for row in cur.fetchall()}
+    for stream, rows in hot.items():
+        found = archives.get(stream)
+        if found is None:
+            raise ArchiveError(f"{where}stream {stream} has no archive")
+        if decoded(*found, rows[0][2], None) != rows:
+            raise ArchiveError(f"{where}stream {stream}'s archive differs from its hot rows")
 
 
 def compact(stream_id: uuid.UUID, using: Dictionary) -> int:
@@ -319,16 +343,10 @@ def compact_many(
                 )
                 removed = cur.rowcount
                 cur.execute("SET LOCAL backroom.compacting = off")
-            # What readers will decode: the stored documents, through the reading path.
-            cur.execute(
-                "SELECT a.stream_id, a.document, d.id, d.digest FROM replays_archive a"
-                " JOIN replays_archive_dictionary d ON d.id = a.dictionary_id"
-                " WHERE a.stream_id = ANY(%s)",
-                [list(streams)],
-            )
-            stored = {row[0]: decoded(bytes(row[1]), row[2], row[3], 1, None) for row in cur}
-        if removed != events or stored != streams:
-            raise ArchiveError("the archives do not read back as the stored rows")
+        if removed != events:
+            raise ArchiveError(f"{removed} hot rows removed for {events} archived")
+        # What readers will decode: the stored documents, through the reading path.
+        _check_archives(streams)
     return events
 
 
@@ -397,26 +415,11 @@ def verify_partition(name: str) -> int:
         with connection.cursor() as cur:
             cur.execute(_PARTITION_STREAMS.format(partition=partition), [after, RELEASE_BATCH])
             streams = [row[0] for row in cur.fetchall()]
-            if not streams:
-                return checked
-            cur.execute(_PARTITION_ROWS.format(partition=partition), [streams])
-            hot: dict[uuid.UUID, list[Row]] = {stream: [] for stream in streams}
-            for stream, p, e, v, t, sv, pl, m, at in cur.fetchall():
-                hot[stream].append((p, e, v, t, sv, pl, m, int(at)))
-            cur.execute(
-                "SELECT a.stream_id, a.document, d.id, d.digest FROM replays_archive a"
-                " JOIN replays_archive_dictionary d ON d.id = a.dictionary_id"
-                " WHERE a.stream_id = ANY(%s)",
-                [streams],
-            )
-            archives = {row[0]: (bytes(row[1]), row[2], row[3]) for row in cur.fetchall()}
-        for stream, rows in hot.items():
-            found = archives.get(stream)
-            if found is None:
-                raise ArchiveError(f"{name}: stream {stream} has no archive")
-            if decoded(*found, rows[0][2], rows[-1][2]) != rows:
-                raise ArchiveError(f"{name}: stream {stream}'s archive differs from its hot rows")
-            checked += len(rows)
+        if not streams:
+            return checked
+        hot = _hot_rows_of(streams, _PARTITION_ROWS.format(partition=partition))
+        _check_archives(hot, f"{name}: ")
+        checked += sum(len(rows) for rows in hot.values())
         after = streams[-1]
 
 

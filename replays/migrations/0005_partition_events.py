@@ -34,8 +34,16 @@ its triggers exist, so that moving them projects nothing again.
 
 from django.db import migrations, models
 
+# Every partition's guard on TRUNCATE (``%I``: the partition), made by ``add_partition`` and
+# for the default partition.
+_RELEASE_TRIGGER = (
+    "CREATE TRIGGER replays_event_release_partition BEFORE TRUNCATE ON %I"
+    " FOR EACH STATEMENT EXECUTE FUNCTION replays_event_release_partition()"
+)
+
 # ``stream_bound``: the smallest UUIDv7 of a moment (its millisecond, then zeros).
-FUNCTIONS = r"""
+FUNCTIONS = (
+    r"""
 CREATE FUNCTION replays_event_stream_bound(at timestamptz) RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT (lpad(to_hex(floor(extract(epoch FROM at) * 1000)::bigint), 12, '0')
@@ -81,8 +89,7 @@ BEGIN
         partition_name,
         replays_event_stream_bound(first_day::timestamp AT TIME ZONE 'UTC'),
         replays_event_stream_bound((first_day + interval '1 month')::timestamp AT TIME ZONE 'UTC'));
-    EXECUTE format('CREATE TRIGGER replays_event_release_partition BEFORE TRUNCATE ON %I'
-                   ' FOR EACH STATEMENT EXECUTE FUNCTION replays_event_release_partition()', partition_name);
+    EXECUTE format('""" + _RELEASE_TRIGGER + r"""', partition_name);
     RETURN partition_name;
 END $$;
 
@@ -111,6 +118,7 @@ BEGIN
     END LOOP;
 END $$;
 """
+)
 
 # The other apps' triggers and indexes on the table (the results' projection, the ratings'
 # index of finished events) are recreated from their definitions as they stand.
@@ -170,8 +178,7 @@ BEGIN
     + f"    {_LIKE} PARTITION BY RANGE (stream_id);"
     + r"""
     CREATE TABLE replays_event_default PARTITION OF replays_event_new DEFAULT;
-    CREATE TRIGGER replays_event_release_partition BEFORE TRUNCATE ON replays_event_default
-        FOR EACH STATEMENT EXECUTE FUNCTION replays_event_release_partition();
+    EXECUTE format('""" + _RELEASE_TRIGGER + r"""', 'replays_event_default');
     -- Partitions for the months the stored streams were made in (UUIDv7 ids only).
     ALTER TABLE replays_event_new RENAME TO replays_event;
     FOR month IN

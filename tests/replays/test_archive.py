@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection, transaction
 
 from replays import archive, store
 from replays.store import ConcurrencyError, NewEvent
 from tests.factories import counted_events
-from tests.support.processes import wait_until
+from tests.support.reads import reading_meanwhile
 
 pytestmark = pytest.mark.django_db
 
@@ -169,32 +168,10 @@ def test_a_document_that_does_not_decode_to_the_rows_removes_nothing(
 def test_a_stream_read_while_it_is_compacted_reads_the_same_every_time() -> None:
     using = _dictionary()
     stream = _stream(300)
-    before = store.read(stream)
-    compacted = threading.Event()
-    reads: list[bool] = []
-    errors: list[BaseException] = []
-
-    def reader() -> None:
-        try:
-            # Reads before, during and after the compaction's transaction commits.
-            while not compacted.is_set() or len(reads) < 5:
-                reads.append(store.read(stream) == before)
-                reads.append(store.read(stream, from_version=100, to_version=149) == before[99:149])
-        except BaseException as exc:  # handed to the test, in its own thread
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    thread = threading.Thread(target=reader)
-    thread.start()
-    try:
-        wait_until(lambda: len(reads) >= 4, 60.0, "the reader's first reads")
+    # Reads before, during and after the compaction's transaction commits.
+    with reading_meanwhile(stream, store.read(stream), (100, 149), at_least=5) as reads:
         archive.compact(stream, using)
         assert _hot_count(stream) == 0
-    finally:
-        compacted.set()
-        thread.join(60)
-    assert not errors
     assert reads and all(reads)
 
 

@@ -1,10 +1,12 @@
 """The events table's partitions: a month of match ids each, made ahead of time, and emptied
-whole only through the archive, once every row of theirs is archived."""
+whole only through the archive, once every row of theirs is archived; never dropped while
+attached, nor detached while holding an event no archive covers."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import psycopg
 import pytest
@@ -52,6 +54,18 @@ def _rows(partition: str) -> int:
         return int(cur.fetchone()[0])
 
 
+def _session() -> psycopg.Connection[tuple[Any, ...]]:
+    """A session of its own on the test database (autocommit), beside the test's transaction."""
+    settings = connection.settings_dict
+    return psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"],
+        user=settings["USER"],
+        dbname=settings["NAME"],
+        autocommit=True,
+    )
+
+
 def _refused(sql: str, *, compacting: bool, match: str = "append-only") -> None:
     with pytest.raises(Exception, match=match), transaction.atomic(), connection.cursor() as cur:
         cur.execute("SET LOCAL backroom.allow_event_truncate = 'off'")
@@ -92,8 +106,9 @@ def test_the_coming_months_partitions_are_made_ahead_once() -> None:
 def test_beat_makes_a_missing_coming_month_every_hour() -> None:
     *_, coming, default = partitions.partitions()
     assert default == partitions.DEFAULT and coming > partitions.name_of(datetime.now(UTC))
-    with connection.cursor() as cur:
-        cur.execute(f"DROP TABLE {coming}")  # empty: no match is made in that month yet
+    with connection.cursor() as cur:  # empty: no match is made in that month yet
+        cur.execute(f"ALTER TABLE replays_event DETACH PARTITION {coming}")
+        cur.execute(f"DROP TABLE {coming}")
     entry = queues.BEAT_SCHEDULE["add-event-partitions"]
     assert entry == {"task": queues.ADD_EVENT_PARTITIONS, "schedule": 3600.0}
     assert tasks.add_event_partitions() == [coming]
@@ -158,14 +173,7 @@ def test_a_partition_is_not_emptied_while_a_reader_holds_a_snapshot_older_than_i
     archive.compact_many([stream], archive.train("test", [archive.hot_rows(stream)]), keep_hot=True)
     with connection.cursor() as cur:
         cur.execute("SET LOCAL backroom.allow_event_truncate = 'off'")
-    settings = connection.settings_dict
-    with psycopg.connect(
-        host=settings["HOST"],
-        port=settings["PORT"],
-        user=settings["USER"],
-        dbname=settings["NAME"],
-        autocommit=True,
-    ) as reader:
+    with _session() as reader:
         # Its snapshot is taken before the archive commits (this test's transaction never does).
         reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         reader.execute("SELECT 1")
@@ -175,3 +183,60 @@ def test_a_partition_is_not_emptied_while_a_reader_holds_a_snapshot_older_than_i
         reader.execute("COMMIT")
     assert archive.release_partition(past, wait_seconds=0.3) == 40
     assert _rows(past) == 0 and store.read(stream) == before
+
+
+def _detach_concurrently(partition: str) -> None:
+    """From a session of its own: it cannot run inside a transaction."""
+    with _session() as other:
+        other.execute("SET lock_timeout = '10s'")
+        other.execute(f"ALTER TABLE replays_event DETACH PARTITION {partition} CONCURRENTLY")
+
+
+def test_a_partition_holding_unarchived_events_is_neither_dropped_nor_detached() -> None:
+    # Its first half commits before any check could refuse it: Postgres itself refuses it while
+    # the table has a default partition, and that one is never detached (below).
+    current = partitions.name_of(datetime.now(UTC))
+    with pytest.raises(psycopg.errors.ObjectNotInPrerequisiteState, match="default partition"):
+        _detach_concurrently(current)
+    assert current in partitions.partitions()
+    past = _month_partition(PAST)
+    stream = _stream(uuid7_at(PAST))
+    before = store.read(stream)
+    detach = f"ALTER TABLE replays_event DETACH PARTITION {past}"
+    _refused(f"DROP TABLE {past}", compacting=True, match=f"DROP of its partition public.{past}")
+    _refused("DROP TABLE replays_event CASCADE", compacting=True, match=f"public.{past}")
+    _refused(detach, compacting=True, match=f"holds {stream}#1, which no archive covers")
+    _refused(f"TRUNCATE {past}", compacting=True, match="which no archive covers")
+    _refused("TRUNCATE replays_event", compacting=True, match="TRUNCATE is not allowed")
+    _refused(
+        f"ALTER TABLE replays_event DETACH PARTITION {partitions.DEFAULT}",
+        compacting=False,
+        match="keeps its default partition",
+    )
+    assert _rows(past) == 40 and store.read(stream) == before
+
+    # Archived, verified and emptied by the archive: then it may go, and its events stay.
+    archive.compact_many([stream], archive.train("test", [archive.hot_rows(stream)]), keep_hot=True)
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL backroom.allow_event_truncate = 'off'")
+    assert archive.release_partition(past) == 40
+    _refused(f"DROP TABLE {past}", compacting=False, match="Detach it first")
+    with connection.cursor() as cur:
+        cur.execute(detach)
+        cur.execute(f"DROP TABLE {past}")
+    assert past not in partitions.partitions() and store.read(stream) == before
+
+
+def test_a_partition_archived_but_not_emptied_may_be_detached() -> None:
+    past = _month_partition(PAST)
+    stream = _stream(uuid7_at(PAST))
+    using = archive.train("test", [archive.hot_rows(stream)])
+    archive.compact_many([stream], using, keep_hot=True)
+    late = _stream(uuid7_at(PAST), 3)
+    detach = f"ALTER TABLE replays_event DETACH PARTITION {past}"
+    _refused(detach, compacting=False, match=f"holds {late}#1, which no archive covers")
+    archive.compact_many([late], using, keep_hot=True)
+    with connection.cursor() as cur:
+        cur.execute(detach)
+    assert past not in partitions.partitions() and _rows(past) == 43
+    assert [len(store.read(s)) for s in (stream, late)] == [40, 3]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -13,7 +12,7 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, connections
+from django.db import connection
 from django.test import Client
 
 from replays import archive, feed, partitions, snapshots, store
@@ -21,6 +20,7 @@ from replays.models import FeedCheckpoint
 from tests import own_cache
 from tests.factories import uuid7_at
 from tests.support.processes import wait_until
+from tests.support.reads import reading_meanwhile
 from tests.viewer.conftest import play
 from tournaments.play import archiving
 from tournaments.play.models import Match
@@ -189,34 +189,12 @@ def test_a_match_read_while_its_partition_is_compacted_reads_the_same_every_time
     last = match.last_version
     before, page = store.read(match.pk), (last // 3, last // 3 + 99)
     assert len(before) == last
-    reads: list[bool] = []
-    errors: list[BaseException] = []
-    compacted = threading.Event()
-
-    def reader() -> None:
-        try:
-            # Reads from the hot rows, from both once archived, and from the archive alone.
-            while not compacted.is_set() or len(reads) < 10:
-                reads.append(store.read(match.pk) == before)
-                reads.append(
-                    store.read(match.pk, from_version=page[0], to_version=page[1])
-                    == before[page[0] - 1 : page[1]]
-                )
-        except BaseException as exc:  # handed to the test, in its own thread
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    thread = threading.Thread(target=reader)
-    thread.start()
-    try:
-        wait_until(lambda: len(reads) >= 4, 60.0, "the reader's first reads")
-        with _no_truncate_escape():
-            done = archiving.compact(limit=10)
-    finally:
-        compacted.set()
-        thread.join(120)
-    assert not thread.is_alive() and not errors
+    # Reads from the hot rows, from both once archived, and from the archive alone.
+    with (
+        reading_meanwhile(match.pk, before, page, at_least=10, join_seconds=120) as reads,
+        _no_truncate_escape(),
+    ):
+        done = archiving.compact(limit=10)
     assert done.matches == {game: 1} and done.released == {past: last}
     assert _hot(match) == 0 and archive.archived([match.pk]) == {match.pk}
     assert len(reads) >= 14 and all(reads)

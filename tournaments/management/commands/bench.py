@@ -216,111 +216,123 @@ BENCHES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+OPTIONS: tuple[tuple[str, Callable[[str], Any], Any, str], ...] = (
+    # flag, type, default, help (the benches it is for first)
+    ("--game", str, None, "engine: which game (brexit); match: one game (all)"),
+    ("--seats", int, 4, "engine/scale: players per game"),
+    ("--seconds", float, 3.0, "engine/match: time per measurement"),
+    ("--batches", int, 300, "eventstore: batches of 100 events"),
+    (
+        "--match-costs",
+        int,
+        200,
+        "eventstore: Brexit matches played for pg_cpu_ms_per_match (0: none)",
+    ),
+    ("--results", int, 100_000, "ratings: stored 4-player results"),
+    ("--seeds", int, 10, "convergence: simulations"),
+    ("--users", int, 50, "load: concurrent users"),
+    ("--load-seconds", float, 60.0, "load: time under web load"),
+    (
+        "--baseline-seconds",
+        float,
+        20.0,
+        "load: each quiet window (before and after) measuring match throughput",
+    ),
+    ("--web-workers", int, 2, "load: gunicorn web worker processes (deploy/Procfile: 2)"),
+    (
+        "--web-threads",
+        int,
+        1,
+        "load: gunicorn threads per web worker (deploy/Procfile: 1, sync workers)",
+    ),
+    ("--matches", int, 12, "scale: matches per side of each round"),
+    ("--archive-matches", int, 10000, "archive: matches of each game"),
+    ("--rounds", int, 3, "scale: rounds (1 vs 2 each); pgserver: rounds"),
+    ("--server-matches", int, 40, "pgserver: ladder matches played and rated per round"),
+    (
+        "--table-matches",
+        int,
+        10_000,
+        "endpoints: matches stored (filled in SQL) while the pages are read",
+    ),
+    ("--requests", int, 100, "endpoints: measured requests per endpoint"),
+    (
+        "--sizes",
+        str,
+        "10000,1000000",
+        "lists: the match table's sizes compared (comma-separated, smallest first)",
+    ),
+    ("--repeats", int, 7, "lists: reads of each page at each size"),
+    ("--pages", int, 4, "lists: pages followed by each list's next link"),
+    (
+        "--bots",
+        str,
+        "quick",
+        "scale: the built-in bot in every seat (quick: a match costs the worker seconds,"
+        " as a ladder match of uploaded bots does; random: 10 ms, which measures Postgres)",
+    ),
+    ("--workers", int, 2, "fairness, human: worker processes reading every queue (solo pool each)"),
+    (
+        "--flood",
+        int,
+        30,
+        "fairness: challenges one account sends (the cap accepts some, refuses the rest)",
+    ),
+    ("--bot-sleep", float, 0.2, "fairness: seconds the flood's sandboxed bot sleeps each decision"),
+    (
+        "--people-workers",
+        int,
+        1,
+        "human: worker processes reading only the people queue (deploy/Procfile: 1)",
+    ),
+    ("--games", int, 2, "human: games the person plays"),
+    ("--think", float, 1.5, "human: seconds the person thinks a move"),
+    ("--max-moves", int, None, "human: stop after this many moves"),
+    ("--tests", int, 1000, "sprt: simulated tests at elo0 and at elo1 each"),
+    ("--elo0", float, 0.0, "sprt: H0's Elo difference"),
+    ("--elo1", float, 20.0, "sprt: H1's Elo difference"),
+    ("--alpha", float, 0.05, "sprt: false H1 at elo0"),
+    ("--beta", float, 0.05, "sprt: false H0 at elo1"),
+    (
+        "--draw-ratio",
+        float,
+        0.03,
+        "sprt: share of equal pairs in the simulation (the twins' measured share)",
+    ),
+    ("--field", str, "greedy,greedy,greedy", "sprt: the twins' opponents, in seat order"),
+    ("--resamples", int, 200, "sprt: bootstrap resamples of the deals"),
+    ("--seed", int, 1, "sprt: everything random derives from it"),
+)
+"""The benches' options that take a value: one table, each added the same way."""
+
+SWITCHES: tuple[tuple[str, str], ...] = (
+    (
+        "--statements",
+        "pgserver: load pg_stat_statements and print the top statements (a profile)",
+    ),
+    ("--no-twins", "sprt: the simulation only, no real games"),
+    (
+        "--quick",
+        f"sprt: 200 tests a point, {QUICK_PAIRS} deals a game, 20 resamples (a test's size)",
+    ),
+    (
+        "--in-place",
+        "eventstore/archive/match/scale/fairness: write into the configured database instead of"
+        " a throwaway <name>_bench one (what it writes there stays: events are append-only)",
+    ),
+)
+"""The benches' on/off options."""
+
+
 class Command(BaseCommand):
     help = "Run a benchmark and print its figures as JSON: " + ", ".join(BENCHES)
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name", choices=sorted(BENCHES))
-        parser.add_argument(
-            "--game", default=None, help="engine: which game (brexit); match: one game (all)"
-        )
-        parser.add_argument("--seats", type=int, default=4, help="engine/scale: players per game")
-        parser.add_argument(
-            "--seconds", type=float, default=3.0, help="engine/match: time per measurement"
-        )
-        parser.add_argument(
-            "--batches", type=int, default=300, help="eventstore: batches of 100 events"
-        )
-        parser.add_argument(
-            "--match-costs",
-            type=int,
-            default=200,
-            help="eventstore: Brexit matches played for pg_cpu_ms_per_match (0: none)",
-        )
-        parser.add_argument(
-            "--results", type=int, default=100_000, help="ratings: stored 4-player results"
-        )
-        parser.add_argument("--seeds", type=int, default=10, help="convergence: simulations")
-        parser.add_argument("--users", type=int, default=50, help="load: concurrent users")
-        parser.add_argument(
-            "--load-seconds", type=float, default=60.0, help="load: time under web load"
-        )
-        parser.add_argument(
-            "--baseline-seconds",
-            type=float,
-            default=20.0,
-            help="load: each quiet window (before and after) measuring match throughput",
-        )
-        parser.add_argument(
-            "--web-workers",
-            type=int,
-            default=2,
-            help="load: gunicorn web worker processes (deploy/Procfile: 2)",
-        )
-        parser.add_argument(
-            "--web-threads",
-            type=int,
-            default=1,
-            help="load: gunicorn threads per web worker (deploy/Procfile: 1, sync workers)",
-        )
-        parser.add_argument(
-            "--matches", type=int, default=12, help="scale: matches per side of each round"
-        )
-        parser.add_argument(
-            "--archive-matches", type=int, default=10000, help="archive: matches of each game"
-        )
-        parser.add_argument(
-            "--rounds", type=int, default=3, help="scale: rounds (1 vs 2 each); pgserver: rounds"
-        )
-        parser.add_argument(
-            "--server-matches",
-            type=int,
-            default=40,
-            help="pgserver: ladder matches played and rated per round",
-        )
-        parser.add_argument(
-            "--statements",
-            action="store_true",
-            help="pgserver: load pg_stat_statements and print the top statements (a profile)",
-        )
-        parser.add_argument(
-            "--table-matches",
-            type=int,
-            default=10_000,
-            help="endpoints: matches stored (filled in SQL) while the pages are read",
-        )
-        parser.add_argument(
-            "--requests", type=int, default=100, help="endpoints: measured requests per endpoint"
-        )
-        parser.add_argument(
-            "--sizes",
-            default="10000,1000000",
-            help="lists: the match table's sizes compared (comma-separated, smallest first)",
-        )
-        parser.add_argument(
-            "--repeats", type=int, default=7, help="lists: reads of each page at each size"
-        )
-        parser.add_argument(
-            "--pages", type=int, default=4, help="lists: pages followed by each list's next link"
-        )
-        parser.add_argument(
-            "--bots",
-            default="quick",
-            help="scale: the built-in bot in every seat (quick: a match costs the worker seconds,"
-            " as a ladder match of uploaded bots does; random: 10 ms, which measures Postgres)",
-        )
-        parser.add_argument(
-            "--workers",
-            type=int,
-            default=2,
-            help="fairness, human: worker processes reading every queue (solo pool each)",
-        )
-        parser.add_argument(
-            "--flood",
-            type=int,
-            default=30,
-            help="fairness: challenges one account sends (the cap accepts some, refuses the rest)",
-        )
+        for flag, kind, default, text in OPTIONS:
+            parser.add_argument(flag, type=kind, default=default, help=text)
+        for flag, text in SWITCHES:
+            parser.add_argument(flag, action="store_true", help=text)
         parser.add_argument(
             "--kind",
             choices=["challenges", "uploads"],
@@ -328,68 +340,11 @@ class Command(BaseCommand):
             help="fairness: the flood, challenges of one account or uploads of two of one address",
         )
         parser.add_argument(
-            "--bot-sleep",
-            type=float,
-            default=0.2,
-            help="fairness: seconds the flood's sandboxed bot sleeps each decision",
-        )
-        parser.add_argument(
-            "--people-workers",
-            type=int,
-            default=1,
-            help="human: worker processes reading only the people queue (deploy/Procfile: 1)",
-        )
-        parser.add_argument("--games", type=int, default=2, help="human: games the person plays")
-        parser.add_argument(
-            "--think", type=float, default=1.5, help="human: seconds the person thinks a move"
-        )
-        parser.add_argument(
-            "--max-moves", type=int, default=None, help="human: stop after this many moves"
-        )
-        parser.add_argument(
-            "--tests", type=int, default=1000, help="sprt: simulated tests at elo0 and at elo1 each"
-        )
-        parser.add_argument("--elo0", type=float, default=0.0, help="sprt: H0's Elo difference")
-        parser.add_argument("--elo1", type=float, default=20.0, help="sprt: H1's Elo difference")
-        parser.add_argument("--alpha", type=float, default=0.05, help="sprt: false H1 at elo0")
-        parser.add_argument("--beta", type=float, default=0.05, help="sprt: false H0 at elo1")
-        parser.add_argument(
-            "--draw-ratio",
-            type=float,
-            default=0.03,
-            help="sprt: share of equal pairs in the simulation (the twins' measured share)",
-        )
-        parser.add_argument(
             "--twins",
             action="append",
             metavar="GAME:CANDIDATE:BASELINE:PAIRS",
             help="sprt: built-ins compared on duplicate and independent deals (repeatable;"
             f" default {' '.join(DEFAULT_TWINS)})",
-        )
-        parser.add_argument(
-            "--no-twins", action="store_true", help="sprt: the simulation only, no real games"
-        )
-        parser.add_argument(
-            "--field",
-            default="greedy,greedy,greedy",
-            help="sprt: the twins' opponents, in seat order",
-        )
-        parser.add_argument(
-            "--resamples", type=int, default=200, help="sprt: bootstrap resamples of the deals"
-        )
-        parser.add_argument(
-            "--seed", type=int, default=1, help="sprt: everything random derives from it"
-        )
-        parser.add_argument(
-            "--quick",
-            action="store_true",
-            help=f"sprt: 200 tests a point, {QUICK_PAIRS} deals a game, 20 resamples (a test's size)",
-        )
-        parser.add_argument(
-            "--in-place",
-            action="store_true",
-            help="eventstore/archive/match/scale/fairness: write into the configured database instead of a throwaway"
-            " <name>_bench one (what it writes there stays: events are append-only)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
