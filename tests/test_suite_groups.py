@@ -64,6 +64,8 @@ def test_{name}(db):
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM django_migrations")
         (applied,) = cursor.fetchone()
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone() == ("off",)
         cursor.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", ["{base}%"])
         names = sorted(n for (n,) in cursor.fetchall())
     with open(os.environ["SEEN"], "a") as seen:  # xdist's workers' output is not shown
