@@ -58,9 +58,11 @@ VERSION = 1
 GENERATION = "pages:generation"
 """The key of the current visibility generation (a random token; absent until the first bump)."""
 
-SITE_PAGES = re.compile(r"^/(?:matches/|ladders/\d{1,18}/)?$")
+# Paths end at ``\Z`` (``$`` matches before a final newline, ``/matches/%0A``) and ids are ASCII
+# digits (``\d`` takes any script's): the doors are exactly the URL resolver's routes.
+SITE_PAGES = re.compile(r"/(?:matches/|ladders/[0-9]{1,18}/)?\Z")
 """Home, the match list and a ladder's page (its standings and latest matches)."""
-API_LISTS = re.compile(r"^/api/matches/$")
+API_LISTS = re.compile(r"/api/matches/\Z")
 """The API's match list."""
 
 API_AUTHENTICATION = (
@@ -95,12 +97,12 @@ def entry_key(request: HttpRequest) -> str | None:
     cookies = request.COOKIES
     if settings.SESSION_COOKIE_NAME in cookies:
         return None
-    if SITE_PAGES.match(path):
+    if SITE_PAGES.fullmatch(path):
         # The message cookie holds notes for this visitor alone ("Logged out", ...).
         if CookieStorage.cookie_name in cookies:
             return None
         accept = ""
-    elif API_LISTS.match(path):
+    elif API_LISTS.fullmatch(path):
         if "HTTP_AUTHORIZATION" in request.META:
             return None
         accept = request.META.get("HTTP_ACCEPT", "")
