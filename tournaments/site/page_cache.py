@@ -20,7 +20,10 @@ Three rules keep it honest:
   generation once it commits (``hidden_changed``, connected to the models' signals in
   ``connect``): an entry of an older generation is a miss. The generation is read in the same
   round trip as the entry. A page rendered from rows read before such a commit is stored under
-  the generation read before it, so it is never served after the bump.
+  the generation read before it, so it is never served after the bump. A page rendered *after*
+  the bump from a replica (config/replica.py) may still lack the write, for as long as the
+  replica may lag: while ``FRESH`` is there (``REPLICA_READ_YOUR_WRITES_SECONDS`` from the bump)
+  such a page is served but not stored; one read from the primary is stored as ever.
 * **Live pages go stale by ``PAGE_CACHE_SECONDS`` at most**: the entry's own expiry in Redis.
   A status, a result, a new match or a seed that opens (a deal once over stays over,
   ``visibility.deal_over``) shows after that long.
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import re
 import secrets
 from collections.abc import Callable
@@ -48,6 +52,7 @@ from django.db.models import Model
 from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse
 
+from config import replica
 from tournaments.play.models import Bot, BotVersion, Match, Seat
 from tournaments.play.read_cache import CACHE_DOWN
 
@@ -57,6 +62,9 @@ VERSION = 1
 """Bump when what a stored entry holds changes shape."""
 GENERATION = "pages:generation"
 """The key of the current visibility generation (a random token; absent until the first bump)."""
+FRESH = "pages:generation:fresh"
+"""Present for ``REPLICA_READ_YOUR_WRITES_SECONDS`` after a new generation: the window in which a
+replica may not have the write that set it yet, so nothing read from a replica is stored."""
 
 # Paths end at ``\Z`` (``$`` matches before a final newline, ``/matches/%0A``) and ids are ASCII
 # digits (``\d`` takes any script's): the doors are exactly the URL resolver's routes.
@@ -120,6 +128,13 @@ def entry_key(request: HttpRequest) -> str | None:
     return f"pages:{VERSION}:{hashlib.sha256(named.encode()).hexdigest()}"
 
 
+def keepable(found: dict[str, Any]) -> bool:
+    """Whether what this request rendered may be stored, given the keys read before it
+    (``found``, holding ``FRESH`` if it was there): not if the replica served any of it within
+    the window after a new generation."""
+    return FRESH not in found or not replica.served_by_replica()
+
+
 def storable(response: HttpResponse) -> bool:
     return (
         response.status_code == 200
@@ -147,7 +162,7 @@ class AnonymousPageCache:
             return self.get_response(request)
         found: dict[str, Any] = {}
         try:
-            found = cache.get_many([GENERATION, key])
+            found = cache.get_many([GENERATION, FRESH, key])
         except CACHE_DOWN as exc:
             log.warning("page cache unavailable, rendering %s: %s", request.path, exc)
             return self.get_response(request)
@@ -157,7 +172,7 @@ class AnonymousPageCache:
             _, status, headers, content = entry
             return HttpResponse(content, status=status, headers={**headers, SAID: "hit"})
         response = self.get_response(request)
-        if storable(response):
+        if storable(response) and keepable(found):
             headers = dict(response.headers.items())
             response[SAID] = "miss"
             try:
@@ -170,8 +185,12 @@ class AnonymousPageCache:
 
 
 def bump() -> None:
-    """A new visibility generation: every entry stored before is a miss from now on."""
+    """A new visibility generation: every entry stored before is a miss from now on. ``FRESH``
+    is set first, so that no request reads the new generation without it."""
+    window = math.ceil(float(getattr(settings, "REPLICA_READ_YOUR_WRITES_SECONDS", 0)))
     try:
+        if window > 0:
+            cache.set(FRESH, 1, window)
         cache.set(GENERATION, secrets.token_hex(8), None)
     except CACHE_DOWN as exc:
         log.warning("page cache: no new generation (entries expire in %s s): %s", seconds(), exc)

@@ -26,6 +26,8 @@ checked on every request, before an entry is read:
   (``page_cache.GENERATION``), read in the same round trip: a write that can hide something (a
   bot made private or renamed, a match, seat or bot deleted, an account renamed or deactivated)
   sets a new one once it commits, and everything stored before is a miss from the next request.
+  Within ``REPLICA_READ_YOUR_WRITES_SECONDS`` of it (``page_cache.FRESH``) a read the replica
+  answered (it may lack that write) is served but neither it nor the header is stored.
 
 Every key names the release (``release``: the replay cache's version and the games' engine
 versions), so bytes folded by older rules are never served. When Redis is away the read is rendered
@@ -201,6 +203,7 @@ class SettledReads:
         names = [page_cache.GENERATION, header_key(match_id), entry_key(request, match_id)]
         if token is not None:
             names += [token_cache.GENERATION, token_cache.key_for(token)]
+        names.append(page_cache.FRESH)
         try:
             kept = cache.get_many(names)
         except CACHE_DOWN as exc:
@@ -220,7 +223,7 @@ class SettledReads:
             if drawn is not None:
                 return drawn
         response = self.get_response(request)
-        if page_cache.storable(response):
+        if page_cache.storable(response) and page_cache.keepable(kept):
             self._keep(request, match_id, generation, header, response)
         return response
 
