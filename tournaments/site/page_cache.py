@@ -49,10 +49,11 @@ from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Model
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_delete
 from django.http import HttpRequest, HttpResponse
 
 from config import replica
+from tournaments.play import row_changes
 from tournaments.play.models import Bot, BotVersion, Match, Seat
 from tournaments.play.read_cache import CACHE_DOWN
 
@@ -201,28 +202,25 @@ def hidden_changed(**_: Any) -> None:
     transaction.on_commit(bump, robust=True)
 
 
+BOT_SHOWN = frozenset({"name", "is_public", "is_active", "owner_id", "game"})
+"""What of a bot the cached pages show or filter on: its name, whether it is named at all
+(``is_public``), whether it is listed (``is_active``: the match list's bot filter), whose it is
+and its game. Its description, webhook and chosen version are on no cached page."""
 ACCOUNT_SHOWN = frozenset({"username", "is_active"})
-"""What of an account a page shows or depends on: a login (last_login) or a new password does not
-change a page."""
-
-
-def _saved(sender: Any, created: bool = False, update_fields: Any = None, **_: Any) -> None:
-    if created:  # a new row hides nothing
-        return
-    if sender is not Bot and update_fields is not None and not ACCOUNT_SHOWN & set(update_fields):
-        return
-    hidden_changed()
+"""What of an account a page shows or depends on: a login (last_login), a new password or a
+profile edit does not change a page."""
 
 
 def connect() -> None:
-    """Bump the generation on every write that can hide what a cached page shows: a bot's
-    privacy or name (any change of a bot), an account's name or state, and the deletion of a
-    bot, a version, a match, a seat or an account. Match and seat saves (statuses, results) are
-    left to the expiry: they reveal, never hide."""
-    saved: list[type[Model]] = [Bot, get_user_model()]
+    """Bump the generation on every write that can hide what a cached page shows: a change of a
+    bot's ``BOT_SHOWN`` or an account's ``ACCOUNT_SHOWN`` columns (compared with the row before
+    the save, ``row_changes``), and the deletion of a bot, a version, a match, a seat or an
+    account. Any other save leaves the entries be: one account's edits of its own bots would
+    otherwise empty every visitor's cache. Match and seat saves (statuses, results) are left to
+    the expiry: they reveal, never hide."""
+    row_changes.watch(Bot, BOT_SHOWN, hidden_changed, "page cache")
+    row_changes.watch(get_user_model(), ACCOUNT_SHOWN, hidden_changed, "page cache")
     deleted: list[type[Model]] = [Bot, BotVersion, Match, Seat, get_user_model()]
-    for model in saved:
-        post_save.connect(_saved, sender=model, dispatch_uid=f"page cache: {model.__name__} saved")
     for model in deleted:
         post_delete.connect(
             hidden_changed, sender=model, dispatch_uid=f"page cache: {model.__name__} deleted"
