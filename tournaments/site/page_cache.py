@@ -15,9 +15,10 @@ Three rules keep it honest:
   shared entry. Anything the stack answers with a cookie, a
   status other than 200 or a ``Cache-Control`` of its own is not stored either.
 * **Nothing that became hidden is served.** Every entry is stored with the *visibility
-  generation* it was rendered under, and a write that can hide something (a bot made private
-  or renamed, a bot, version, match or seat deleted, an account changed) sets a new
-  generation once it commits (``hidden_changed``, connected to the models' signals in
+  generation* it was rendered under, and a write that can hide something (a bot made private,
+  renamed, deactivated or given away; a bot, version, match or seat deleted; an account renamed
+  or deactivated: a change of what the pages show, not any save) sets a new generation once it
+  commits (``hidden_changed``, connected to the models' signals in
   ``connect``): an entry of an older generation is a miss. The generation is read in the same
   round trip as the entry. A page rendered from rows read before such a commit is stored under
   the generation read before it, so it is never served after the bump. A page rendered *after*
