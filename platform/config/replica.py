@@ -46,6 +46,8 @@ class Reads:
 
     replica: bool = False
     wrote: bool = False
+    read: bool = False
+    """Whether a read went to the replica (``served_by_replica``)."""
 
 
 _reads: contextvars.ContextVar[Reads | None] = contextvars.ContextVar("replica_reads", default=None)
@@ -70,6 +72,13 @@ def current() -> Reads | None:
     return _reads.get()
 
 
+def served_by_replica() -> bool:
+    """Whether this request has read anything from the replica: what it answers may lack the
+    writes of the last ``REPLICA_READ_YOUR_WRITES_SECONDS``."""
+    reads = _reads.get()
+    return reads is not None and reads.read
+
+
 @contextlib.contextmanager
 def on_primary() -> Iterator[None]:
     """Reads inside go to the primary whatever the request asked (credentials, for instance:
@@ -92,6 +101,7 @@ class PrimaryReplicaRouter:
         # it is about to write: the replica may not have it yet.
         if connections[DEFAULT_DB_ALIAS].in_atomic_block:
             return None
+        reads.read = True
         return REPLICA
 
     def db_for_write(self, model: type[Any], **hints: Any) -> str:

@@ -187,3 +187,26 @@ def test_a_page_with_a_csrf_token_is_never_shared(table: dict[str, Any]) -> None
     # A JSON read of the same URL is stored and served.
     assert Client().get("/api/matches/")[page_cache.SAID] == "miss"
     assert Client().get("/api/matches/")[page_cache.SAID] == "hit"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/%0A",  # a newline
+        "/matches/%0A",
+        "/ladders/1/%0A",
+        "/ladders/%D9%A1/",  # an Arabic-Indic one: \d matched it
+        "/ladders/%EF%BC%91/",  # a full-width one
+        "/api/matches/%0A",
+        "/api/matches/%0A%0A",
+    ],
+)
+def test_a_path_past_a_door_has_no_entry_and_is_the_views_404(path: str) -> None:
+    """The doors end at their slash: ``$`` matched before a final newline, and ``\\d`` matched
+    any script's digits, naming entries for paths the URL resolver has no route for."""
+    assert "\n" in _request(path, {}).path_info or path.startswith("/ladders/%")
+    assert page_cache.entry_key(_request(path, {})) is None
+    for _ in range(2):
+        response = Client().get(path)
+        assert response.status_code == 404, path
+        assert page_cache.SAID not in response, path

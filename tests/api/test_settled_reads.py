@@ -280,3 +280,31 @@ def test_a_new_engine_version_serves_none_of_the_old_bytes(
     rules = get("brexit").rules
     monkeypatch.setattr(rules, "engine_version", rules.engine_version + "-next")
     assert read(APIClient(), path)[HIT] == "miss"
+
+
+@pytest.mark.parametrize("tail", ["state/%0A", "events/%0A", "state/%0A%0A", "events/x"])
+def test_a_path_past_a_door_is_the_views_404_never_a_stored_or_drawn_answer(
+    finished: Match, tail: str
+) -> None:
+    """``$`` matched before a final newline, so ``/state/%0A`` was answered 200 from the replay
+    cache; the URL resolver has no such route."""
+    for door in ("state/?view=public", "events/?after=0&limit=5"):
+        read(APIClient(), f"/api/matches/{finished.pk}/{door}")  # the header and replay cache
+    path = f"/api/matches/{finished.pk}/{tail}"
+    for query in ("", "?view=public", "?after=0&limit=5"):
+        response = APIClient().get(path + query)
+        assert response.status_code == 404, (path + query, response.status_code)
+        assert HIT not in response, path + query
+
+
+@pytest.mark.parametrize("view", ["seat\u0661", "seat\uff11", "seat\u0661\u0660"])
+def test_a_view_named_with_other_digits_is_no_view_drawn_or_rendered(
+    finished: Match, view: str
+) -> None:
+    """Only ASCII digits name a seat: ``\\d`` read an Arabic-Indic or full-width one as seat 1."""
+    read(APIClient(), f"/api/matches/{finished.pk}/state/?view=public")
+    path = f"/api/matches/{finished.pk}/state/"
+    for _ in range(2):
+        response = APIClient().get(path, {"view": view})
+        assert response.status_code == 400, (view, response.status_code)
+        assert "view" in response.json(), view

@@ -111,6 +111,46 @@ def test_the_replica_serves_reads_and_the_writer_reads_the_primary_for_a_while(
     assert serve(forged)[1] == "replica"
 
 
+def _answering(status: int, writes: bool = False) -> replica_reads.ReplicaReads:
+    """The middleware around a view that answers ``status``, after a write if ``writes``."""
+
+    def view(request: HttpRequest) -> HttpResponse:
+        if writes:
+            ROUTER.db_for_write(User)  # what the ORM asks before it writes
+        return HttpResponse("answer", status=status)
+
+    return replica_reads.ReplicaReads(view)
+
+
+@pytest.mark.services  # the cache (Redis) remembers a token's writes
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 405, 413, 429, 500])
+def test_a_request_that_failed_without_writing_marks_no_writer(
+    fresh_replica: None, status: int
+) -> None:
+    """Otherwise any client could keep itself (or, by sending another's token, anyone) on the
+    primary with a stream of cheap refused POSTs."""
+    cache.clear()
+    factory = RequestFactory()
+    response = _answering(status)(factory.post("/api/matches/", HTTP_AUTHORIZATION="Token abc"))
+    assert replica_reads.COOKIE not in response.cookies, status
+    assert serve(factory.get("/api/matches/", HTTP_AUTHORIZATION="Token abc"))[1] == "replica"
+
+
+@pytest.mark.services
+@pytest.mark.parametrize(("status", "writes"), [(201, False), (302, False), (400, True)])
+def test_a_request_that_succeeded_or_wrote_marks_its_writer(
+    fresh_replica: None, status: int, writes: bool
+) -> None:
+    """A success may have written by other means than the ORM; a failure that wrote anything
+    (a partial write, a token's last use) may have committed it."""
+    cache.clear()
+    factory = RequestFactory()
+    request = factory.post("/api/matches/", HTTP_AUTHORIZATION="Token abc")
+    response = _answering(status, writes)(request)
+    assert replica_reads.COOKIE in response.cookies
+    assert serve(factory.get("/api/matches/", HTTP_AUTHORIZATION="Token abc"))[1] is None
+
+
 def test_a_lagging_or_absent_replica_serves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     factory = RequestFactory()
     monkeypatch.setattr(replica, "configured", lambda: True)

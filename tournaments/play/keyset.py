@@ -12,7 +12,9 @@ queryset carries the seat's copies of the same two keys as ``listed_at`` and ``l
 bot seated twice in a match meets it twice there, and the page shows it once.
 
 A cursor is opaque to clients: ``o`` (older than) or ``n`` (newer than), the match's creation
-time and id, in URL-safe base64.
+time in UTC and id, in URL-safe base64. A client may still change it, so a cursor whose time is
+not in UTC is refused like any other the list did not make: the lists never write one, and an
+offset Postgres cannot hold (beyond ±15:59) would otherwise fail in the database, a 500.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import base64
 import binascii
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Q, QuerySet
@@ -74,7 +76,7 @@ def _decode(value: str) -> tuple[str, datetime, uuid.UUID]:
         raise BadCursor(
             "this cursor is not one of this list's: follow the next/previous links"
         ) from None
-    if direction not in (OLDER, NEWER) or at.tzinfo is None:
+    if direction not in (OLDER, NEWER) or at.utcoffset() != timedelta(0):
         raise BadCursor("this cursor is not one of this list's: follow the next/previous links")
     return direction, at, match_id
 

@@ -68,7 +68,8 @@ from tournaments.play.models import Bot, BotVersion, Match, Seat
 
 PUBLIC = "public"
 ALL = "all"
-_SEAT = re.compile(r"^seat(\d{1,2})$")
+_SEAT = re.compile(r"seat([0-9]{1,2})\Z")
+"""A seat's view: ASCII digits alone (``\\d`` read an Arabic-Indic one as seat 1), matched whole."""
 
 
 def is_staff(user: Any) -> bool:
@@ -223,7 +224,7 @@ def parse_view(text: str | None, seats: int) -> View:
     text = (text or PUBLIC).strip()
     if text in (PUBLIC, ALL):
         return View(text)
-    found = _SEAT.match(text)
+    found = _SEAT.fullmatch(text)
     if found and int(found.group(1)) < seats:
         seat = int(found.group(1))
         return View(f"seat{seat}", seat)

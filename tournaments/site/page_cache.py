@@ -15,12 +15,16 @@ Three rules keep it honest:
   shared entry. Anything the stack answers with a cookie, a
   status other than 200 or a ``Cache-Control`` of its own is not stored either.
 * **Nothing that became hidden is served.** Every entry is stored with the *visibility
-  generation* it was rendered under, and a write that can hide something (a bot made private
-  or renamed, a bot, version, match or seat deleted, an account changed) sets a new
-  generation once it commits (``hidden_changed``, connected to the models' signals in
+  generation* it was rendered under, and a write that can hide something (a bot made private,
+  renamed, deactivated or given away; a bot, version, match or seat deleted; an account renamed
+  or deactivated: a change of what the pages show, not any save) sets a new generation once it
+  commits (``hidden_changed``, connected to the models' signals in
   ``connect``): an entry of an older generation is a miss. The generation is read in the same
   round trip as the entry. A page rendered from rows read before such a commit is stored under
-  the generation read before it, so it is never served after the bump.
+  the generation read before it, so it is never served after the bump. A page rendered *after*
+  the bump from a replica (config/replica.py) may still lack the write, for as long as the
+  replica may lag: while ``FRESH`` is there (``REPLICA_READ_YOUR_WRITES_SECONDS`` from the bump)
+  such a page is served but not stored; one read from the primary is stored as ever.
 * **Live pages go stale by ``PAGE_CACHE_SECONDS`` at most**: the entry's own expiry in Redis.
   A status, a result, a new match or a seed that opens (a deal once over stays over,
   ``visibility.deal_over``) shows after that long.
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import re
 import secrets
 from collections.abc import Callable
@@ -45,9 +50,11 @@ from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Model
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_delete
 from django.http import HttpRequest, HttpResponse
 
+from config import replica
+from tournaments.play import row_changes
 from tournaments.play.models import Bot, BotVersion, Match, Seat
 from tournaments.play.read_cache import CACHE_DOWN
 
@@ -57,10 +64,15 @@ VERSION = 1
 """Bump when what a stored entry holds changes shape."""
 GENERATION = "pages:generation"
 """The key of the current visibility generation (a random token; absent until the first bump)."""
+FRESH = "pages:generation:fresh"
+"""Present for ``REPLICA_READ_YOUR_WRITES_SECONDS`` after a new generation: the window in which a
+replica may not have the write that set it yet, so nothing read from a replica is stored."""
 
-SITE_PAGES = re.compile(r"^/(?:matches/|ladders/\d{1,18}/)?$")
+# Paths end at ``\Z`` (``$`` matches before a final newline, ``/matches/%0A``) and ids are ASCII
+# digits (``\d`` takes any script's): the doors are exactly the URL resolver's routes.
+SITE_PAGES = re.compile(r"/(?:matches/|ladders/[0-9]{1,18}/)?\Z")
 """Home, the match list and a ladder's page (its standings and latest matches)."""
-API_LISTS = re.compile(r"^/api/matches/$")
+API_LISTS = re.compile(r"/api/matches/\Z")
 """The API's match list."""
 
 API_AUTHENTICATION = (
@@ -95,12 +107,12 @@ def entry_key(request: HttpRequest) -> str | None:
     cookies = request.COOKIES
     if settings.SESSION_COOKIE_NAME in cookies:
         return None
-    if SITE_PAGES.match(path):
+    if SITE_PAGES.fullmatch(path):
         # The message cookie holds notes for this visitor alone ("Logged out", ...).
         if CookieStorage.cookie_name in cookies:
             return None
         accept = ""
-    elif API_LISTS.match(path):
+    elif API_LISTS.fullmatch(path):
         if "HTTP_AUTHORIZATION" in request.META:
             return None
         accept = request.META.get("HTTP_ACCEPT", "")
@@ -116,6 +128,13 @@ def entry_key(request: HttpRequest) -> str | None:
         ]
     )
     return f"pages:{VERSION}:{hashlib.sha256(named.encode()).hexdigest()}"
+
+
+def keepable(found: dict[str, Any]) -> bool:
+    """Whether what this request rendered may be stored, given the keys read before it
+    (``found``, holding ``FRESH`` if it was there): not if the replica served any of it within
+    the window after a new generation."""
+    return FRESH not in found or not replica.served_by_replica()
 
 
 def storable(response: HttpResponse) -> bool:
@@ -145,7 +164,7 @@ class AnonymousPageCache:
             return self.get_response(request)
         found: dict[str, Any] = {}
         try:
-            found = cache.get_many([GENERATION, key])
+            found = cache.get_many([GENERATION, FRESH, key])
         except CACHE_DOWN as exc:
             log.warning("page cache unavailable, rendering %s: %s", request.path, exc)
             return self.get_response(request)
@@ -155,7 +174,7 @@ class AnonymousPageCache:
             _, status, headers, content = entry
             return HttpResponse(content, status=status, headers={**headers, SAID: "hit"})
         response = self.get_response(request)
-        if storable(response):
+        if storable(response) and keepable(found):
             headers = dict(response.headers.items())
             response[SAID] = "miss"
             try:
@@ -168,8 +187,12 @@ class AnonymousPageCache:
 
 
 def bump() -> None:
-    """A new visibility generation: every entry stored before is a miss from now on."""
+    """A new visibility generation: every entry stored before is a miss from now on. ``FRESH``
+    is set first, so that no request reads the new generation without it."""
+    window = math.ceil(float(getattr(settings, "REPLICA_READ_YOUR_WRITES_SECONDS", 0)))
     try:
+        if window > 0:
+            cache.set(FRESH, 1, window)
         cache.set(GENERATION, secrets.token_hex(8), None)
     except CACHE_DOWN as exc:
         log.warning("page cache: no new generation (entries expire in %s s): %s", seconds(), exc)
@@ -180,28 +203,25 @@ def hidden_changed(**_: Any) -> None:
     transaction.on_commit(bump, robust=True)
 
 
+BOT_SHOWN = frozenset({"name", "is_public", "is_active", "owner_id", "game"})
+"""What of a bot the cached pages show or filter on: its name, whether it is named at all
+(``is_public``), whether it is listed (``is_active``: the match list's bot filter), whose it is
+and its game. Its description, webhook and chosen version are on no cached page."""
 ACCOUNT_SHOWN = frozenset({"username", "is_active"})
-"""What of an account a page shows or depends on: a login (last_login) or a new password does not
-change a page."""
-
-
-def _saved(sender: Any, created: bool = False, update_fields: Any = None, **_: Any) -> None:
-    if created:  # a new row hides nothing
-        return
-    if sender is not Bot and update_fields is not None and not ACCOUNT_SHOWN & set(update_fields):
-        return
-    hidden_changed()
+"""What of an account a page shows or depends on: a login (last_login), a new password or a
+profile edit does not change a page."""
 
 
 def connect() -> None:
-    """Bump the generation on every write that can hide what a cached page shows: a bot's
-    privacy or name (any change of a bot), an account's name or state, and the deletion of a
-    bot, a version, a match, a seat or an account. Match and seat saves (statuses, results) are
-    left to the expiry: they reveal, never hide."""
-    saved: list[type[Model]] = [Bot, get_user_model()]
+    """Bump the generation on every write that can hide what a cached page shows: a change of a
+    bot's ``BOT_SHOWN`` or an account's ``ACCOUNT_SHOWN`` columns (compared with the row before
+    the save, ``row_changes``), and the deletion of a bot, a version, a match, a seat or an
+    account. Any other save leaves the entries be: one account's edits of its own bots would
+    otherwise empty every visitor's cache. Match and seat saves (statuses, results) are left to
+    the expiry: they reveal, never hide."""
+    row_changes.watch(Bot, BOT_SHOWN, hidden_changed, "page cache")
+    row_changes.watch(get_user_model(), ACCOUNT_SHOWN, hidden_changed, "page cache")
     deleted: list[type[Model]] = [Bot, BotVersion, Match, Seat, get_user_model()]
-    for model in saved:
-        post_save.connect(_saved, sender=model, dispatch_uid=f"page cache: {model.__name__} saved")
     for model in deleted:
         post_delete.connect(
             hidden_changed, sender=model, dispatch_uid=f"page cache: {model.__name__} deleted"

@@ -3,10 +3,13 @@
 The replica (config/replica.py) serves the site's and the API's read-only requests: GET and
 HEAD of the pages, the viewer, the lists, events and downloads. Never the admin (staff read what
 they are about to change), never a POST, PUT, PATCH or DELETE (every query of a request that
-writes goes to the primary), and not a client that wrote a moment ago: after any such request
-(a sign-up, a login, a challenge, an upload, a logout), that client's reads stay on the primary
-for ``REPLICA_READ_YOUR_WRITES_SECONDS``, longer than the lag the replica may have while it
-serves. The client is known by a signed cookie (a browser, or any client keeping cookies) and by
+writes goes to the primary), and not a client that wrote a moment ago: after such a request
+that succeeded (a sign-up, a login, a challenge, an upload, a logout: any status below 400) or
+wrote to the database whatever its answer, that client's reads stay on the primary for
+``REPLICA_READ_YOUR_WRITES_SECONDS``, longer than the lag the replica may have while it serves.
+A request refused without writing (a 400, a 403, a 429...) changed nothing to read back: it does
+not count, or a client could keep itself, or the holder of any token it sends, on the primary
+with a stream of cheap refused POSTs. The client is known by a signed cookie (a browser, or any client keeping cookies) and by
 its ``Authorization`` header (an API token: the CLI keeps no cookies), remembered in the cache.
 
 With no replica configured this middleware does nothing at all.
@@ -89,9 +92,9 @@ class ReplicaReads:
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if not replica.configured():
             return self.get_response(request)
-        replica.begin(replica.Reads(replica=replica_may_serve(request)))
+        reads = replica.begin(replica.Reads(replica=replica_may_serve(request)))
         response = self.get_response(request)
-        if request.method not in READS:
+        if request.method not in READS and (reads.wrote or response.status_code < 400):
             remember_writer(request, response)
         return response
 

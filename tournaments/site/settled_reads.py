@@ -26,6 +26,8 @@ checked on every request, before an entry is read:
   (``page_cache.GENERATION``), read in the same round trip: a write that can hide something (a
   bot made private or renamed, a match, seat or bot deleted, an account renamed or deactivated)
   sets a new one once it commits, and everything stored before is a miss from the next request.
+  Within ``REPLICA_READ_YOUR_WRITES_SECONDS`` of it (``page_cache.FRESH``) a read the replica
+  answered (it may lack that write) is served but neither it nor the header is stored.
 
 Every key names the release (``release``: the replay cache's version and the games' engine
 versions), so bytes folded by older rules are never served. When Redis is away the read is rendered
@@ -57,10 +59,12 @@ from tournaments.site.api import token_cache
 VERSION = 1
 """Bump when what a stored entry or header holds changes shape."""
 REPLAY_READS = re.compile(
-    r"^/api/matches/(?P<match>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
-    r"/(?P<door>state|events)/$"
+    r"/api/matches/(?P<match>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"/(?P<door>state|events)/\Z"
 )
-"""The reads kept: the same paths as the API's ``<uuid:match_id>`` routes (lower-case hex)."""
+"""The reads kept: the same paths as the API's ``<uuid:match_id>`` routes (lower-case hex), and
+nothing past them: matched whole (``fullmatch``, ``\\Z``), since ``$`` also matches before a final
+newline and ``/state/%0A``, which no route serves, was answered from the replay cache."""
 SAID = page_cache.SAID
 """``X-Page-Cache: hit`` on a response served from here (`bench endpoints` counts it)."""
 
@@ -183,7 +187,7 @@ class SettledReads:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        found = REPLAY_READS.match(request.path_info)
+        found = REPLAY_READS.fullmatch(request.path_info)
         if request.method != "GET" or found is None or seconds() <= 0:
             return self.get_response(request)
         if settings.SESSION_COOKIE_NAME in request.COOKIES:
@@ -199,6 +203,7 @@ class SettledReads:
         names = [page_cache.GENERATION, header_key(match_id), entry_key(request, match_id)]
         if token is not None:
             names += [token_cache.GENERATION, token_cache.key_for(token)]
+        names.append(page_cache.FRESH)
         try:
             kept = cache.get_many(names)
         except CACHE_DOWN as exc:
@@ -218,7 +223,7 @@ class SettledReads:
             if drawn is not None:
                 return drawn
         response = self.get_response(request)
-        if page_cache.storable(response):
+        if page_cache.storable(response) and page_cache.keepable(kept):
             self._keep(request, match_id, generation, header, response)
         return response
 
@@ -268,7 +273,7 @@ class SettledReads:
             read_cache.failed(f"settled reads, not keeping {request.path}", exc)
 
 
-STEP = re.compile(r"^[0-9]{1,9}$")
+STEP = re.compile(r"[0-9]{1,9}\Z")
 JSON_ASKED = frozenset({"", "*/*", "application/json"})
 """What an ``Accept`` asking for the JSON renderer reads like (anything else goes to DRF's
 negotiation: the browsable page, a version parameter, a refusal)."""
@@ -284,7 +289,7 @@ def state_from_replay_cache(
         return None
     asked = request.GET
     text = asked.get("step")
-    if text is not None and (not STEP.match(text) or int(text) > header.last_version):
+    if text is not None and (not STEP.fullmatch(text) or int(text) > header.last_version):
         return None
     step = header.last_shown if text is None else min(int(text), header.last_shown)
     try:
@@ -335,7 +340,7 @@ def events_from_replay_cache(
     ):
         return None
     texts = {name: request.GET.get(name) for name in ("after", "limit")}
-    if any(text is not None and not STEP.match(text) for text in texts.values()):
+    if any(text is not None and not STEP.fullmatch(text) for text in texts.values()):
         return None
     after = int(texts["after"] or 0)
     limit = selectors.EVENTS_PAGE_SIZE if texts["limit"] is None else int(texts["limit"])

@@ -308,6 +308,9 @@ REST_FRAMEWORK = {
         # Per address; more accounts buy no more of the workers anyway (allowance.py).
         "signups": "5/hour",
         "logins": "30/hour",
+        # Per account: a bot's name, visibility or state, each change of which retires every
+        # cached page (tournaments/site/page_cache.py).
+        "visibility": "30/hour",
     },
     # How many proxies in front of the app append to X-Forwarded-For. 0: none, so the header
     # is ignored and a client cannot pick a fresh address (and fresh budgets) per request.

@@ -108,6 +108,21 @@ class ChallengeThrottle(_WriteThrottle):
     scope = "challenges"
 
 
+class VisibilityThrottle(_WriteThrottle):
+    """A bot's changes that retire every cached page and replay read (its name, visibility or
+    state: ``page_cache.BOT_SHOWN``), per account: so that one account cannot keep every visitor's
+    caches empty by changing its bots over and over. Only a request that would change one of them
+    is counted (the view says which, ``changes_visibility``), and only once accepted."""
+
+    scope = "visibility"
+    methods = frozenset({"PUT", "PATCH", "DELETE", "POST"})
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        if request.method not in self.methods or not view.changes_visibility(request):
+            return True
+        return super().allow_request(request, view)
+
+
 class UploadThrottle(_WriteThrottle):
     scope = "uploads"
 

@@ -13,7 +13,8 @@ Redis, and a field not kept (an e-mail, the password) is read from Postgres if a
 *token generation* it was read under, read in the same round trip, and every write that can make
 a key stop working or change whose it is sets a new generation once it commits (``connect``): a
 token deleted (revoked, or DRF's replaced), an account saved with a change to its name, flags or
-password, an account deleted. An entry of an older generation is a miss, looked up in Postgres.
+password (compared with the row before the save: a login or a profile edit retires nothing), an
+account deleted. An entry of an older generation is a miss, looked up in Postgres.
 When the new generation cannot be written (Redis away) that is logged; the entries expire within
 ``TOKEN_CACHE_SECONDS``. When Redis is away every key is looked up in Postgres (slower, never
 refused).
@@ -33,10 +34,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_delete
 from rest_framework.authtoken.models import Token
 
-from tournaments.play import read_cache
+from tournaments.play import read_cache, row_changes
 from tournaments.play.models import ApiToken
 from tournaments.play.read_cache import CACHE_DOWN
 
@@ -49,7 +50,10 @@ GENERATION = "tokens:generation"
 KEPT = ("id", "username", "is_active", "is_staff", "is_superuser")
 """The account's columns an entry holds: what the API asks of its caller."""
 ACCOUNT_CHANGES = frozenset({"password", *KEPT})
-"""An account saved with one of these changed (or with every field) retires every entry."""
+"""An account saved with one of these changed retires every entry: what an entry holds, and the
+password (a new one may mean the account was in other hands: its callers are looked up afresh).
+A login's ``last_login`` or a profile edit (an e-mail, a name) retires nothing, though a form
+saves every column: the row before the save is compared (``row_changes``)."""
 
 
 def seconds() -> float:
@@ -116,14 +120,6 @@ def tokens_changed(**_: Any) -> None:
     transaction.on_commit(bump, robust=True)
 
 
-def _account_saved(created: bool = False, update_fields: Any = None, **_: Any) -> None:
-    if created:  # a new account has no token in any entry yet
-        return
-    if update_fields is not None and not ACCOUNT_CHANGES & set(update_fields):
-        return  # a login's last_login
-    tokens_changed()
-
-
 def connect() -> None:
     """Retire every entry when a token is deleted, or an account changed or deleted."""
     user_model = get_user_model()
@@ -131,4 +127,4 @@ def connect() -> None:
         post_delete.connect(
             tokens_changed, sender=model, dispatch_uid=f"token cache: {model.__name__} deleted"
         )
-    post_save.connect(_account_saved, sender=user_model, dispatch_uid="token cache: account saved")
+    row_changes.watch(user_model, ACCOUNT_CHANGES, tokens_changed, "token cache")

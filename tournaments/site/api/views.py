@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlencode
 
 from django.contrib.auth import authenticate
@@ -17,7 +17,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import AuthenticationFailed, Throttled
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import SAFE_METHODS, AllowAny
 from rest_framework.request import Request
@@ -27,6 +27,7 @@ from rest_framework.views import APIView
 
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
 from tournaments.play import humans, selectors, services
+from tournaments.site import page_cache
 from tournaments.site.api import body_limits
 from tournaments.site.api import serializers as s
 from tournaments.site.api.file_names import record_sent_names
@@ -40,6 +41,7 @@ from tournaments.site.api.throttles import (
     LoginThrottle,
     SignupThrottle,
     UploadThrottle,
+    VisibilityThrottle,
 )
 
 # Models name types here only: reads go through selectors, writes through services.
@@ -122,6 +124,7 @@ class MeView(APIView):
     destroy=extend_schema(summary="Deactivate your bot (its versions and matches stay)"),
 )
 class BotViewSet(
+    ChargedOnSuccess,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.CreateModelMixin,
@@ -131,6 +134,33 @@ class BotViewSet(
 ):
     serializer_class = s.BotSerializer
     permission_classes = [ReadOrAuthenticated]
+    throttle_classes = [VisibilityThrottle]
+
+    def changes_visibility(self, request: Request) -> bool:
+        """Whether this request would change what the cached pages show of the bot (its name,
+        visibility or state), which retires every one of them: ``VisibilityThrottle`` counts it.
+        A body that will be refused changes nothing."""
+        if self.action in ("update", "partial_update"):
+            bot = self.get_object()
+            body = self.get_serializer(
+                bot, data=request.data, partial=self.action == "partial_update"
+            )
+            if not body.is_valid():
+                return False
+            return any(
+                name in page_cache.BOT_SHOWN and value != getattr(bot, name)
+                for name, value in body.validated_data.items()
+            )
+        if self.action in ("destroy", "deactivate"):
+            return bool(self.get_object().is_active)
+        return False
+
+    def throttled(self, request: Request, wait: float | None) -> NoReturn:
+        raise Throttled(
+            wait,
+            detail="Too many changes of your bots' names, visibility or state (each one"
+            " retires every cached page).",
+        )
 
     def get_serializer_class(self) -> type[BaseSerializer[Bot]]:
         return s.BotCreateSerializer if self.action == "create" else s.BotSerializer

@@ -1,0 +1,170 @@
+"""One account cannot empty every cache (issue 26's review): the page cache's generation is set
+anew only by a write that changes what the cached pages show (a bot's name, visibility, state or
+owner; an account's name or state), the token cache's only by one that changes what an entry holds
+or whether a key works; and the bot writes that do retire every page are rate-limited per account.
+
+These tests commit (``transaction=True``): the writes' own commits set the new generations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from django.test.utils import override_settings
+from rest_framework.test import APIClient
+
+from tests.api.conftest import throttle_rates
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tournaments.play.models import Bot, BotVersion, Match
+from tournaments.play.visibility import PRIVATE_BOT
+from tournaments.site import page_cache
+from tournaments.site.api import token_cache
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PAGES = ["/", "/matches/", "/api/matches/"]
+
+
+@pytest.fixture(autouse=True)
+def _cached() -> Iterator[None]:
+    with override_settings(PAGE_CACHE_SECONDS=60.0, TOKEN_CACHE_SECONDS=60.0):
+        yield
+
+
+@pytest.fixture
+def bot() -> Bot:
+    """A public bot seated in a finished match (named on every cached page), with two ready
+    versions."""
+    version = BotVersionFactory(
+        bot__name="sneaky-bot", bot__is_public=True, status=BotVersion.Status.READY
+    )
+    BotVersionFactory(bot=version.bot, number=2, status=BotVersion.Status.READY)
+    match = MatchFactory(status=Match.Status.FINISHED)
+    SeatFactory(match=match, number=0, bot_version=version)
+    return version.bot
+
+
+def owner_client(bot: Bot) -> APIClient:
+    """The owner's API client, by token, as a script sends it."""
+    from rest_framework.authtoken.models import Token
+
+    client = APIClient()
+    key = Token.objects.get_or_create(user=bot.owner)[0].key
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def cached(path: str) -> tuple[str | None, str]:
+    response = Client().get(path)
+    assert response.status_code == 200, response.content[:300]
+    return response.get(page_cache.SAID), response.content.decode()
+
+
+def stored(paths: list[str]) -> None:
+    for path in paths:
+        cached(path)
+        assert cached(path)[0] == "hit", path
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("patch", "", {"description": "now with more cards"}),
+        ("patch", "", {"webhook_url": "https://example.com/hook"}),
+        ("patch", "", {"is_public": True, "name": "sneaky-bot"}),  # as they were
+        ("put", "", {"game": "brexit", "name": "sneaky-bot", "description": "put"}),
+        ("post", "activate/", {"number": 1}),
+    ],
+)
+def test_a_write_that_changes_nothing_a_page_shows_leaves_the_pages_cached(
+    bot: Bot, method: str, path: str, body: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tournaments.play import webhooks
+
+    monkeypatch.setattr(webhooks, "check_url", lambda url: None)  # no resolver in the test
+    stored(PAGES)
+    before = cache.get(page_cache.GENERATION)
+    response = getattr(owner_client(bot), method)(f"/api/bots/{bot.pk}/{path}", body, format="json")
+    assert response.status_code == 200, response.content
+    assert cache.get(page_cache.GENERATION) == before
+    for page in PAGES:
+        assert cached(page)[0] == "hit", page
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("patch", "", {"name": "renamed-bot"}),
+        ("patch", "", {"is_public": False}),
+        ("patch", "", {"is_active": False}),
+        ("delete", "", None),
+        ("post", "deactivate/", None),
+    ],
+)
+def test_a_name_visibility_or_state_change_retires_every_page_at_once(
+    bot: Bot, method: str, path: str, body: dict[str, Any] | None
+) -> None:
+    stored(PAGES)
+    response = getattr(owner_client(bot), method)(f"/api/bots/{bot.pk}/{path}", body, format="json")
+    assert response.status_code in (200, 204), response.content
+    for page in PAGES:
+        said, content = cached(page)
+        assert said == "miss", page
+    if body == {"is_public": False}:
+        assert "sneaky-bot" not in content and PRIVATE_BOT in content
+    if body == {"name": "renamed-bot"}:
+        assert "renamed-bot" in content
+
+
+def test_an_account_edit_or_a_login_keeps_both_caches_and_its_name_or_state_retires_them() -> None:
+    user: Any = UserFactory()
+    gens = (page_cache.GENERATION, token_cache.GENERATION)
+    page_cache.bump()
+    token_cache.bump()
+    before = cache.get_many(gens)
+    user.first_name, user.email = "Ada", "ada@example.com"
+    user.save()  # a profile edit: every column written
+    user.save(update_fields=["last_login"])
+    assert cache.get_many(gens) == before
+    user.username = "ada-renamed"
+    user.save()
+    after = cache.get_many(gens)
+    assert all(after[g] != before[g] for g in gens)
+
+
+def test_a_password_change_retires_the_tokens_but_not_the_pages() -> None:
+    user = UserFactory()
+    gens = (page_cache.GENERATION, token_cache.GENERATION)
+    page_cache.bump()
+    token_cache.bump()
+    before = cache.get_many(gens)
+    user.set_password("a-new-long-password-1")
+    user.save()
+    after = cache.get_many(gens)
+    assert after[page_cache.GENERATION] == before[page_cache.GENERATION]
+    assert after[token_cache.GENERATION] != before[token_cache.GENERATION]
+
+
+def test_changes_that_retire_every_page_are_rate_limited_per_account(bot: Bot) -> None:
+    client = owner_client(bot)
+    url = f"/api/bots/{bot.pk}/"
+    with throttle_rates(visibility="2/hour"):
+        for public in (False, True):
+            assert client.patch(url, {"is_public": public}, format="json").status_code == 200
+        refused = client.patch(url, {"is_public": False}, format="json")
+        assert refused.status_code == 429
+        assert "visibility" in refused.json()["detail"]
+        assert int(refused["Retry-After"]) > 0
+        # What retires nothing is not counted nor refused: a description, a no-op, a 400.
+        assert client.patch(url, {"description": "x"}, format="json").status_code == 200
+        assert client.patch(url, {"is_public": True}, format="json").status_code == 200
+        assert client.patch(url, {"name": ""}, format="json").status_code == 400
+        assert client.post(f"{url}deactivate/").status_code == 429
+        # Another account has a budget of its own.
+        other: Any = BotVersionFactory(bot__is_public=True).bot
+        assert owner_client(other).delete(f"/api/bots/{other.pk}/").status_code == 204
+    assert Bot.objects.get(pk=bot.pk).is_public
