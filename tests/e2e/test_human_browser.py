@@ -102,6 +102,22 @@ def explains_on_focus(tab: Any) -> None:
     tab.locator("#your-seat .play-title").focus()  # back to the decision
 
 
+def keeps_its_place_when_polled(tab: Any) -> None:
+    """The panel is polled while it waits for the person: the same decision, fetched again,
+    keeps the focus and what has been chosen so far (a poll used to replace it, every 5 s)."""
+    form = tab.locator("#your-seat form.act-form").first
+    chosen = form.locator("select[data-card], input[name='bid']").first
+    if chosen.count() and chosen.evaluate("e => e.tagName") == "SELECT":
+        chosen.select_option(index=chosen.locator("option").count() - 1)
+    typed = chosen.input_value() if chosen.count() else None
+    tab.locator("#your-seat .play-title").focus()
+    with tab.expect_response(lambda r: r.url.endswith("/play/"), timeout=20_000):
+        pass  # the panel's next poll
+    assert tab.evaluate("() => !!document.activeElement.closest('#your-seat form.act-form')")
+    if typed is not None:
+        assert chosen.input_value() == typed
+
+
 def answer(tab: Any, decisions: int, rng: random.Random) -> None:
     """Answer the decision on the page with its controls; alternate mouse and keyboard."""
     form = tab.locator("#your-seat form.act-form").first
@@ -142,6 +158,7 @@ def play_to_the_end(tab: Any, worker: Worker, seed: int, shot: Path | None) -> i
         check_the_page(tab, width)
         if decisions == 0:
             explains_on_focus(tab)
+            keeps_its_place_when_polled(tab)
         form = tab.locator("#your-seat form.act-form").first
         step, kind = form.get_attribute("data-step"), form.get_attribute("data-kind")
         if shot is not None and kind in ("placement", "dispute") and decisions >= 1:

@@ -80,6 +80,18 @@
   function show(html) {
     var before = panel();
     var was = before ? before.dataset.waiting + before.dataset.version : "";
+    var next = document.createElement("div");
+    next.innerHTML = html;
+    var incoming = next.querySelector(".play-state");
+    if (before && incoming && before.dataset.waiting === "1" &&
+        was === incoming.dataset.waiting + incoming.dataset.version &&
+        !box.querySelector("form.act-form[aria-busy]")) {
+      // The same decision, polled again (not an answer just sent): replacing it would drop
+      // what the person has chosen so far (a placement half made, a bid typed) and the
+      // keyboard's place on the page.
+      schedule();
+      return;
+    }
     box.innerHTML = html;
     bind();
     var now = panel();
