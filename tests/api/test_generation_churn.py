@@ -168,3 +168,77 @@ def test_changes_that_retire_every_page_are_rate_limited_per_account(bot: Bot) -
         other: Any = BotVersionFactory(bot__is_public=True).bot
         assert owner_client(other).delete(f"/api/bots/{other.pk}/").status_code == 204
     assert Bot.objects.get(pk=bot.pk).is_public
+
+
+def site_client(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_site_s_bot_page_past_the_visibility_budget_is_a_429_page_that_changes_nothing(
+    bot: Bot,
+) -> None:
+    """The bot page's form makes a bot public or private: each retires every cached page, so it
+    is counted as the API's changes are. Past the budget the page comes back with a 429 and
+    says why, and neither the bot nor the pages' generation change."""
+    site = site_client(bot.owner)
+    url = f"/bots/{bot.pk}/manage/"
+    with throttle_rates(visibility="2/hour"):
+        assert site.post(url, {"description": ""}).status_code == 302  # made private
+        assert site.post(url, {"description": "", "is_public": "on"}).status_code == 302
+        before = cache.get(page_cache.GENERATION)
+        refused = site.post(url, {"description": "hide it"})
+        # A description alone retires nothing: neither counted nor refused.
+        kept = site.post(url, {"description": "new words", "is_public": "on"})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    page = refused.content.decode()
+    assert "as often as it may (2/hour, on this site and through the API together)" in page
+    assert "Try again in" in page and 'name="description"' in page  # the page, not a trace
+    assert "hide it" in page  # what was typed, kept in the form
+    assert kept.status_code == 302
+    changed = Bot.objects.get(pk=bot.pk)
+    assert changed.is_public and changed.description == "new words"
+    assert cache.get(page_cache.GENERATION) == before
+
+
+def test_the_api_and_the_site_share_one_visibility_budget_per_account(bot: Bot) -> None:
+    site, api = site_client(bot.owner), owner_client(bot)
+    page, resource = f"/bots/{bot.pk}/manage/", f"/api/bots/{bot.pk}/"
+    with throttle_rates(visibility="2/hour"):
+        assert api.patch(resource, {"is_public": False}, format="json").status_code == 200
+        assert site.post(page, {"description": "", "is_public": "on"}).status_code == 302
+        assert api.patch(resource, {"is_public": False}, format="json").status_code == 429
+        assert site.post(page, {"description": ""}).status_code == 429
+    assert Bot.objects.get(pk=bot.pk).is_public
+
+
+def test_token_revocations_and_password_changes_share_a_budget_past_which_nothing_is_done() -> None:
+    """Each empties the token cache; past the account's ``tokens`` budget the page says so with
+    a 429, the token stays and works, the password stays, and the generation is the same."""
+    from tournaments.play import tokens
+
+    user: Any = UserFactory()
+    site = site_client(user)
+    made = [tokens.create_token(user=user, name=f"t{n}") for n in range(3)]
+    password = "/accounts/password/"
+    new = {"new_password1": "another-Passphrase-7", "new_password2": "another-Passphrase-7"}
+    with throttle_rates(tokens="2/hour"):
+        assert site.post(f"/accounts/tokens/{made[0][0].pk}/revoke/").status_code == 302
+        assert site.post(password, {"old_password": "pass-word-123", **new}).status_code == 302
+        before = cache.get(token_cache.GENERATION)
+        refused = site.post(f"/accounts/tokens/{made[1][0].pk}/revoke/")
+        again = {"old_password": "another-Passphrase-7"} | {k: "third-Passphrase-5" for k in new}
+        no_change = site.post(password, again)
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert "revoked tokens or changed its password as often as it may (2/hour)" in (
+        refused.content.decode()
+    )
+    assert "Revoke t1" in refused.content.decode()  # the account page, its tokens listed
+    assert no_change.status_code == 429 and "Try again in" in no_change.content.decode()
+    assert cache.get(token_cache.GENERATION) == before
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {made[1][1]}")
+    assert api.get("/api/accounts/me/").status_code == 200
+    user.refresh_from_db()
+    assert user.check_password("another-Passphrase-7")

@@ -15,10 +15,13 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.test import Client, RequestFactory
 
 from config import replica
+from tests.factories import UserFactory
 from tests.test_settings import run_manage
 from tournaments.site import replica_reads
 
 ROUTER = replica.PrimaryReplicaRouter()
+PASSWORD = "pass-word-123"
+"""UserFactory's."""
 
 
 @pytest.fixture(autouse=True)
@@ -75,11 +78,14 @@ def fresh_replica(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def serve(request: HttpRequest) -> tuple[HttpResponseBase, str | None]:
-    """The middleware around a view that says where its read would go."""
+    """The middleware around a view that says where its read would go (and writes, if asked
+    to by a method that writes)."""
     seen: list[str | None] = []
 
     def view(request: HttpRequest) -> HttpResponse:
         seen.append(ROUTER.db_for_read(User))
+        if request.method not in replica_reads.READS:
+            ROUTER.db_for_write(User)  # what the ORM asks before it writes
         return HttpResponse("ok")
 
     response = replica_reads.ReplicaReads(view)(request)
@@ -95,7 +101,7 @@ def test_the_replica_serves_reads_and_the_writer_reads_the_primary_for_a_while(
     assert serve(factory.get("/matches/"))[1] == "replica"
     assert serve(factory.head("/api/matches/"))[1] == "replica"
     assert serve(factory.get("/admin/tournaments/match/"))[1] is None
-    # A POST reads the primary and marks its client, by cookie and by token.
+    # A POST that writes reads the primary and marks its client, by cookie and by token.
     response, where = serve(factory.post("/api/matches/", HTTP_AUTHORIZATION="Token abc"))
     assert where is None
     cookie = response.cookies[replica_reads.COOKIE]
@@ -137,18 +143,57 @@ def test_a_request_that_failed_without_writing_marks_no_writer(
 
 
 @pytest.mark.services
-@pytest.mark.parametrize(("status", "writes"), [(201, False), (302, False), (400, True)])
-def test_a_request_that_succeeded_or_wrote_marks_its_writer(
-    fresh_replica: None, status: int, writes: bool
+@pytest.mark.parametrize("status", [200, 201, 302, 400])
+def test_a_request_that_wrote_marks_its_writer_whatever_it_answered(
+    fresh_replica: None, status: int
 ) -> None:
-    """A success may have written by other means than the ORM; a failure that wrote anything
-    (a partial write, a token's last use) may have committed it."""
+    """A failure that wrote anything (a partial write, a token's last use) may have committed it."""
     cache.clear()
     factory = RequestFactory()
     request = factory.post("/api/matches/", HTTP_AUTHORIZATION="Token abc")
-    response = _answering(status, writes)(request)
+    response = _answering(status, writes=True)(request)
     assert replica_reads.COOKIE in response.cookies
     assert serve(factory.get("/api/matches/", HTTP_AUTHORIZATION="Token abc"))[1] is None
+
+
+@pytest.mark.services
+@pytest.mark.parametrize("status", [200, 201, 302])
+def test_a_request_that_succeeded_without_writing_marks_no_writer(
+    fresh_replica: None, status: int
+) -> None:
+    """A form shown again with its errors and a 200 (a wrong password at the login) wrote
+    nothing to read back: counting it would keep its client on the primary for free."""
+    cache.clear()
+    factory = RequestFactory()
+    response = _answering(status)(factory.post("/api/matches/", HTTP_AUTHORIZATION="Token abc"))
+    assert replica_reads.COOKIE not in response.cookies, status
+    assert serve(factory.get("/api/matches/", HTTP_AUTHORIZATION="Token abc"))[1] == "replica"
+
+
+@pytest.fixture
+def lagging_replica(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replica configured but lagging: the middleware marks writers as ever, while every read
+    is the primary's (the suite has no replica alias to read)."""
+    monkeypatch.setattr(replica, "configured", lambda: True)
+    monkeypatch.setattr(replica, "state", lambda: _state("lagging", None))
+
+
+@pytest.mark.django_db
+@pytest.mark.services  # the login's rate limit counts in the cache (Redis)
+def test_a_wrong_login_or_an_invalid_form_marks_no_writer_and_a_login_does(
+    lagging_replica: None,
+) -> None:
+    """The site's login shows a failed form again with a 200; it wrote nothing to read back."""
+    cache.clear()
+    user = UserFactory()
+    client = Client()
+    for body in ({"username": user.username, "password": "wrong"}, {"username": ""}):
+        failed = client.post("/accounts/login/", body)
+        assert failed.status_code == 200 and b"<form" in failed.content, body
+        assert replica_reads.COOKIE not in failed.cookies, body
+    done = client.post("/accounts/login/", {"username": user.username, "password": PASSWORD})
+    assert done.status_code == 302
+    assert replica_reads.COOKIE in done.cookies  # its session, written: read back on the primary
 
 
 def test_a_lagging_or_absent_replica_serves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

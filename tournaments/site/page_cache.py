@@ -41,7 +41,7 @@ import logging
 import math
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.conf import settings
@@ -207,6 +207,15 @@ BOT_SHOWN = frozenset({"name", "is_public", "is_active", "owner_id", "game"})
 """What of a bot the cached pages show or filter on: its name, whether it is named at all
 (``is_public``), whether it is listed (``is_active``: the match list's bot filter), whose it is
 and its game. Its description, webhook and chosen version are on no cached page."""
+
+
+def changes_shown(bot: Bot, changes: Mapping[str, Any]) -> bool:
+    """Whether writing ``changes`` (a bot write's validated fields) to ``bot`` would change one of
+    its ``BOT_SHOWN`` columns, and so retire every entry: what the ``visibility`` rate limit
+    counts, on the API and on the site alike (tournaments/site/api/throttles.py)."""
+    return any(name in BOT_SHOWN and value != getattr(bot, name) for name, value in changes.items())
+
+
 ACCOUNT_SHOWN = frozenset({"username", "is_active"})
 """What of an account a page shows or depends on: a login (last_login), a new password or a
 profile edit does not change a page."""

@@ -4,13 +4,21 @@ The replica (config/replica.py) serves the site's and the API's read-only reques
 HEAD of the pages, the viewer, the lists, events and downloads. Never the admin (staff read what
 they are about to change), never a POST, PUT, PATCH or DELETE (every query of a request that
 writes goes to the primary), and not a client that wrote a moment ago: after such a request
-that succeeded (a sign-up, a login, a challenge, an upload, a logout: any status below 400) or
-wrote to the database whatever its answer, that client's reads stay on the primary for
-``REPLICA_READ_YOUR_WRITES_SECONDS``, longer than the lag the replica may have while it serves.
-A request refused without writing (a 400, a 403, a 429...) changed nothing to read back: it does
-not count, or a client could keep itself, or the holder of any token it sends, on the primary
-with a stream of cheap refused POSTs. The client is known by a signed cookie (a browser, or any client keeping cookies) and by
-its ``Authorization`` header (an API token: the CLI keeps no cookies), remembered in the cache.
+that wrote to the database (a sign-up, a login, a challenge, an upload, a logout; whatever its
+answer), that client's reads stay on the primary for ``REPLICA_READ_YOUR_WRITES_SECONDS``,
+longer than the lag the replica may have while it serves.
+
+What wrote is what the router saw (``Reads.wrote``: ``db_for_write``, which the ORM asks before
+every insert, update, delete and ``select_for_update``), not the status. A request that wrote
+nothing has nothing to read back, whatever it answered: a refused one (a 400, a 403, a 429...),
+and as much a form that failed and was shown again with a 200 (a wrong password at the login).
+Counting those would let a client keep itself, or the holder of any token it sends, on the
+primary with a stream of cheap failed POSTs. No request path writes the primary behind the
+router's back: the event store's raw ``COPY`` (a person's move, a fork) runs after its match's
+row was locked or created through the ORM, in the same request; writes to Redis (the rate
+limits' counts) are not the replica's to lag. The client is known by a signed cookie (a
+browser, or any client keeping cookies) and by its ``Authorization`` header (an API token: the
+CLI keeps no cookies), remembered in the cache.
 
 With no replica configured this middleware does nothing at all.
 """
@@ -94,7 +102,9 @@ class ReplicaReads:
             return self.get_response(request)
         reads = replica.begin(replica.Reads(replica=replica_may_serve(request)))
         response = self.get_response(request)
-        if request.method not in READS and (reads.wrote or response.status_code < 400):
+        # Whether it wrote, not how it answered (the module's docstring): a wrong login
+        # re-rendered with a 200 wrote nothing.
+        if request.method not in READS and reads.wrote:
             remember_writer(request, response)
         return response
 

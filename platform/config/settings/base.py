@@ -309,8 +309,11 @@ REST_FRAMEWORK = {
         "signups": "5/hour",
         "logins": "30/hour",
         # Per account: a bot's name, visibility or state, each change of which retires every
-        # cached page (tournaments/site/page_cache.py).
+        # cached page (tournaments/site/page_cache.py); the API and the site's bot page together.
         "visibility": "30/hour",
+        # Per account: the site's token revocations and password changes, each of which retires
+        # every cached token lookup (tournaments/site/api/token_cache.py).
+        "tokens": "30/hour",
     },
     # How many proxies in front of the app append to X-Forwarded-For. 0: none, so the header
     # is ignored and a client cannot pick a fresh address (and fresh budgets) per request.

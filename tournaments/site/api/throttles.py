@@ -1,5 +1,7 @@
 """Rate limits on what is worth abusing: challenges and forks (a match on the workers), uploads,
-sign-ups, and password guesses (API tokens and the site's login).
+sign-ups, password guesses (API tokens and the site's login), and the writes that retire a
+whole cache (a bot's name or visibility: every cached page; a token revoked or a password
+changed: every cached token lookup).
 
 The rate is looked up when a request arrives, not when the class is defined, so settings
 overrides (and tests) take effect; DRF answers 429 with Retry-After.
@@ -12,6 +14,10 @@ Two kinds of budget:
   requests racing past the check may both be charged: the limit is exceeded by at most the
   requests in flight at once.
 * logins count every attempt, right or wrong: guessing is what they limit.
+
+The site's forms use the same budgets (``write_allowed``): a door on the site is counted with
+the API's door to the same write, per account or address whichever is used. The site alone
+revokes tokens and changes passwords (``TokenChangeThrottle``).
 
 Anonymous callers are told apart by address. ``X-Forwarded-For`` is believed only as far as
 ``REST_FRAMEWORK["NUM_PROXIES"]`` (settings: ``NUM_PROXIES``, default 0, i.e. not at all), so
@@ -123,6 +129,15 @@ class VisibilityThrottle(_WriteThrottle):
         return super().allow_request(request, view)
 
 
+class TokenChangeThrottle(_WriteThrottle):
+    """The site's writes that retire every cached token lookup (``token_cache``): a named token
+    revoked, the password changed; per account, so that one account cannot keep every script's
+    lookups on Postgres by revoking over and over. Making a token retires nothing and is not
+    counted (an account holds at most ``tokens.MAX_TOKENS``: making more needs revocations)."""
+
+    scope = "tokens"
+
+
 class UploadThrottle(_WriteThrottle):
     scope = "uploads"
 
@@ -196,10 +211,16 @@ def login_allowed(request: HttpRequest) -> SimpleRateThrottle | None:
 class _SiteForm(ChargedOnSuccess):
     """What a write throttle is told the view is when a site form asks (not a DRF view)."""
 
+    def changes_visibility(self, request: HttpRequest) -> bool:
+        """A site form asks ``VisibilityThrottle`` only once it found that its write would
+        change what the pages show (``page_cache.changes_shown``)."""
+        return True
+
 
 def write_allowed(throttle: _WriteThrottle, request: HttpRequest) -> bool:
-    """A site form's write (sign-up, upload) on the API's own budget: checked now, charged by
-    ``charge_accepted`` once the form's write is accepted, as the API charges after a 2xx."""
+    """A site form's write (a sign-up, an upload, a bot's visibility, a token revoked) on the
+    API's own budget, the same counter: checked now, charged by ``charge_accepted`` once the
+    form's write is accepted, as the API charges after a 2xx."""
     setattr(request, PENDING, [])
     return throttle.allow_request(request, _SiteForm())  # type: ignore[arg-type]  # reads META and user alone
 

@@ -147,10 +147,7 @@ class BotViewSet(
             )
             if not body.is_valid():
                 return False
-            return any(
-                name in page_cache.BOT_SHOWN and value != getattr(bot, name)
-                for name, value in body.validated_data.items()
-            )
+            return page_cache.changes_shown(bot, body.validated_data)
         if self.action in ("destroy", "deactivate"):
             return bool(self.get_object().is_active)
         return False

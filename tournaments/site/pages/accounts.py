@@ -2,7 +2,9 @@
 
 Sign-up takes the API's shape (``AccountCreateSerializer``), its service and its per-address
 budget (``SignupThrottle``): a sign-up on the site and one through ``POST /api/accounts/``
-are the same thing, refused with the same messages, and counted together.
+are the same thing, refused with the same messages, and counted together. A token revoked and
+a password changed each retire every cached token lookup: they share a per-account budget
+(``TokenChangeThrottle``, docs/api.md).
 """
 
 from __future__ import annotations
@@ -20,7 +22,14 @@ from django.views.decorators.http import require_http_methods
 
 from tournaments.play import selectors, services, tokens
 from tournaments.site.api import serializers as s
-from tournaments.site.api.throttles import SignupThrottle, charge_accepted, too_many, write_allowed
+from tournaments.site.api.throttles import (
+    SignupThrottle,
+    TokenChangeThrottle,
+    charge_accepted,
+    too_many,
+    write_allowed,
+)
+from tournaments.site.pages import budgets
 from tournaments.site.pages.form_posts import form_on
 
 Errors = dict[str, list[str]]
@@ -74,12 +83,33 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 class PasswordChangeView(auth_views.PasswordChangeView):
+    """A new password retires every cached token lookup (token_cache): on the account's
+    ``tokens`` budget, checked before the old password is (a refusal costs no hashing either)
+    and charged once the new one is saved."""
+
     template_name = "site/password.html"
     success_url = reverse_lazy("site-account")
 
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        throttle = TokenChangeThrottle()
+        if not write_allowed(throttle, request):
+            # The form unbound (empty): a bound one would check the old password to show its
+            # errors, the hashing a refusal saves.
+            unbound = {
+                k: v for k, v in self.get_form_kwargs().items() if k not in ("data", "files")
+            }
+            context = self.get_context_data(
+                form=self.get_form_class()(**unbound),
+                refused=[budgets.message(budgets.TOKENS, throttle)],
+            )
+            return budgets.refused(self.render_to_response(context), throttle)
+        return super().post(request, *args, **kwargs)
+
     def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        charge_accepted(self.request)
         messages.success(self.request, "Your password is changed.")
-        return super().form_valid(form)
+        return response
 
     def form_invalid(self, form: Any) -> HttpResponse:
         response = super().form_invalid(form)
@@ -136,7 +166,13 @@ def token_create(request: HttpRequest) -> HttpResponse:
 @login_required
 @form_on("site-account")
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    # A revocation retires every cached token lookup: on the account's ``tokens`` budget.
+    throttle = TokenChangeThrottle()
+    if not write_allowed(throttle, request):
+        context = _account(request, errors={"form": [budgets.message(budgets.TOKENS, throttle)]})
+        return budgets.refused(render(request, "site/account.html", context), throttle)
     if not tokens.revoke_token(user=request.user, token_id=token_id):
         raise Http404("you have no such token")
+    charge_accepted(request)
     messages.success(request, "The token is revoked: requests with it are refused from now on.")
     return redirect("site-account")

@@ -2,8 +2,9 @@
 version (a file, or source pasted in the editor), follow its validation, activate a version,
 make it public or private and edit its description.
 
-Every write takes the API's shape (its serializers) and its service, and uploads its budget
-(``UploadThrottle``): the site refuses exactly what the API refuses, with the same messages.
+Every write takes the API's shape (its serializers) and its service, and the API's budgets, the
+same counters: uploads ``UploadThrottle``, a bot made public or private ``VisibilityThrottle``.
+The site refuses exactly what the API refuses, with the same messages.
 """
 
 from __future__ import annotations
@@ -22,11 +23,19 @@ from games.engine.registry import GAMES
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
 from tournaments.play import selectors, services
 from tournaments.rating import selectors as rating_selectors
+from tournaments.site import page_cache
 from tournaments.site.api import body_limits
 from tournaments.site.api import serializers as s
 from tournaments.site.api.file_names import record_sent_names
-from tournaments.site.api.throttles import UploadThrottle, charge_accepted, too_many, write_allowed
+from tournaments.site.api.throttles import (
+    UploadThrottle,
+    VisibilityThrottle,
+    charge_accepted,
+    too_many,
+    write_allowed,
+)
 from tournaments.site.api.views import MAX_UPLOAD_REQUEST_BYTES
+from tournaments.site.pages import budgets
 from tournaments.site.pages.accounts import Errors, field_errors
 from tournaments.site.pages.form_posts import form_on
 
@@ -161,10 +170,17 @@ def bot_manage(request: HttpRequest, bot_id: int) -> HttpResponse:
         return _manage(
             request, bot, status=400, errors=field_errors(shape.errors), settings=changes
         )
+    # Made private or public again: every cached page is retired, so it is counted on the
+    # account's ``visibility`` budget, the API's own counter. A description alone is not.
+    throttle = VisibilityThrottle()
+    if page_cache.changes_shown(bot, shape.validated_data) and not write_allowed(throttle, request):
+        errors = {"form": [budgets.message(budgets.VISIBILITY, throttle)]}
+        return budgets.refused(_manage(request, bot, errors=errors, settings=changes), throttle)
     try:
         services.update_bot(bot=bot, **shape.validated_data)
     except services.Invalid as exc:
         return _manage(request, bot, status=400, errors=field_errors(exc.errors), settings=changes)
+    charge_accepted(request)
     shown = "public" if bot.is_public else "private"
     messages.success(request, f"Saved: {bot.name} is {shown}.")
     return redirect("site-bot-manage", bot_id=bot.pk)
