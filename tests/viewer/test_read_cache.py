@@ -10,16 +10,20 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import orjson
 import pytest
+from django.core.cache import cache
 from django.test import Client, override_settings
 
-from replays import store
+from games.engine.registry import get
+from replays import snapshots, store
 from replays.store import NewEvent
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import client_for, hidden_from, leaked, public_urls
 from tournaments.play import read_cache
 from tournaments.play.models import Match
+from tournaments.play.visibility import ALL, PUBLIC, View, seat_view
 from tournaments.site import replay
 from tournaments.site.replay import LogLine
 from tournaments.site.templatetags.replay_log import log_items
@@ -272,3 +276,54 @@ def test_a_hanging_cache_costs_one_timeout_not_one_per_block(
     assert slow < 5  # one read timed out; nothing more was tried
     assert fast < 1  # the cache is skipped for a while
     assert "computing without it" in caplog.text
+
+
+@pytest.mark.parametrize("game", ["brexit", "brasilis"])
+def test_a_finished_matchs_folded_steps_are_what_a_fresh_fold_shows_every_view(
+    game: str, owner: Any
+) -> None:
+    """The whole-match fold keeps every step's state and the spectator's view of it: each
+    must be what folding that step afresh gives, through every view (the spectator's hiding
+    every hand, each seat's its own alone, and all)."""
+    match = play(game, 3, owner, seed=5)
+    rules = get(game).rules
+    views = [View(PUBLIC), *(seat_view(k) for k in range(3)), View(ALL)]
+    replay.state_at(match, 1)  # the first read folds the match whole
+    for step in range(match.last_version + 1):
+        fresh, _ = snapshots.state_at(rules, match.id, step)
+        kept = cache.get(read_cache.folded_key(match, step))
+        assert kept is not None, step
+        assert orjson.loads(kept) == rules.dump(fresh), step
+        shown = cache.get(read_cache.state_key(match, step, View(PUBLIC)))
+        assert shown == rules.observe(fresh, None), step
+        for view in views:
+            assert replay.observation(match, replay.state_at(match, step), view) == (
+                replay.observation(match, fresh, view)
+            ), (step, view)
+
+
+def test_a_finished_match_is_folded_once_for_every_step_and_view(
+    brexit_match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = f"/api/matches/{brexit_match.pk}/state/"
+    assert Client().get(f"{base}?step=3").status_code == 200
+    monkeypatch.setattr(snapshots, "fold_steps", _refuse)
+    monkeypatch.setattr(snapshots, "state_at_step", _refuse)
+    last = brexit_match.last_version
+    for query in ("step=90", "step=91&view=seat2", f"step={last}&view=all"):
+        assert Client().get(f"{base}?{query}").status_code == 200, query
+
+
+def test_a_live_match_is_folded_step_by_step_not_whole(running: Match) -> None:
+    assert Client().get(f"/api/matches/{running.pk}/state/?step=5").status_code == 200
+    assert cache.get(read_cache.folded_key(running, 5)) is None
+
+
+def test_a_pass_another_process_is_folding_is_not_folded_twice(
+    brexit_match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache.add(replay._folding_key(brexit_match, 40), 1, 30)
+    monkeypatch.setattr(snapshots, "fold_steps", _refuse)
+    url = f"/api/matches/{brexit_match.pk}/state/?step=40&view=seat1"
+    fresh, _ = snapshots.state_at(get("brexit").rules, brexit_match.id, 40)
+    assert Client().get(url).json()["state"] == get("brexit").rules.observe(fresh, 1)
