@@ -88,6 +88,20 @@ def _folding_key(match: Match, step: int) -> str:
 def _fold_pass(match: Match, step: int) -> JSON | None:
     """Fold the pass that holds ``step`` once, keep each step's state and spectator's view, and
     give ``step``'s state (None if the stream ends before it)."""
+    states, views = fold_pass(match, step)
+    try:
+        cache.set_many(states, FOLDED_SECONDS)
+        cache.set_many(views, FOLDED_SECONDS)
+        cache.delete(_folding_key(match, step))
+    except CACHE_DOWN as exc:
+        read_cache.failed(f"keeping the folded steps of {match.pk}", exc)
+    wanted = states.get(read_cache.folded_key(match, step))
+    return None if wanted is None else orjson.loads(wanted)
+
+
+def fold_pass(match: Match, step: int) -> tuple[dict[str, bytes], dict[str, JSON]]:
+    """What the pass of ``FOLD_PASS`` steps that holds ``step`` keeps, by key: each step's whole
+    state (``rules.dump`` as JSON bytes) and the spectator's view of it."""
     rules = get(match.game).rules
     first = step - step % FOLD_PASS
     last = min(first + FOLD_PASS - 1, match.last_version)
@@ -100,14 +114,7 @@ def _fold_pass(match: Match, step: int) -> JSON | None:
         views[read_cache.state_key(match, version, public)] = orjson.loads(
             orjson.dumps(observation(match, state, public))
         )
-    try:
-        cache.set_many(states, FOLDED_SECONDS)
-        cache.set_many(views, FOLDED_SECONDS)
-        cache.delete(_folding_key(match, step))
-    except CACHE_DOWN as exc:
-        read_cache.failed(f"keeping the folded steps of {match.pk}", exc)
-    wanted = states.get(read_cache.folded_key(match, step))
-    return None if wanted is None else orjson.loads(wanted)  # type: ignore[no-any-return]
+    return states, views
 
 
 def observation(match: Match, state: Any, view: View) -> JSON:
