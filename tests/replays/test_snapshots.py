@@ -90,7 +90,9 @@ def test_snapshots_can_be_dropped_and_rebuilt(stream: uuid.UUID) -> None:
 
 def test_fold_steps_gives_every_version_as_a_fold_to_it_would(stream: uuid.UUID) -> None:
     rules = TallyRules()
-    seen = {v: rules.dump(state)["total"] for v, state in snapshots.fold_steps(rules, stream, 0, 50)}
+    seen = {
+        v: rules.dump(state)["total"] for v, state in snapshots.fold_steps(rules, stream, 0, 50)
+    }
     assert sorted(seen) == list(range(51))
     for version in (0, 1, 17, 50):
         alone, _ = snapshots.state_at(rules, stream, version=version)

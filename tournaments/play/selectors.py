@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -128,6 +129,17 @@ def _visible_q(user: Any, match: str = "") -> Q:
         return Q(**{f"{match}validation_of__isnull": True})
     return Q(**{f"{match}validation_of__isnull": True}) | Q(
         **{f"{match}validation_of__bot__owner_id": uid}
+    )
+
+
+def newest_smoke_match_of(uid: int) -> datetime | None:
+    """When the newest smoke match of ``uid``'s bots was made (None: they have none): only its
+    owner's lists show it (tournaments/site/token_lists.py)."""
+    return (
+        Match.objects.filter(validation_of__bot__owner_id=uid)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)
+        .first()
     )
 
 
