@@ -77,6 +77,17 @@ def sent_token(request: HttpRequest) -> str | None:
     return words[1]
 
 
+JSON_ASKED = frozenset({"", "*/*", "application/json"})
+"""An ``Accept`` that DRF answers with JSON. The browsable API's page names its caller, so it is
+never shared (nor is a ``format`` parameter's choice)."""
+
+
+def json_asked(request: HttpRequest) -> bool:
+    return (
+        request.META.get("HTTP_ACCEPT", "").strip() in JSON_ASKED and "format" not in request.GET
+    )
+
+
 def matches_listed(matches: Iterable[Match], older_pages: bool) -> page_cache.Listed:
     """What a page of the match list (its seats prefetched) shows its callers apart."""
     rows = list(matches)
@@ -121,6 +132,7 @@ class TokenLists:
             or token_cache.seconds() <= 0
             or not (page_cache.API_LISTS.match(path) or page_cache.API_SHARED.match(path))
             or settings.SESSION_COOKIE_NAME in request.COOKIES
+            or not json_asked(request)
             or not read_cache.usable()
         ):
             return self.get_response(request)
@@ -184,6 +196,8 @@ def _keep_if_anonymous(
         return
     if listed.smoke_listed or user.pk in listed.people:
         return
+    if not response.get("Content-Type", "").startswith("application/json"):
+        return  # only JSON is the same bytes for every caller
     # As anonymous is answered: its read looked at the session, so its ``Vary`` names the cookie.
     like = HttpResponse(headers=dict(response.headers.items()))
     patch_vary_headers(like, ["Cookie"])
