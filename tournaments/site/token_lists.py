@@ -83,9 +83,7 @@ never shared (nor is a ``format`` parameter's choice)."""
 
 
 def json_asked(request: HttpRequest) -> bool:
-    return (
-        request.META.get("HTTP_ACCEPT", "").strip() in JSON_ASKED and "format" not in request.GET
-    )
+    return request.META.get("HTTP_ACCEPT", "").strip() in JSON_ASKED and "format" not in request.GET
 
 
 def matches_listed(matches: Iterable[Match], older_pages: bool) -> page_cache.Listed:
