@@ -19,7 +19,18 @@ from typing import Any
 
 import psycopg
 from django.db import connection, connections, router
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce
 
 from replays import store
@@ -179,6 +190,12 @@ def matches(
             )
         )
     return qs
+
+
+def with_seats(matches: list[Match]) -> None:
+    """Each match's seats, prefetched as ``matches`` and ``match_detail`` read them (one query),
+    for a match in hand (a challenge just made)."""
+    prefetch_related_objects(matches, seats_with_players())
 
 
 def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]:
