@@ -365,9 +365,7 @@ def test_a_challenges_answer_is_the_match_as_read_back(
     reading it back gives (the match's own read), for bots of either owner, built-ins and a
     person's seat."""
     mine = BotVersionFactory(bot__owner=user)
-    theirs = BotVersionFactory(bot__owner=other, bot__is_public=False)
-    theirs.bot.is_public = True
-    theirs.bot.save(update_fields=["is_public"])
+    theirs = BotVersionFactory(bot__owner=other)
     last: dict[str, Any] = {"human": True} if human else {"builtin": "greedy"}
     seats = [{"bot_version": mine.pk}, {"bot_version": theirs.pk}, last]
     made = challenge(api, seats=seats, seed=7)
