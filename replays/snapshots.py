@@ -8,6 +8,7 @@ time and rebuilt from the events, which stay the only source of truth.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 from typing import Any, Protocol, TypeVar
 
 from games.engine.platform_events import PLATFORM_EVENTS
@@ -77,6 +78,37 @@ def state_at_step(
                 defaults={"state": rules.dump(state)},
             )
     return state, reached
+
+
+def fold_steps(
+    rules: Foldable[S], stream_id: uuid.UUID, first: int, last: int
+) -> Iterator[tuple[int, S]]:
+    """The state at every version from ``first`` to ``last`` (both included, as far as the stream
+    goes), folded once from the newest snapshot at or below ``first``.
+
+    A reader of every step of a stream that no longer grows (a finished match's viewer) folds it
+    once this way instead of once per step from a snapshot. The state yielded is the one being
+    folded: use it (dump, observe) before asking for the next, which changes it.
+    """
+    snapshot = (
+        Snapshot.objects.filter(
+            stream_id=stream_id, state_version=rules.engine_version, version__lte=first
+        )
+        .order_by("-version")
+        .first()
+    )
+    if snapshot is None:
+        state, reached = rules.new_state(), 0
+    else:
+        state, reached = rules.load(snapshot.state), snapshot.version
+    if reached >= first:
+        yield reached, state
+    for ev in store.read(stream_id, from_version=reached + 1, to_version=last):
+        if ev.type not in PLATFORM_EVENTS:
+            state = rules.fold(state, ev.as_engine_event())
+        reached = ev.version
+        if reached >= first:
+            yield reached, state
 
 
 def take(rules: Foldable[S], stream_id: uuid.UUID, version: int | None = None) -> int:

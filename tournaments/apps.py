@@ -15,7 +15,7 @@ class TournamentsConfig(AppConfig):
         from tournaments.competition.selectors import fixture_to_play
         from tournaments.play import visibility
         from tournaments.rating import wake
-        from tournaments.site import admin, page_cache  # noqa: F401
+        from tournaments.site import admin, page_cache, token_lists  # noqa: F401
         from tournaments.site.api import token_cache
 
         if fixture_to_play not in visibility.DEAL_PLAYS_ON:
@@ -23,5 +23,8 @@ class TournamentsConfig(AppConfig):
         store.stored.connect(wake.on_stored, dispatch_uid="ratings follow results")
         # Anonymous pages kept in the cache are retired by every write that can hide something.
         page_cache.connect()
+        page_cache.connect_forks()
+        # A token's match list shares anonymous's unless its own would differ.
+        token_lists.connect()
         # API tokens kept in the cache are retired by a revocation or an account's change.
         token_cache.connect()

@@ -355,3 +355,19 @@ def test_a_seat_is_written_as_drfs_own_field_by_field_path_would(user: Any, othe
         assert by_hand == ModelSerializer.to_representation(serializer, seat)
         assert list(by_hand) == MatchSeatSerializer.Meta.fields
     assert serializer.to_representation(seats[1])["label"] == "(private bot)"
+
+
+@pytest.mark.parametrize("human", [False, True])
+def test_a_challenges_answer_is_the_match_as_read_back(
+    api: APIClient, user: Any, other: Any, enqueued: Enqueued, human: bool
+) -> None:
+    """The answer is serialized from the match just made, not read back: it must be what
+    reading it back gives (the match's own read), for bots of either owner, built-ins and a
+    person's seat."""
+    mine = BotVersionFactory(bot__owner=user)
+    theirs = BotVersionFactory(bot__owner=other)
+    last: dict[str, Any] = {"human": True} if human else {"builtin": "greedy"}
+    seats = [{"bot_version": mine.pk}, {"bot_version": theirs.pk}, last]
+    made = challenge(api, seats=seats, seed=7)
+    assert made.status_code == 201, made.content
+    assert made.json() == api.get(f"/api/matches/{made.data['id']}/").json()

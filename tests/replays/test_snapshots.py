@@ -86,3 +86,27 @@ def test_snapshots_can_be_dropped_and_rebuilt(stream: uuid.UUID) -> None:
     assert snapshots.state_at(rules, stream)[0] == full
     assert snapshots.drop(stream) == 2
     assert snapshots.state_at(rules, stream)[0] == full
+
+
+def test_fold_steps_gives_every_version_as_a_fold_to_it_would(stream: uuid.UUID) -> None:
+    rules = TallyRules()
+    seen = {
+        v: rules.dump(state)["total"] for v, state in snapshots.fold_steps(rules, stream, 0, 50)
+    }
+    assert sorted(seen) == list(range(51))
+    for version in (0, 1, 17, 50):
+        alone, _ = snapshots.state_at(rules, stream, version=version)
+        assert seen[version] == alone.total
+
+
+def test_fold_steps_folds_once_from_the_snapshot_below_its_first_version(
+    stream: uuid.UUID,
+) -> None:
+    rules = TallyRules()
+    snapshots.take(rules, stream, version=20)
+    rules.folds = 0
+    versions = [v for v, _ in snapshots.fold_steps(rules, stream, 25, 40)]
+    assert versions == list(range(25, 41))
+    assert rules.folds == 20  # 21..40, each once
+    # Past the stream's end it stops where the stream does.
+    assert [v for v, _ in snapshots.fold_steps(rules, stream, 48, 999)] == [48, 49, 50]

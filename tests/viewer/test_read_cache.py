@@ -10,17 +10,22 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import orjson
 import pytest
+from django.core.cache import cache
 from django.test import Client, override_settings
 
-from replays import store
+from games.engine.registry import get
+from replays import snapshots, store
 from replays.store import NewEvent
-from tests.factories import UserFactory
+from tests import own_cache
+from tests.factories import MatchFactory, UserFactory
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import client_for, hidden_from, leaked, public_urls
 from tournaments.play import read_cache
 from tournaments.play.models import Match
-from tournaments.site import replay
+from tournaments.play.visibility import ALL, PUBLIC, View, seat_view
+from tournaments.site import page_cache, replay
 from tournaments.site.replay import LogLine
 from tournaments.site.templatetags.replay_log import log_items
 
@@ -272,3 +277,125 @@ def test_a_hanging_cache_costs_one_timeout_not_one_per_block(
     assert slow < 5  # one read timed out; nothing more was tried
     assert fast < 1  # the cache is skipped for a while
     assert "computing without it" in caplog.text
+
+
+@pytest.mark.parametrize("game", ["brexit", "brasilis"])
+def test_a_finished_matchs_folded_steps_are_what_a_fresh_fold_shows_every_view(
+    game: str, owner: Any
+) -> None:
+    """The whole-match fold keeps every step's state and the spectator's view of it: each
+    must be what folding that step afresh gives, and every view drawn from a kept state what
+    the engine shows that view of the fresh one (the spectator's hiding every hand, each seat's
+    its own alone, and all)."""
+    match = play(game, 3, owner, seed=5)
+    rules = get(game).rules
+    views = [View(PUBLIC), *(seat_view(k) for k in range(3)), View(ALL)]
+    states, spectator = replay.fold_pass(match, 0)
+    assert match.last_version < replay.FOLD_PASS
+    assert len(states) == len(spectator) == match.last_version + 1
+    for step in range(match.last_version + 1):
+        fresh, _ = snapshots.state_at(rules, match.id, step)
+        kept = orjson.loads(states[read_cache.folded_key(match, step)])
+        assert kept == rules.dump(fresh), step
+        assert spectator[read_cache.state_key(match, step, View(PUBLIC))] == (
+            rules.observe(fresh, None)
+        ), step
+        for view in views:
+            assert replay.observation(match, rules.load(kept), view) == (
+                replay.observation(match, fresh, view)
+            ), (step, view)
+    # What the first read keeps is what the pass gave, read back through the cache.
+    assert replay.folded(match, 7) == orjson.loads(states[read_cache.folded_key(match, 7)])
+
+
+def test_a_finished_match_is_folded_once_for_every_step_and_view(
+    brexit_match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = f"/api/matches/{brexit_match.pk}/state/"
+    assert Client().get(f"{base}?step=3").status_code == 200
+    monkeypatch.setattr(snapshots, "fold_steps", _refuse)
+    monkeypatch.setattr(snapshots, "state_at_step", _refuse)
+    last = brexit_match.last_version
+    for query in ("step=90", "step=91&view=seat2", f"step={last}&view=all"):
+        assert Client().get(f"{base}?{query}").status_code == 200, query
+
+
+def test_a_live_match_is_folded_step_by_step_not_whole(running: Match) -> None:
+    assert Client().get(f"/api/matches/{running.pk}/state/?step=5").status_code == 200
+    assert cache.get(read_cache.folded_key(running, 5)) is None
+
+
+def test_a_pass_another_process_is_folding_is_not_folded_twice(
+    brexit_match: Match, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache.add(replay._folding_key(brexit_match, 40), 1, 30)
+    monkeypatch.setattr(snapshots, "fold_steps", _refuse)
+    url = f"/api/matches/{brexit_match.pk}/state/?step=40&view=seat1"
+    fresh, _ = snapshots.state_at(get("brexit").rules, brexit_match.id, 40)
+    assert Client().get(url).json()["state"] == get("brexit").rules.observe(fresh, 1)
+
+
+@pytest.fixture
+def _pages_kept() -> Any:
+    own_cache.clear()
+    with override_settings(PAGE_CACHE_SECONDS=60.0, SETTLED_READS_SECONDS=600.0):
+        yield
+    own_cache.clear()
+
+
+def _page(path: str, client: Client | None = None) -> Any:
+    response = (client or Client()).get(path)
+    assert response.status_code == 200, response.content[:300]
+    return response
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("_pages_kept")
+def test_a_finished_matchs_viewer_page_is_kept_for_sessionless_visitors(owner: Any) -> None:
+    match = play("brexit", 3, owner, seed=3)
+    path = f"/matches/{match.pk}/"
+    first = _page(path)
+    assert not first.cookies  # no CSRF cookie for a visitor who can post nothing
+    again = _page(path)
+    assert again.headers.get(page_cache.SAID) == "hit"
+    assert again.content == first.content
+    # A logged-in visitor is answered by the view (their seats, their fork button).
+    mine = Client()
+    mine.force_login(owner)
+    assert _page(path, mine).headers.get(page_cache.SAID) is None
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("_pages_kept")
+def test_a_fork_retires_the_kept_viewer_page(owner: Any) -> None:
+    match = play("brexit", 3, owner, seed=3)
+    path = f"/matches/{match.pk}/"
+    _page(path)
+    assert _page(path).headers.get(page_cache.SAID) == "hit"
+    fork = MatchFactory(game="brexit", forked_from=match, forked_at=3)
+    shown = _page(path)
+    assert shown.headers.get(page_cache.SAID) != "hit"
+    assert str(fork.pk) in shown.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("_pages_kept")
+def test_a_bot_made_private_retires_the_kept_viewer_page(owner: Any) -> None:
+    match = play("brexit", 3, owner, seed=3)
+    bot = match.seats.get(number=0).bot_version.bot
+    path = f"/matches/{match.pk}/"
+    assert bot.name in _page(path).content.decode()
+    assert _page(path).headers.get(page_cache.SAID) == "hit"
+    bot.is_public = False
+    bot.save(update_fields=["is_public"])
+    assert bot.name not in _page(path).content.decode()
+
+
+@pytest.mark.usefixtures("_pages_kept")
+def test_a_live_matchs_viewer_page_is_not_kept(owner: Any) -> None:
+    finished = play("brexit", 3, owner, seed=3)
+    live = running_copy(finished, finished.last_version // 2)
+    for match, kept in ((finished, "hit"), (live, None)):
+        path = f"/matches/{match.pk}/"
+        _page(path)
+        assert _page(path).headers.get(page_cache.SAID) == kept, match.status

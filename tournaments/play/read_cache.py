@@ -79,6 +79,12 @@ def state_key(match: Match | Keyed, step: int, view: View) -> str:
     return f"{_prefix(match)}:state:{step}:{view.name}"
 
 
+def folded_key(match: Match | Keyed, step: int) -> str:
+    """A finished match's whole state at ``step`` (``rules.dump``, as JSON bytes), kept by the
+    viewer's whole-match fold (tournaments/site/replay.py: ``FOLDED_SECONDS``)."""
+    return f"{_prefix(match)}:folded:{step}"
+
+
 def board_key(match: Match | Keyed, step: int, view: View) -> str:
     return f"{_prefix(match)}:board:{step}:{view.name}"
 

@@ -14,11 +14,23 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import psycopg
 from django.db import connection, connections, router
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce
 
 from replays import store
@@ -131,6 +143,17 @@ def _visible_q(user: Any, match: str = "") -> Q:
     )
 
 
+def newest_smoke_match_of(uid: int) -> datetime | None:
+    """When the newest smoke match of ``uid``'s bots was made (None: they have none): only its
+    owner's lists show it (tournaments/site/token_lists.py)."""
+    return (
+        Match.objects.filter(validation_of__bot__owner_id=uid)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+
+
 def matches(
     *,
     user: Any = None,
@@ -167,6 +190,12 @@ def matches(
             )
         )
     return qs
+
+
+def with_seats(matches: list[Match]) -> None:
+    """Each match's seats, prefetched as ``matches`` and ``match_detail`` read them (one query),
+    for a match in hand (a challenge just made)."""
+    prefetch_related_objects(matches, seats_with_players())
 
 
 def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]:

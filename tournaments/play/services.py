@@ -431,10 +431,15 @@ def _seat_versions(
     errors: list[str] = []
     wanted = [s.get("bot_version") for s in seats]
     ids = [v for v in wanted if isinstance(v, int) and not isinstance(v, bool)]
-    found = {
-        v.pk: v
-        for v in selectors.versions_visible_to(user).filter(pk__in=ids).select_related("bot")
-    }
+    # Built-ins only (the commonest challenge): no version to look up, no query to build.
+    found = (
+        {
+            v.pk: v
+            for v in selectors.versions_visible_to(user).filter(pk__in=ids).select_related("bot")
+        }
+        if ids
+        else {}
+    )
     result: list[BotVersion | None] = []
     for number, seat in enumerate(seats):
         has_version = seat.get("bot_version") is not None

@@ -42,7 +42,8 @@ import math
 import re
 import secrets
 from collections.abc import Callable, Mapping
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -50,7 +51,7 @@ from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Model
-from django.db.models.signals import post_delete
+from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse
 
 from config import replica
@@ -60,8 +61,9 @@ from tournaments.play.read_cache import CACHE_DOWN
 
 log = logging.getLogger(__name__)
 
-VERSION = 1
-"""Bump when what a stored entry holds changes shape."""
+VERSION = 2
+"""Bump when what a stored entry holds changes shape.
+2: an entry holds what its list listed (``Listed``), for ``token_lists``."""
 GENERATION = "pages:generation"
 """The key of the current visibility generation (a random token; absent until the first bump)."""
 FRESH = "pages:generation:fresh"
@@ -74,6 +76,33 @@ SITE_PAGES = re.compile(r"/(?:matches/|ladders/[0-9]{1,18}/)?\Z")
 """Home, the match list and a ladder's page (its standings and latest matches)."""
 API_LISTS = re.compile(r"/api/matches/\Z")
 """The API's match list."""
+API_SHARED = re.compile(r"/api/ladders/[0-9]{1,18}/ratings/\Z")
+"""A ladder's ratings (the API's), kept as the match list is."""
+VIEWER = re.compile(r"/matches/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/\Z")
+"""A match's viewer page: kept only when its view says so (``KEEP``: a finished match's)."""
+KEEP = "page_cache_keep"
+"""A response attribute: seconds to keep it instead of ``seconds()`` (0: not at all). The viewer
+page of a finished match never goes stale: only a fork or a hiding write (a new generation)
+changes it, so it is kept as the settled reads are."""
+LISTED = "page_cache_listed"
+"""A response attribute: what a list listed (``Listed``), stored with the entry."""
+
+
+class Listed(NamedTuple):
+    """What a list response shows that an API caller's own answer could differ by: who sees more
+    of its rows than anonymous, and from when a smoke match (its owner's only) would be among
+    them. ``token_lists`` serves the entry to a token whose account is none of these."""
+
+    people: frozenset[int]
+    """The listed matches' creators, bots' owners and people; the listed private bots' owners."""
+    smoke_since: datetime | None
+    """A smoke match of the caller's created at or after this would be listed (the oldest row
+    listed when older pages follow; None: the list reaches back to the first match)."""
+    smoke_listed: bool
+    """Whether the response lists a smoke match (only its owner's and staff's lists do)."""
+    matches: bool = True
+    """Whether the rows are matches (a ratings list lists no smoke match at all)."""
+
 
 API_AUTHENTICATION = (
     "tournaments.site.api.authentication.NamedTokenAuthentication",
@@ -107,22 +136,27 @@ def entry_key(request: HttpRequest) -> str | None:
     cookies = request.COOKIES
     if settings.SESSION_COOKIE_NAME in cookies:
         return None
-    if SITE_PAGES.fullmatch(path):
+    if SITE_PAGES.fullmatch(path) or VIEWER.fullmatch(path):
         # The message cookie holds notes for this visitor alone ("Logged out", ...).
         if CookieStorage.cookie_name in cookies:
             return None
         accept = ""
-    elif API_LISTS.fullmatch(path):
+    elif API_LISTS.fullmatch(path) or API_SHARED.fullmatch(path):
         if "HTTP_AUTHORIZATION" in request.META:
             return None
         accept = request.META.get("HTTP_ACCEPT", "")
     else:
         return None
+    return named_key(request, accept)
+
+
+def named_key(request: HttpRequest, accept: str) -> str:
+    """The entry of this URL for an anonymous caller sending ``accept``."""
     named = "\n".join(
         [
             request.scheme or "",
             request.META.get("HTTP_HOST", ""),
-            path,
+            request.path_info,
             request.META.get("QUERY_STRING", ""),
             accept,
         ]
@@ -130,7 +164,7 @@ def entry_key(request: HttpRequest) -> str | None:
     return f"pages:{VERSION}:{hashlib.sha256(named.encode()).hexdigest()}"
 
 
-def keepable(found: dict[str, Any]) -> bool:
+def keepable(found: Mapping[str, Any]) -> bool:
     """Whether what this request rendered may be stored, given the keys read before it
     (``found``, holding ``FRESH`` if it was there): not if the replica served any of it within
     the window after a new generation."""
@@ -171,19 +205,45 @@ class AnonymousPageCache:
         generation = found.get(GENERATION)
         entry = found.get(key)
         if entry is not None and entry[0] == generation:
-            _, status, headers, content = entry
-            return HttpResponse(content, status=status, headers={**headers, SAID: "hit"})
+            return served(entry)
         response = self.get_response(request)
-        if storable(response) and keepable(found):
-            headers = dict(response.headers.items())
-            response[SAID] = "miss"
-            try:
-                cache.set(
-                    key, (generation, response.status_code, headers, response.content), seconds()
-                )
-            except CACHE_DOWN as exc:
-                log.warning("page cache unavailable, not keeping %s: %s", request.path, exc)
+        keep(request, key, generation, response, found)
         return response
+
+
+def served(entry: tuple[Any, ...]) -> HttpResponse:
+    """A stored entry as the response it keeps."""
+    _, status, headers, content, _listed = entry
+    return HttpResponse(content, status=status, headers={**headers, SAID: "hit"})
+
+
+def keep(
+    request: HttpRequest,
+    key: str,
+    generation: str | None,
+    response: HttpResponse,
+    found: Mapping[str, Any],
+    headers: dict[str, str] | None = None,
+) -> None:
+    """Store ``response`` under ``key`` (if it may be: ``storable``, ``keepable`` given the keys
+    read before it, ``KEEP``), marked a miss."""
+    # A viewer page is kept only when its view says for how long (a live match's: not at all).
+    default = 0.0 if VIEWER.fullmatch(request.path_info) else seconds()
+    timeout = float(getattr(response, KEEP, default))
+    if timeout <= 0 or not storable(response) or not keepable(found):
+        return
+    headers = dict(response.headers.items()) if headers is None else headers
+    response[SAID] = "miss"
+    entry = (generation, response.status_code, headers, response.content, listed(response))
+    try:
+        cache.set(key, entry, timeout)
+    except CACHE_DOWN as exc:
+        log.warning("page cache unavailable, not keeping %s: %s", request.path, exc)
+
+
+def listed(response: HttpResponse) -> Listed | None:
+    found = getattr(response, LISTED, None)
+    return found if isinstance(found, Listed) else None
 
 
 def bump() -> None:
@@ -235,3 +295,14 @@ def connect() -> None:
         post_delete.connect(
             hidden_changed, sender=model, dispatch_uid=f"page cache: {model.__name__} deleted"
         )
+
+
+def _forked(instance: Match, created: bool = False, **_: Any) -> None:
+    if created and instance.forked_from_id is not None:
+        hidden_changed()
+
+
+def connect_forks() -> None:
+    """Bump the generation when a match is forked: the original's viewer page, kept for as long
+    as the settled reads (``KEEP``), lists its forks."""
+    post_save.connect(_forked, sender=Match, dispatch_uid="page cache: a match forked")

@@ -10,12 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+from django.core.cache import cache
+
 from games.engine.platform_events import BOT_VERDICT
 from games.engine.registry import get
 from games.engine.types import JSON
 from replays import narrate, snapshots, store
 from tournaments.play import read_cache, selectors, visibility
 from tournaments.play.models import BotLog, Match
+from tournaments.play.read_cache import CACHE_DOWN
 from tournaments.play.visibility import Sight, View, event_as_seen
 
 
@@ -30,9 +34,87 @@ def clamp_step(match: Match, step: int | None) -> int:
     return last if step is None else max(0, min(step, last))
 
 
+FOLD_PASS = 1000
+"""Steps a whole-match fold folds and keeps in one pass: a longer match is folded a pass at a
+time, each when one of its steps is first read, so one read never folds an unbounded stream."""
+FOLDED_SECONDS = 3600.0
+"""How long a finished match's folded steps stay: a viewing session's, not for good (a step's
+whole state is large; what views show of it is kept apart, by ``read_cache``, for good)."""
+FOLDING_SECONDS = 30.0
+"""How long one process' claim to fold a pass holds off the others (they fold their one step
+from its snapshot meanwhile, as a live match's reads do)."""
+
+
 def state_at(match: Match, step: int) -> Any:
-    state, _ = snapshots.state_at_step(get(match.game).rules, match.id, step)
+    """The whole state at ``step``: a finished match's from its whole-match fold (``folded``),
+    any other's folded from the nearest snapshot."""
+    rules = get(match.game).rules
+    if match.status == Match.Status.FINISHED:
+        dumped = folded(match, step)
+        if dumped is not None:
+            return rules.load(dumped)
+    state, _ = snapshots.state_at_step(rules, match.id, step)
     return state
+
+
+def folded(match: Match, step: int) -> JSON | None:
+    """A finished match's state at ``step`` as ``rules.dump`` writes it, from the whole-match fold.
+
+    Its events never change, so the first read of a step folds the pass of ``FOLD_PASS`` steps
+    around it once and keeps every step's state (``FOLDED_SECONDS``) and the spectator's view of
+    it (``read_cache``): the next reads of any step of it, by the viewer stepping through or by
+    the API, are cache reads instead of a fold each from the nearest snapshot. None (fold the one
+    step) when the cache is away or another process is folding the pass right now.
+    """
+    if not read_cache.usable():
+        return None
+    try:
+        kept = cache.get(read_cache.folded_key(match, step))
+        claimed = kept is None and cache.add(_folding_key(match, step), 1, FOLDING_SECONDS)
+    except CACHE_DOWN as exc:
+        read_cache.failed(f"reading the folded step {step} of {match.pk}", exc)
+        return None
+    if kept is not None:
+        return orjson.loads(kept)  # type: ignore[no-any-return]
+    if not claimed:
+        return None
+    return _fold_pass(match, step)
+
+
+def _folding_key(match: Match, step: int) -> str:
+    return f"{read_cache.folded_key(match, step - step % FOLD_PASS)}:folding"
+
+
+def _fold_pass(match: Match, step: int) -> JSON | None:
+    """Fold the pass that holds ``step`` once, keep each step's state and spectator's view, and
+    give ``step``'s state (None if the stream ends before it)."""
+    states, views = fold_pass(match, step)
+    try:
+        cache.set_many(states, FOLDED_SECONDS)
+        cache.set_many(views, FOLDED_SECONDS)
+        cache.delete(_folding_key(match, step))
+    except CACHE_DOWN as exc:
+        read_cache.failed(f"keeping the folded steps of {match.pk}", exc)
+    wanted = states.get(read_cache.folded_key(match, step))
+    return None if wanted is None else orjson.loads(wanted)
+
+
+def fold_pass(match: Match, step: int) -> tuple[dict[str, bytes], dict[str, JSON]]:
+    """What the pass of ``FOLD_PASS`` steps that holds ``step`` keeps, by key: each step's whole
+    state (``rules.dump`` as JSON bytes) and the spectator's view of it."""
+    rules = get(match.game).rules
+    first = step - step % FOLD_PASS
+    last = min(first + FOLD_PASS - 1, match.last_version)
+    public = View(visibility.PUBLIC)
+    states: dict[str, bytes] = {}
+    views: dict[str, JSON] = {}
+    for version, state in snapshots.fold_steps(rules, match.id, first, last):
+        # Serialized at once: the next fold may change what the dump and the view refer to.
+        states[read_cache.folded_key(match, version)] = orjson.dumps(rules.dump(state))
+        views[read_cache.state_key(match, version, public)] = orjson.loads(
+            orjson.dumps(observation(match, state, public))
+        )
+    return states, views
 
 
 def observation(match: Match, state: Any, view: View) -> JSON:

@@ -48,6 +48,9 @@ MIDDLEWARE = [
     # Anonymous GETs of home, the match lists and a ladder's page, served whole from Redis for
     # PAGE_CACHE_SECONDS before any session, auth, CSRF or messages work (tournaments/site/page_cache.py).
     "tournaments.site.page_cache.AnonymousPageCache",
+    # A token's match list or ladder ratings served the anonymous entry when its own answer
+    # would be the same bytes; every write marks its account (tournaments/site/token_lists.py).
+    "tournaments.site.token_lists.TokenLists",
     # The API's state and events reads of a match that is over, for callers with nothing to do with
     # it, served as stored bytes (tournaments/site/settled_reads.py).
     "tournaments.site.settled_reads.SettledReads",

@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from tournaments.competition import ladders, selectors
 from tournaments.play import visibility
 from tournaments.rating import selectors as rating_selectors
+from tournaments.site import page_cache, token_lists
 from tournaments.site.api.ladder_serializers import (
     HistoryFilter,
     LadderFilter,
@@ -70,11 +71,22 @@ class LadderRatingsView(generics.ListAPIView["Rating"]):
             get_object_or_404(selectors.ladders(), pk=self.kwargs["ladder_id"])
         )
 
+    listed: list[Any] | None = None
+
+    def paginate_queryset(self, queryset: Any) -> list[Any] | None:
+        self.listed = super().paginate_queryset(queryset)
+        return self.listed
+
     @extend_schema(
         summary="A ladder's ratings, best first: established bots by score, then provisional ones"
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+        response = super().get(request, *args, **kwargs)
+        if self.listed is not None:
+            # Only its bots' owners see more of it (their private bots): shared with the rest.
+            owners = [r.bot_version.bot.owner_id for r in self.listed if r.bot_version is not None]
+            setattr(response, page_cache.LISTED, token_lists.ratings_listed(owners))
+        return response
 
 
 class LadderHistoryView(generics.ListAPIView["RatingHistory"]):

@@ -10,11 +10,11 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html_join
-from django.views.decorators.csrf import ensure_csrf_cookie
 
 # The pages only read: a POST, PUT or DELETE is a 405, not the page (tests/api/test_endpoint_matrix.py).
 from django.views.decorators.http import require_safe
@@ -26,7 +26,7 @@ from tournaments.competition import selectors as competition_selectors
 from tournaments.play import humans, keyset, selectors, visibility
 from tournaments.rating import ladder_order
 from tournaments.rating import selectors as rating_selectors
-from tournaments.site import replay
+from tournaments.site import page_cache, replay, settled_reads
 from tournaments.site.pages import markdown
 from tournaments.site.pages.charts import rating_chart
 from tournaments.site.pages.errors import BadQuery
@@ -274,9 +274,12 @@ def _frame(request: HttpRequest, match: Match) -> dict[str, Any]:
 
 
 @require_safe
-@ensure_csrf_cookie  # the fork button posts with the session's CSRF token
 def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
     match = _match(request, match_id)
+    if request.user.is_authenticated:
+        # The fork button and a person's moves post with the session's CSRF token; a visitor
+        # without a session can do neither, and a page without a cookie may be shared.
+        get_token(request)
     ctx = _frame(request, match)
     view, names = ctx["view"], ctx["names"]
     mine = visibility.seats_of(request.user, match)
@@ -321,7 +324,17 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
             "rules": _rules_panel(match.game),
         }
     )
-    return render(request, "site/viewer.html", ctx)
+    response = render(request, "site/viewer.html", ctx)
+    if _settled(match):
+        # Over with its deal: only a fork or a hiding write changes the page (page_cache).
+        setattr(response, page_cache.KEEP, settled_reads.seconds())
+    return response
+
+
+def _settled(match: Match) -> bool:
+    return (
+        visibility.is_over(match) and match.validation_of_id is None and visibility.deal_over(match)
+    )
 
 
 def _rules_panel(game: str) -> dict[str, Any]:
