@@ -57,10 +57,13 @@ GAMES = [
 def check_the_page(tab: Any, width: int) -> None:
     """What a person reads at a decision: sentences, card values, the turn, the same step."""
     form = tab.locator("#your-seat form.act-form").first
-    # The board shows the step the decision is asked at (never an older one, still
-    # being replaced while the person reads the decision).
-    assert tab.locator("#board .frame").get_attribute("data-step") == form.get_attribute(
-        "data-step"
+    # The board shows the step the decision is asked at (the panel waits for it, never
+    # announcing a decision over an older board; only a board that cannot load within 8 s is
+    # caught up with after the decision shows, as on a loaded machine: so waited for).
+    tab.wait_for_function(
+        "s => document.querySelector('#board .frame')?.dataset.step === s",
+        arg=form.get_attribute("data-step"),
+        timeout=30_000,
     )
     sentences = [b.inner_text() for b in form.locator("button.choice").all()]
     sentences.append(form.locator(".play-title").inner_text())

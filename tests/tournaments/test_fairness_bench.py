@@ -31,13 +31,18 @@ def test_bench_fairness_counts_the_flood_matches_that_started_before_the_other_c
     )  # fmt: skip
     figures = json.loads(out.getvalue())
     assert figures["bench"] == "fairness" and figures["workers"] == 2
-    assert (figures["flood_requested"], figures["flood_accepted"], figures["flood_refused"]) == (
-        6,
-        5,
-        1,
+    requested, accepted, refused = (
+        figures["flood_requested"],
+        figures["flood_accepted"],
+        figures["flood_refused"],
     )
     flood = Match.objects.filter(id__in=figures["flood_matches"])
-    assert flood.count() == 5
+    assert requested == 6 and accepted == flood.count() == 6 - refused
+    # The sixth meets the cap of five active matches, unless one of the five had already
+    # finished when it came (a quick match on an idle worker): what the rows say either way.
+    last = max(m.created_at for m in flood)
+    freed = flood.filter(finished_at__lt=last).exists()
+    assert refused == 1 or (refused == 0 and freed), (refused, freed)
     assert len({m.created_by_id for m in flood}) == 1  # one account's
     victim = Match.objects.get(id=figures["victim_match"])
     assert victim.created_by_id not in {m.created_by_id for m in flood}

@@ -382,7 +382,9 @@ def test_a_fork_retires_the_kept_viewer_page(owner: Any) -> None:
 @pytest.mark.usefixtures("_pages_kept")
 def test_a_bot_made_private_retires_the_kept_viewer_page(owner: Any) -> None:
     match = play("brexit", 3, owner, seed=3)
-    bot = match.seats.get(number=0).bot_version.bot
+    version = match.seats.get(number=0).bot_version
+    assert version is not None
+    bot = version.bot
     path = f"/matches/{match.pk}/"
     assert bot.name in _page(path).content.decode()
     assert _page(path).headers.get(page_cache.SAID) == "hit"
