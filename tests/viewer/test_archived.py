@@ -191,7 +191,7 @@ def test_a_match_read_while_its_partition_is_compacted_reads_the_same_every_time
     assert len(before) == last
     # Reads from the hot rows, from both once archived, and from the archive alone.
     with (
-        reading_meanwhile(match.pk, before, page, at_least=10, join_seconds=120) as reads,
+        reading_meanwhile(match.pk, before, page, at_least=14, join_seconds=120) as reads,
         _no_truncate_escape(),
     ):
         done = archiving.compact(limit=10)
