@@ -55,17 +55,7 @@ def state_at_step(
     the first viewer of a step leaves snapshots behind, and every later request
     folds at most ``every`` events, whichever step it asks for.
     """
-    snapshot = (
-        Snapshot.objects.filter(
-            stream_id=stream_id, state_version=rules.engine_version, version__lte=version
-        )
-        .order_by("-version")
-        .first()
-    )
-    if snapshot is None:
-        state, reached = rules.new_state(), 0
-    else:
-        state, reached = rules.load(snapshot.state), snapshot.version
+    state, reached = _nearest(rules, stream_id, version)
     for ev in store.read(stream_id, from_version=reached + 1, to_version=version):
         if ev.type not in PLATFORM_EVENTS:
             state = rules.fold(state, ev.as_engine_event())
@@ -80,6 +70,20 @@ def state_at_step(
     return state, reached
 
 
+def _nearest(rules: Foldable[S], stream_id: uuid.UUID, version: int) -> tuple[S, int]:
+    """The newest snapshot at or below ``version`` (of this engine), or the new state."""
+    snapshot = (
+        Snapshot.objects.filter(
+            stream_id=stream_id, state_version=rules.engine_version, version__lte=version
+        )
+        .order_by("-version")
+        .first()
+    )
+    if snapshot is None:
+        return rules.new_state(), 0
+    return rules.load(snapshot.state), snapshot.version
+
+
 def fold_steps(
     rules: Foldable[S], stream_id: uuid.UUID, first: int, last: int
 ) -> Iterator[tuple[int, S]]:
@@ -90,17 +94,7 @@ def fold_steps(
     once this way instead of once per step from a snapshot. The state yielded is the one being
     folded: use it (dump, observe) before asking for the next, which changes it.
     """
-    snapshot = (
-        Snapshot.objects.filter(
-            stream_id=stream_id, state_version=rules.engine_version, version__lte=first
-        )
-        .order_by("-version")
-        .first()
-    )
-    if snapshot is None:
-        state, reached = rules.new_state(), 0
-    else:
-        state, reached = rules.load(snapshot.state), snapshot.version
+    state, reached = _nearest(rules, stream_id, first)
     if reached >= first:
         yield reached, state
     for ev in store.read(stream_id, from_version=reached + 1, to_version=last):

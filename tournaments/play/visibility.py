@@ -154,6 +154,20 @@ def deal_over(match: Match) -> bool:
     return not playing
 
 
+def people_in(match: Match) -> set[int]:
+    """The accounts a match concerns (its creator, its people, its bots' owners): who may be
+    shown more of it than a stranger. Its seats and their bots prefetched, it costs no query."""
+    people: set[int] = set()
+    if match.created_by_id is not None:
+        people.add(match.created_by_id)
+    for seat in match.seats.all():
+        if seat.player_id is not None:
+            people.add(seat.player_id)
+        if seat.bot_version is not None:
+            people.add(seat.bot_version.bot.owner_id)
+    return people
+
+
 def seats_of(user: Any, match: Match) -> frozenset[int]:
     """Seat numbers of ``match`` played by versions of ``user``'s bots, or by ``user``."""
     uid = user_id(user)

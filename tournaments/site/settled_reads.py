@@ -135,14 +135,7 @@ def header_of(match_id: str, generation: str | None, response: HttpResponse) -> 
     match = selectors.match_detail(match_id, None).first()
     if match is None:
         return None
-    people: set[int] = set()
-    if match.created_by_id is not None:
-        people.add(match.created_by_id)
-    for seat in match.seats.all():
-        if seat.player_id is not None:
-            people.add(seat.player_id)
-        if seat.bot_version is not None:
-            people.add(seat.bot_version.bot.owner_id)
+    people = visibility.people_in(match)
     shared = match.validation_of_id is None and visibility.deal_over(match)
     return Header(
         generation=generation,

@@ -40,7 +40,7 @@ from django.db.models.signals import post_save
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
-from tournaments.play import read_cache, selectors
+from tournaments.play import read_cache, selectors, visibility
 from tournaments.play.models import Match
 from tournaments.play.read_cache import CACHE_DOWN
 from tournaments.site import page_cache
@@ -91,13 +91,7 @@ def matches_listed(matches: Iterable[Match], older_pages: bool) -> page_cache.Li
     rows = list(matches)
     people: set[int] = set()
     for match in rows:
-        if match.created_by_id is not None:
-            people.add(match.created_by_id)
-        for seat in match.seats.all():
-            if seat.player_id is not None:
-                people.add(seat.player_id)
-            if seat.bot_version is not None:
-                people.add(seat.bot_version.bot.owner_id)
+        people |= visibility.people_in(match)
     since = min((m.created_at for m in rows), default=None) if older_pages else None
     smoke = any(m.validation_of_id is not None for m in rows)
     return page_cache.Listed(frozenset(people), since, smoke)
