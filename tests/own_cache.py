@@ -1,14 +1,17 @@
 """Forget this run's cache entries (throttle counters) and nobody else's.
 
-``cache.clear()`` would be FLUSHDB: the whole Redis database, which every suite running at the
-same time on this machine (and a `make up` platform) shares. One suite's clear would then wipe
-another's throttle counters between two of its requests. Each run has its own key prefix
-(TEST_CACHE_PREFIX), so only keys under it are deleted.
+Redis's own ``clear()`` is FLUSHDB: the whole Redis database, which every xdist worker of a run,
+every suite running at the same time on this machine (and a `make up` platform) share. One
+worker's clear would then wipe another's keys between two of its requests (a writer's
+read-your-writes mark, a throttle counter). Each worker has its own key prefix
+(TEST_CACHE_PREFIX plus the worker's name), so only keys under it are deleted, and the suite's
+cache backend (RunOwnRedisCache, config/settings/test.py) makes ``cache.clear()`` do the same.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.cache.backends.redis import RedisCache
 from redis import Redis
 
 
@@ -24,3 +27,10 @@ def clear() -> None:
             client.delete(*keys)
     finally:
         client.close()
+
+
+class RunOwnRedisCache(RedisCache):
+    """Django's Redis cache whose ``clear()`` forgets this worker's keys only."""
+
+    def clear(self) -> None:
+        clear()

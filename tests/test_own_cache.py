@@ -23,3 +23,18 @@ def test_clearing_forgets_this_runs_keys_and_keeps_everyone_elses() -> None:
     finally:
         client.delete(theirs)
         client.close()
+
+
+def test_the_suites_cache_clear_keeps_the_keys_of_the_runs_other_workers() -> None:
+    """Redis's clear() is FLUSHDB: a worker's clear wiped a parallel test's write mark."""
+    client = Redis.from_url(settings.CACHES["default"]["LOCATION"])
+    others = f"{settings.CACHES['default']['KEY_PREFIX']}-gw99:1:replica-writer:abc"
+    try:
+        client.set(others, b"1", ex=60)
+        cache.set("mine", 1, 60)
+        cache.clear()
+        assert cache.get("mine") is None
+        assert client.get(others) == b"1"
+    finally:
+        client.delete(others)
+        client.close()

@@ -9,12 +9,12 @@ from collections.abc import Iterator
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import cache
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.test import Client, RequestFactory
 
 from config import replica
+from tests import own_cache
 from tests.factories import UserFactory
 from tests.test_settings import run_manage
 from tournaments.site import replica_reads
@@ -96,7 +96,7 @@ def serve(request: HttpRequest) -> tuple[HttpResponseBase, str | None]:
 def test_the_replica_serves_reads_and_the_writer_reads_the_primary_for_a_while(
     fresh_replica: None, settings: object
 ) -> None:
-    cache.clear()
+    own_cache.clear()
     factory = RequestFactory()
     assert serve(factory.get("/matches/"))[1] == "replica"
     assert serve(factory.head("/api/matches/"))[1] == "replica"
@@ -135,7 +135,7 @@ def test_a_request_that_failed_without_writing_marks_no_writer(
 ) -> None:
     """Otherwise any client could keep itself (or, by sending another's token, anyone) on the
     primary with a stream of cheap refused POSTs."""
-    cache.clear()
+    own_cache.clear()
     factory = RequestFactory()
     response = _answering(status)(factory.post("/api/matches/", HTTP_AUTHORIZATION="Token abc"))
     assert replica_reads.COOKIE not in response.cookies, status
@@ -148,7 +148,7 @@ def test_a_request_that_wrote_marks_its_writer_whatever_it_answered(
     fresh_replica: None, status: int
 ) -> None:
     """A failure that wrote anything (a partial write, a token's last use) may have committed it."""
-    cache.clear()
+    own_cache.clear()
     factory = RequestFactory()
     request = factory.post("/api/matches/", HTTP_AUTHORIZATION="Token abc")
     response = _answering(status, writes=True)(request)
@@ -163,7 +163,7 @@ def test_a_request_that_succeeded_without_writing_marks_no_writer(
 ) -> None:
     """A form shown again with its errors and a 200 (a wrong password at the login) wrote
     nothing to read back: counting it would keep its client on the primary for free."""
-    cache.clear()
+    own_cache.clear()
     factory = RequestFactory()
     response = _answering(status)(factory.post("/api/matches/", HTTP_AUTHORIZATION="Token abc"))
     assert replica_reads.COOKIE not in response.cookies, status
@@ -184,7 +184,7 @@ def test_a_wrong_login_or_an_invalid_form_marks_no_writer_and_a_login_does(
     lagging_replica: None,
 ) -> None:
     """The site's login shows a failed form again with a 200; it wrote nothing to read back."""
-    cache.clear()
+    own_cache.clear()
     user = UserFactory()
     client = Client()
     for body in ({"username": user.username, "password": "wrong"}, {"username": ""}):

@@ -63,6 +63,9 @@ PASSWORD_HASHERS = [
 CACHES["default"]["KEY_PREFIX"] = _own(
     env.str("TEST_CACHE_PREFIX", default=f"backroom-test-{CHECKOUT}")
 )
+# Redis's clear() is FLUSHDB, which would wipe the keys of the run's other workers (and of any
+# other suite on the machine) mid-test: the suite's clear() forgets its own prefix only.
+CACHES["default"]["BACKEND"] = "tests.own_cache.RunOwnRedisCache"
 # Off: the suite's tests would meet each other's pages (one cache, rolled-back rows) and a list
 # read twice within seconds would not show what a test just made. tests/tournaments/test_page_cache.py
 # turns it on; a bench's children set it from the environment.
