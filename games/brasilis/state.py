@@ -8,11 +8,11 @@ stacks and into JSON unchanged.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field, fields
 from typing import Any
 
 from games.brasilis.cards import AIDS, INFLUENCE_VALUE, POWER_KIND
+from games.engine.plain import copied
 
 Entry = dict[str, Any]
 """A card lying in a politician's stack (S-12): card id (None for a Palanque copy),
@@ -128,11 +128,11 @@ _FIELDS = [f.name for f in fields(State)]
 
 
 def dump(state: State) -> dict[str, Any]:
-    return {name: copy.deepcopy(getattr(state, name)) for name in _FIELDS}
+    return copied({name: getattr(state, name) for name in _FIELDS})
 
 
 def load(data: dict[str, Any]) -> State:
-    state = State(**{name: copy.deepcopy(data[name]) for name in _FIELDS})
+    state = State(**copied({name: data[name] for name in _FIELDS}))
     # A snapshot stored as jsonb comes back with its keys re-ordered; observations list
     # aids in key order, so restore the order setup gave them (a bot sees the same list).
     state.aid_owner = {a: state.aid_owner[a] for a in AIDS if a in state.aid_owner}

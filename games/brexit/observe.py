@@ -7,12 +7,12 @@ It is built once per decision by the platform, so it avoids per-card work.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from games.brexit.scoring import deal_points
 from games.brexit.state import EFFECT, PLACEMENT, State
 from games.brexit.turn import ROUND_LIMIT
+from games.engine.plain import copied
 
 
 def _slots(state: State, seat: int | None) -> list[dict[str, Any]]:
@@ -92,5 +92,5 @@ def observe(state: State, seat: int | None) -> dict[str, Any]:
         "negotiation_discard": list(state.negotiation_discard),
         "removed": list(state.removed),
         # Copied so that a bot editing its observation cannot reach into the state.
-        "result": copy.deepcopy(state.result) if state.result is not None else None,
+        "result": copied(state.result),
     }

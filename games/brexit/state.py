@@ -7,9 +7,10 @@ Every field is JSON-native (lists, dicts, str, int, bool, None) so that
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field, fields
 from typing import Any, TypedDict
+
+from games.engine.plain import copied
 
 PLACEMENT = "placement"
 EFFECT = "effect"
@@ -71,8 +72,8 @@ class State:
 
 
 def dump(state: State) -> dict[str, Any]:
-    return {f.name: copy.deepcopy(getattr(state, f.name)) for f in fields(state)}
+    return copied({f.name: getattr(state, f.name) for f in fields(state)})
 
 
 def load(data: dict[str, Any]) -> State:
-    return State(**copy.deepcopy(data))
+    return State(**copied(data))
