@@ -83,7 +83,7 @@ def keeper_share(obs: dict[str, Any], influence: list[int], me: int, good: bool)
 
 def after(obs: dict[str, Any], action: Action, me: int) -> list[int]:
     """The influence totals after ``action`` (a dispute action), as far as this seat can tell."""
-    influence = totals(obs)
+    influence = list(obs["_totals"])
     if "play" in action:
         card = action["play"]
         target = action["target"]
@@ -111,8 +111,10 @@ def _kind(obs: dict[str, Any], card: str) -> str:
 
 
 def with_kinds(obs: dict[str, Any]) -> dict[str, Any]:
-    """Index the hand's kinds by card id (the observation gives each card with its kind)."""
+    """Index the hand's kinds by card id (the observation gives each card with its kind), and
+    count the totals every action's score starts from once, not once per action."""
     obs["_kinds"] = {c["id"]: c["kind"] for c in obs["hand"] or []}
+    obs["_totals"] = totals(obs)
     return obs
 
 
