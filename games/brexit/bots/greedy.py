@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 from games.brexit.cards import (
@@ -145,12 +146,12 @@ def place(
     return {"place": chosen}
 
 
-def effect_gain(obs: dict[str, Any], action: Action) -> float:
-    """How much ``action`` improves my deal points minus the leading opponent's deal count."""
+def effect_gains(obs: dict[str, Any]) -> Callable[[Action], float]:
+    """How much an effect action improves my deal points minus the leading opponent's deal
+    count: what every action of one decision shares (the slot, its winner, the score before)
+    is worked out once."""
     me: int = obs["seat"]
     agenda = obs["agenda"]
-    deals = [list(d) for d in obs["deals"]]
-    kind = action["effect"]
     effect = obs["effect"]
     slot = next((s for s in obs["slots"] if s["slot"] == effect["slot"]), None) if effect else None
     winner = None
@@ -166,33 +167,45 @@ def effect_gain(obs: dict[str, Any], action: Action) -> float:
         rivals = [len(d) + (1 if won and winner == s else 0) for s, d in enumerate(ds) if s != me]
         return mine - (max(rivals) if rivals else 0)
 
-    before = score(deals, country)
-    if kind == TAKE:
-        deals[action["target"]].remove(action["deal"])
-        return score(deals, country) - before
-    if kind in (SWITCH_YOUR, SWITCH_ANOTHER) and country is not None:
-        owner = me if kind == SWITCH_YOUR else action["target"]
-        deals[owner].remove(action["deal"])
-        deals[owner].append(country)
-        return score(deals, action["deal"]) - before
-    if kind == SWITCH_TWO:
-        a, b = action["first"], action["second"]
-        deals[a["seat"]].remove(a["deal"])
-        deals[b["seat"]].remove(b["deal"])
-        deals[a["seat"]].append(b["deal"])
-        deals[b["seat"]].append(a["deal"])
-        return score(deals, country) - before
-    return 0.0
+    before = score(obs["deals"], country)
+
+    def gain(action: Action) -> float:
+        kind = action["effect"]
+        deals = [list(d) for d in obs["deals"]]
+        if kind == TAKE:
+            deals[action["target"]].remove(action["deal"])
+            return score(deals, country) - before
+        if kind in (SWITCH_YOUR, SWITCH_ANOTHER) and country is not None:
+            owner = me if kind == SWITCH_YOUR else action["target"]
+            deals[owner].remove(action["deal"])
+            deals[owner].append(country)
+            return score(deals, action["deal"]) - before
+        if kind == SWITCH_TWO:
+            a, b = action["first"], action["second"]
+            deals[a["seat"]].remove(a["deal"])
+            deals[b["seat"]].remove(b["deal"])
+            deals[a["seat"]].append(b["deal"])
+            deals[b["seat"]].append(a["deal"])
+            return score(deals, country) - before
+        return 0.0
+
+    return gain
+
+
+def effect_gain(obs: dict[str, Any], action: Action) -> float:
+    """One action's gain (effect_gains, for one action alone)."""
+    return effect_gains(obs)(action)
 
 
 def choose_effect(obs: dict[str, Any], legal: Legal, *, at_least: float = 0.0) -> Action:
     """The effect that improves the deal count most, if it gains more than ``at_least``."""
     actions = legal["actions"] or [{"effect": "none"}]
     best, best_gain = actions[0], at_least
+    gains = effect_gains(obs)
     for action in actions:
         if action["effect"] == "none":
             continue
-        gain = effect_gain(obs, action)
+        gain = gains(action)
         if gain > best_gain:
             best, best_gain = action, gain
     return best

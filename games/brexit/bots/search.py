@@ -92,7 +92,8 @@ def candidates(obs: dict[str, Any], legal: Any) -> list[Action]:
         ]
     else:
         actions = legal["actions"] or [{"effect": "none"}]
-        ranked = sorted(actions, key=lambda a: -greedy.effect_gain(obs, a))
+        gains = greedy.effect_gains(obs)
+        ranked = sorted(actions, key=lambda a: -gains(a))
         options = [greedy.choose(obs, legal), *ranked[:MAX_EFFECT_CANDIDATES]]
         if {"effect": "none"} not in options:
             options.append({"effect": "none"})
