@@ -14,6 +14,7 @@ import orjson
 import pytest
 from django.core.cache import cache
 from django.test import Client, override_settings
+from rest_framework.authtoken.models import Token
 
 from games.engine.registry import get
 from replays import snapshots, store
@@ -130,14 +131,16 @@ def test_what_the_owner_warmed_is_not_shown_to_anyone_else(running: Match, owner
             assert not leaked(r.content, hidden), (user, url, leaked(r.content, hidden))
 
 
+DEAD = {
+    "BACKEND": "django.core.cache.backends.redis.RedisCache",
+    "LOCATION": "redis://127.0.0.1:9/0",  # the discard port: nothing listens there
+    "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+}
+
+
 def test_replays_are_served_while_the_cache_is_down(brexit_match: Match, caplog: Any) -> None:
-    dead = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": "redis://127.0.0.1:9/0",  # the discard port: nothing listens there
-        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-    }
     with (
-        override_settings(CACHES={"default": dead}),
+        override_settings(CACHES={"default": DEAD}),
         caplog.at_level(logging.WARNING, logger="tournaments.play.read_cache"),
     ):
         for url in (
@@ -147,6 +150,47 @@ def test_replays_are_served_while_the_cache_is_down(brexit_match: Match, caplog:
         ):
             assert Client().get(url).status_code == 200, url
     assert "replay cache unavailable" in caplog.text
+
+
+def test_read_many_reads_the_keys_or_gives_none_and_leaves_a_cache_that_is_down(
+    caplog: Any,
+) -> None:
+    """The web's caches' one read of their keys (``read_cache.read_many``): what is stored, in
+    one round trip; with Redis away, None (the caller renders), logged as what the caller does,
+    and the cache left alone for ``AWAY_SECONDS``."""
+    cache.set("read-many:kept", 7)
+    assert read_cache.read_many(["read-many:kept", "read-many:not"], "x") == {"read-many:kept": 7}
+    with (
+        override_settings(CACHES={"default": DEAD}),
+        caplog.at_level(logging.WARNING, logger="tournaments.play.read_cache"),
+    ):
+        assert read_cache.read_many(["read-many:kept"], "rendering /somewhere/") is None
+    assert not read_cache.usable()
+    assert "replay cache unavailable, rendering /somewhere/" in caplog.text
+
+
+@pytest.mark.parametrize("door", ["token lists", "settled reads"])
+def test_the_token_lists_and_settled_reads_render_while_the_cache_is_down(
+    brexit_match: Match, door: str, caplog: Any
+) -> None:
+    """Both read their keys through ``read_many``: Redis away, the views answer, and it is
+    logged as the middleware's."""
+    if door == "token lists":
+        token = Token.objects.create(user=UserFactory())
+        client, url = Client(HTTP_AUTHORIZATION=f"Token {token.key}"), "/api/matches/?limit=2"
+    else:
+        client, url = Client(), f"/api/matches/{brexit_match.pk}/state/?step=5"
+    with (
+        override_settings(
+            CACHES={"default": DEAD},
+            PAGE_CACHE_SECONDS=60.0,
+            TOKEN_CACHE_SECONDS=60.0,
+            SETTLED_READS_SECONDS=60.0,
+        ),
+        caplog.at_level(logging.WARNING, logger="tournaments.play.read_cache"),
+    ):
+        assert client.get(url).status_code == 200
+    assert f"replay cache unavailable, {door}, rendering /api/matches/" in caplog.text
 
 
 def test_the_log_markup_escapes_what_it_shows() -> None:

@@ -128,6 +128,18 @@ def _failed(what: str, exc: Exception) -> None:
 failed = _failed
 
 
+def read_many(keys: Sequence[str], what: str) -> dict[str, Any] | None:
+    """The values stored under ``keys``, in one round trip; None when the cache is away, which is
+    logged as ``what`` (what the caller does without it) and leaves this process computing
+    without the cache for ``AWAY_SECONDS``. The web's caches of Redis (the token lists, the
+    settled reads, the token cache) read their keys through it and render when it gives None."""
+    try:
+        return cache.get_many(list(keys))  # type: ignore[no-any-return]
+    except CACHE_DOWN as exc:
+        _failed(what, exc)
+        return None
+
+
 def remember(
     key: str,
     compute: Callable[[], T],
@@ -150,10 +162,7 @@ def remember_many(
     to store those ``keep`` allows."""
     found: dict[str, Any] = {}
     if _usable():
-        try:
-            found = cache.get_many([key for key, _ in wanted])
-        except CACHE_DOWN as exc:
-            _failed(f"reading {wanted[0][0]}", exc)
+        found = read_many([key for key, _ in wanted], f"reading {wanted[0][0]}") or {}
     values: list[T] = []
     fresh: dict[str, T] = {}
     for key, compute in wanted:

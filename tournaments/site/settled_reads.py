@@ -197,10 +197,8 @@ class SettledReads:
         if token is not None:
             names += [token_cache.GENERATION, token_cache.key_for(token)]
         names.append(page_cache.FRESH)
-        try:
-            kept = cache.get_many(names)
-        except CACHE_DOWN as exc:
-            read_cache.failed(f"settled reads, rendering {request.path}", exc)
+        kept = read_cache.read_many(names, f"settled reads, rendering {request.path}")
+        if kept is None:
             return self.get_response(request)
         generation = kept.get(page_cache.GENERATION)
         header = kept.get(names[1])
