@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from tests.factories import BotVersionFactory, MatchFactory, UserFactory
