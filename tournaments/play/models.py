@@ -16,6 +16,7 @@ from uuid_utils.compat import uuid7
 
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
+from tournaments.play.row_changes import WatchedQuerySet
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -66,6 +67,10 @@ class Bot(models.Model):
         related_name="+",
         help_text="The ready version ladders play; empty: the newest ready one.",
     )
+
+    # A queryset's update() of a column the cached pages show (a name, is_public, is_active)
+    # retires them as a save does (row_changes.written: page_cache.BOT_SHOWN).
+    objects = WatchedQuerySet.as_manager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "name"], name="bot_name_per_owner")]
