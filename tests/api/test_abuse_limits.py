@@ -8,6 +8,7 @@ X-Forwarded-For is believed only when a proxy is configured (``NUM_PROXIES``, de
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -189,3 +190,30 @@ def test_the_admin_password_form_is_still_staff_only() -> None:
     assert r.status_code == 302 and "/admin/login/" in r["Location"]
     user.refresh_from_db()
     assert user.check_password(PASSWORD)
+
+
+def test_password_changes_go_through_while_the_cache_is_down(caplog: Any) -> None:
+    """The guesses' budget fails open as every limit does (Redis holds its counter): a wrong old
+    password is the form's 400, a right one changes the password, each with a warning."""
+    dead = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:9/0",  # the discard port: nothing listens there
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+    user = UserFactory(password=PASSWORD)
+    site = _signed_in(user)
+    with (
+        override_settings(CACHES={"default": dead}),
+        throttle_rates(password_guesses="1/hour"),
+        caplog.at_level(logging.WARNING, logger="tournaments.site.api.throttles"),
+    ):
+        for _ in range(2):
+            assert (
+                site.post("/accounts/password/", {"old_password": "no", **NEW}).status_code == 400
+            )
+        assert (
+            site.post("/accounts/password/", {"old_password": PASSWORD, **NEW}).status_code == 302
+        )
+    assert "rate limit 'password_guesses' not applied" in caplog.text
+    user.refresh_from_db()
+    assert user.check_password(NEW["new_password1"])
