@@ -8,6 +8,7 @@ X-Forwarded-For is believed only when a proxy is configured (``NUM_PROXIES``, de
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import pytest
@@ -130,3 +131,89 @@ def test_refused_uploads_do_not_use_up_the_budget(
         good = {"source": "def act(observation, legal):\n    return None\n"}
         assert api.post(url, good, format="json").status_code == 201
         assert_429(api.post(url, good, format="json"))
+
+
+NEW = {"new_password1": "another-Passphrase-7", "new_password2": "another-Passphrase-7"}
+
+
+def _signed_in(user: Any) -> Client:
+    c = Client()
+    c.force_login(user)
+    return c
+
+
+def test_wrong_old_passwords_on_the_site_are_limited_per_account() -> None:
+    """A session cannot guess its account's password through the password form: past the
+    account's ``password_guesses`` budget the form is a 429 with Retry-After and a sentence, the
+    old password is not checked (a right one changes nothing either); a right old password does
+    not use the budget, and another account's is its own."""
+    user, other = UserFactory(password=PASSWORD), UserFactory(password=PASSWORD)
+    site = _signed_in(user)
+    with throttle_rates(password_guesses="2/hour"):
+        changed = site.post("/accounts/password/", {"old_password": PASSWORD, **NEW})
+        assert changed.status_code == 302  # right: not counted
+        for guess in ("guess-1", ""):  # a missing one is a wrong one
+            r = site.post("/accounts/password/", {"old_password": guess, **NEW})
+            assert r.status_code == 400 and "old_password" in r.context["form"].errors
+        right = {"old_password": NEW["new_password1"]} | {k: "third-Passphrase-5" for k in NEW}
+        refused = site.post("/accounts/password/", right)
+        assert_429(refused)
+        text = refused.content.decode()
+        assert "wrong current password was given for your account as often as it may be" in text
+        assert "(2/hour)" in text and "Try again in" in text
+        assert 'name="old_password"' in text and "third-Passphrase-5" not in text
+        assert site.get("/accounts/password/").status_code == 200  # reading the form is free
+        theirs = _signed_in(other).post("/accounts/password/", {"old_password": PASSWORD, **NEW})
+        assert theirs.status_code == 302
+    user.refresh_from_db()
+    assert user.check_password(NEW["new_password1"])
+
+
+def test_the_admin_password_form_shares_the_account_s_budget_of_wrong_old_passwords() -> None:
+    staff = UserFactory(password=PASSWORD, is_staff=True)
+    site, admin = _signed_in(staff), _signed_in(staff)
+    with throttle_rates(password_guesses="2/hour"):
+        wrong = {"old_password": "guess", **NEW}
+        assert site.post("/accounts/password/", wrong).status_code == 400
+        r = admin.post("/admin/password_change/", wrong)
+        assert r.status_code == 200 and b"old password was entered incorrectly" in r.content
+        assert_429(admin.post("/admin/password_change/", {"old_password": PASSWORD, **NEW}))
+        assert_429(site.post("/accounts/password/", {"old_password": PASSWORD, **NEW}))
+        assert admin.get("/admin/password_change/").status_code == 200
+    staff.refresh_from_db()
+    assert staff.check_password(PASSWORD)
+
+
+def test_the_admin_password_form_is_still_staff_only() -> None:
+    user = UserFactory(password=PASSWORD)
+    r = _signed_in(user).post("/admin/password_change/", {"old_password": PASSWORD, **NEW})
+    assert r.status_code == 302 and "/admin/login/" in r["Location"]
+    user.refresh_from_db()
+    assert user.check_password(PASSWORD)
+
+
+def test_password_changes_go_through_while_the_cache_is_down(caplog: Any) -> None:
+    """The guesses' budget fails open as every limit does (Redis holds its counter): a wrong old
+    password is the form's 400, a right one changes the password, each with a warning."""
+    dead = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:9/0",  # the discard port: nothing listens there
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+    user = UserFactory(password=PASSWORD)
+    site = _signed_in(user)
+    with (
+        override_settings(CACHES={"default": dead}),
+        throttle_rates(password_guesses="1/hour"),
+        caplog.at_level(logging.WARNING, logger="tournaments.site.api.throttles"),
+    ):
+        for _ in range(2):
+            assert (
+                site.post("/accounts/password/", {"old_password": "no", **NEW}).status_code == 400
+            )
+        assert (
+            site.post("/accounts/password/", {"old_password": PASSWORD, **NEW}).status_code == 302
+        )
+    assert "rate limit 'password_guesses' not applied" in caplog.text
+    user.refresh_from_db()
+    assert user.check_password(NEW["new_password1"])

@@ -443,6 +443,13 @@ MATRIX: dict[str, dict[str, str]] = {
         "PATCH": "405 405 405 405",
         "DELETE": "405 405 405 405",
     },
+    # The admin's own password form, on the account's budget of wrong old passwords: staff only.
+    "admin-password-change": {
+        "GET": "302 302 302 200",
+        "POST": "302 302 302 200",  # the form again: no old password given
+        "PATCH": "302 302 302 405",
+        "DELETE": "302 302 302 405",
+    },
     # Every admin page: a redirect to the admin's login for all but staff, whatever the method.
     ADMIN: {"GET": "302 302 302 200", "POST": "302 302 302 200"},
 }

@@ -120,6 +120,42 @@ def test_a_name_visibility_or_state_change_retires_every_page_at_once(
         assert "renamed-bot" in content
 
 
+@pytest.mark.parametrize(
+    "write",
+    [
+        {"is_public": False},
+        {"is_active": False},
+        {"name": "renamed-bot"},
+        ["is_public"],  # bulk_update of the column
+    ],
+)
+def test_a_queryset_write_of_what_pages_show_retires_every_page_as_a_save_does(
+    bot: Bot, write: Any
+) -> None:
+    """A staff's bulk action or a service that writes bots through ``update()`` or
+    ``bulk_update()`` sends no save signal: the bots' queryset (``row_changes.WatchedQuerySet``)
+    calls the same ``on_change`` as a save, so no page or settled read outlives the write."""
+    stored(PAGES)
+    if isinstance(write, dict):
+        assert Bot.objects.filter(pk=bot.pk).update(**write) == 1
+    else:
+        bot.is_public = False
+        assert Bot.objects.bulk_update([bot], write) == 1
+    for page in PAGES:
+        said, content = cached(page)
+        assert said == "miss", page
+    if write != {"name": "renamed-bot"} and write != {"is_active": False}:
+        assert "sneaky-bot" not in content and PRIVATE_BOT in content
+
+
+def test_a_queryset_write_of_nothing_pages_show_leaves_them_cached(bot: Bot) -> None:
+    stored(PAGES)
+    assert Bot.objects.filter(pk=bot.pk).update(description="bulk words") == 1
+    assert Bot.objects.filter(pk=-1).update(is_public=False) == 0  # no row written
+    for page in PAGES:
+        assert cached(page)[0] == "hit", page
+
+
 def test_an_account_edit_or_a_login_keeps_both_caches_and_its_name_or_state_retires_them() -> None:
     user: Any = UserFactory()
     gens = (page_cache.GENERATION, token_cache.GENERATION)

@@ -73,17 +73,22 @@ def read(client: APIClient, path: str) -> Any:
 
 
 def test_an_unrelated_callers_second_read_is_served_without_a_query(finished: Match) -> None:
-    """Anonymous stores, another account's token is served the same bytes (and vice versa)."""
+    """Anonymous stores, another account's token is served the same bytes (and vice versa). A
+    state read after the first (which folded the match whole) is drawn from the kept fold for
+    both instead: nothing stored, no query either."""
     other = token_client(UserFactory())
     read(other, "/api/bots/")  # the token is now in the token cache
+    then = {"miss": "hit", "drawn": "drawn"}
+    seen = []
     for path in doors(finished):
         first = read(APIClient(), path)
-        assert first[HIT] == "miss"
+        seen.append(first[HIT])
         with CaptureQueriesContext(connection) as queries:
             served = read(other, path)
         assert len(queries) == 0, (path, [q["sql"] for q in queries])
-        assert served[HIT] == "hit"
+        assert served[HIT] == then[first[HIT]], path
         assert served.content == first.content, path
+    assert seen == ["miss", "drawn", "miss"]
 
 
 def test_the_matchs_own_people_and_staff_are_never_served_a_shared_entry(
@@ -205,6 +210,23 @@ def test_a_state_drawn_from_the_replay_cache_is_the_views_answer_byte_for_byte(
         assert {k: v for k, v in drawn.headers.items() if k != HIT} == dict(
             rendered.headers.items()
         ), query
+
+
+def test_a_state_never_read_is_drawn_from_the_kept_fold_byte_for_byte(finished: Match) -> None:
+    """Once a read folded the finished match whole, a step and view nobody read before (its
+    observation not kept) is drawn from the fold's kept blocks, no query, the views' bytes."""
+    other = token_client(UserFactory())
+    read(other, f"/api/matches/{finished.pk}/state/?view=all&step=3")  # the fold, the header
+    last = finished.last_version
+    for query in (f"step={last // 2}&view=seat1", f"step={last}&view=all", "view=seat2"):
+        path = f"/api/matches/{finished.pk}/state/?{query}"
+        with CaptureQueriesContext(connection) as queries:
+            drawn = read(other, path)
+        assert drawn[HIT] == "drawn", query
+        assert len(queries) == 0, query
+        with override_settings(SETTLED_READS_SECONDS=0):
+            rendered = read(APIClient(), path)
+        assert drawn.content == rendered.content, query
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from tests.factories import BotVersionFactory, MatchFactory, UserFactory
@@ -306,3 +307,34 @@ def test_my_bots_last_errors_are_one_query_from_the_bots_seats_and_faults(
     assert errors[frequent.pk] == (
         {"timeout": sum(1 for s in newest if s.verdicts)} if any(s.verdicts for s in newest) else {}
     )
+
+
+def _smoke_plan_faults(uid: int) -> list[Any]:
+    """What is wrong with the plan of ``newest_smoke_match_of(uid)``, as the token lists ask it:
+    any read of tournaments_match but from match_smoke_newest."""
+    with CaptureQueriesContext(connection) as asked:
+        selectors.newest_smoke_match_of(uid)
+    (query,) = asked.captured_queries
+    nodes = _explain(query["sql"], None)
+    wrong = [n for n in nodes if n[1] == "tournaments_match" and n[2] != "match_smoke_newest"]
+    if not any(index == "match_smoke_newest" for _, _, index in nodes):
+        wrong.append(("match_smoke_newest not used", None, None))
+    return wrong
+
+
+def test_an_account_s_newest_smoke_match_is_read_from_the_smoke_index(filled: Any) -> None:
+    """The token lists' smoke marker, on a miss (tournaments/site/token_lists.py): an account's
+    newest smoke match is read from match_smoke_newest, a probe per version of its bots, whether
+    it has smoke matches (the filled table's owner) or none (whose walk of match_newest read
+    every match), and the answer is the newest one."""
+    the_cast = filled[0]
+    nobody: Any = BotVersionFactory(bot__owner=UserFactory()).bot.owner
+    newest = (
+        Match.objects.filter(validation_of__bot__owner=the_cast.owner)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)
+    )[0]
+    assert selectors.newest_smoke_match_of(the_cast.owner.pk) == newest
+    assert selectors.newest_smoke_match_of(nobody.pk) is None
+    assert _smoke_plan_faults(the_cast.owner.pk) == []
+    assert _smoke_plan_faults(nobody.pk) == []

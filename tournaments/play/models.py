@@ -16,6 +16,7 @@ from uuid_utils.compat import uuid7
 
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
+from tournaments.play.row_changes import WatchedQuerySet
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -66,6 +67,10 @@ class Bot(models.Model):
         related_name="+",
         help_text="The ready version ladders play; empty: the newest ready one.",
     )
+
+    # A queryset's update() of a column the cached pages show (a name, is_public, is_active)
+    # retires them as a save does (row_changes.written: page_cache.BOT_SHOWN).
+    objects = WatchedQuerySet.as_manager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "name"], name="bot_name_per_owner")]
@@ -195,9 +200,11 @@ class Match(models.Model):
     )
     # A version's validation run is kept as a match its owner can read (the error cites its
     # steps); it is private to the bot's owner and staff (tournaments.play.selectors).
+    # Indexed with its newest first instead, smoke matches only (Meta.indexes: match_smoke_newest).
     validation_of = models.ForeignKey(
         "BotVersion",
         null=True,
+        db_index=False,
         blank=True,
         on_delete=models.PROTECT,
         related_name="smoke_matches",
@@ -280,6 +287,15 @@ class Match(models.Model):
             ),
             # The scheduler's "matches started since this one was made" (scheduler.py).
             models.Index(fields=["started_at"], name="match_started"),
+            # An account's newest smoke match (selectors.newest_smoke_match_of, the token lists'
+            # marker on a miss): its bots' versions' smoke matches, newest first, instead of a
+            # walk of match_newest through every match (the whole table for an account that has
+            # none). Smoke matches only, one in a hundred of the table.
+            models.Index(
+                fields=["validation_of", "-created_at"],
+                name="match_smoke_newest",
+                condition=models.Q(validation_of__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -79,10 +79,12 @@ def state_key(match: Match | Keyed, step: int, view: View) -> str:
     return f"{_prefix(match)}:state:{step}:{view.name}"
 
 
-def folded_key(match: Match | Keyed, step: int) -> str:
-    """A finished match's whole state at ``step`` (``rules.dump``, as JSON bytes), kept by the
-    viewer's whole-match fold (tournaments/site/replay.py: ``FOLDED_SECONDS``)."""
-    return f"{_prefix(match)}:folded:{step}"
+def folded_key(match: Match | Keyed, first: int) -> str:
+    """A finished match's whole states (``rules.dump``) in the block of steps from ``first``,
+    compressed together, kept by the viewer's whole-match fold (tournaments/site/replay.py:
+    ``FOLDED_BLOCK``, ``FOLDED_SECONDS``). Named apart from the one-state-a-key values it
+    replaced (``folded:<step>``), which a process of the release before may still write."""
+    return f"{_prefix(match)}:folded-block:{first}"
 
 
 def board_key(match: Match | Keyed, step: int, view: View) -> str:
@@ -128,6 +130,18 @@ def _failed(what: str, exc: Exception) -> None:
 failed = _failed
 
 
+def read_many(keys: Sequence[str], what: str) -> dict[str, Any] | None:
+    """The values stored under ``keys``, in one round trip; None when the cache is away, which is
+    logged as ``what`` (what the caller does without it) and leaves this process computing
+    without the cache for ``AWAY_SECONDS``. The web's caches of Redis (the token lists, the
+    settled reads, the token cache) read their keys through it and render when it gives None."""
+    try:
+        return cache.get_many(list(keys))
+    except CACHE_DOWN as exc:
+        _failed(what, exc)
+        return None
+
+
 def remember(
     key: str,
     compute: Callable[[], T],
@@ -150,10 +164,7 @@ def remember_many(
     to store those ``keep`` allows."""
     found: dict[str, Any] = {}
     if _usable():
-        try:
-            found = cache.get_many([key for key, _ in wanted])
-        except CACHE_DOWN as exc:
-            _failed(f"reading {wanted[0][0]}", exc)
+        found = read_many([key for key, _ in wanted], f"reading {wanted[0][0]}") or {}
     values: list[T] = []
     fresh: dict[str, T] = {}
     for key, compute in wanted:

@@ -23,6 +23,7 @@ from django.db.models import (
     Count,
     Exists,
     F,
+    Max,
     OuterRef,
     Prefetch,
     Q,
@@ -145,13 +146,21 @@ def _visible_q(user: Any, match: str = "") -> Q:
 
 def newest_smoke_match_of(uid: int) -> datetime | None:
     """When the newest smoke match of ``uid``'s bots was made (None: they have none): only its
-    owner's lists show it (tournaments/site/token_lists.py)."""
-    return (
-        Match.objects.filter(validation_of__bot__owner_id=uid)
+    owner's lists show it (tournaments/site/token_lists.py).
+
+    Asked version by version: each of the account's versions' newest smoke match is one probe of
+    match_smoke_newest, and the newest of those is the answer. Asked as one join ordered by
+    creation time, Postgres walked match_newest through every match instead (the whole table
+    for an account with none)."""
+    newest = (
+        Match.objects.filter(validation_of=OuterRef("pk"))
         .order_by("-created_at")
-        .values_list("created_at", flat=True)
-        .first()
+        .values("created_at")[:1]
     )
+    found: datetime | None = BotVersion.objects.filter(bot__owner_id=uid).aggregate(
+        newest=Max(Subquery(newest))
+    )["newest"]
+    return found
 
 
 def matches(

@@ -53,7 +53,7 @@ from rest_framework.settings import api_settings
 from games.engine.registry import GAMES, get
 from tournaments.play import read_cache, selectors, visibility
 from tournaments.play.read_cache import CACHE_DOWN
-from tournaments.site import page_cache
+from tournaments.site import page_cache, replay
 from tournaments.site.api import token_cache
 
 VERSION = 1
@@ -197,10 +197,8 @@ class SettledReads:
         if token is not None:
             names += [token_cache.GENERATION, token_cache.key_for(token)]
         names.append(page_cache.FRESH)
-        try:
-            kept = cache.get_many(names)
-        except CACHE_DOWN as exc:
-            read_cache.failed(f"settled reads, rendering {request.path}", exc)
+        kept = read_cache.read_many(names, f"settled reads, rendering {request.path}")
+        if kept is None:
             return self.get_response(request)
         generation = kept.get(page_cache.GENERATION)
         header = kept.get(names[1])
@@ -276,8 +274,9 @@ def state_from_replay_cache(
     request: HttpRequest, match_id: str, header: Header
 ) -> HttpResponse | None:
     """The state read answered as ``MatchStateView`` answers it, from the replay cache's
-    observation, or None (the views answer) for anything but a plain, valid read whose
-    observation is already kept: a step and view within the match's, no other parameter."""
+    observation or else the whole-match fold's kept state (``replay.kept_observation``), or None
+    (the views answer) for anything but a plain, valid read whose observation or state is
+    already kept: a step and view within the match's, no other parameter."""
     if not _plain_query(request, {"step", "view"}):
         return None
     asked = request.GET
@@ -289,11 +288,15 @@ def state_from_replay_cache(
         view = visibility.parse_view(asked.get("view"), header.seats)
     except visibility.BadView:
         return None
-    key = read_cache.state_key(read_cache.Keyed(match_id, header.game), step, view)
+    keyed = read_cache.Keyed(match_id, header.game)
     try:
-        state = cache.get(key)
+        state = cache.get(read_cache.state_key(keyed, step, view))
     except CACHE_DOWN:
         return None
+    if state is None:
+        # A step not read before, of a pass the whole-match fold keeps (its blocks hold every
+        # state; the views' observations are kept only once read).
+        state = replay.kept_observation(keyed, step, view)
     if state is None:
         return None
     body = {

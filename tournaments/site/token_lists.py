@@ -136,10 +136,8 @@ class TokenLists:
             token_cache.key_for(token),
             page_cache.FRESH,
         ]
-        try:
-            found = cache.get_many(names)
-        except CACHE_DOWN as exc:
-            read_cache.failed(f"token lists, rendering {request.path}", exc)
+        found = read_cache.read_many(names, f"token lists, rendering {request.path}")
+        if found is None:
             return self.get_response(request)
         generation = found.get(page_cache.GENERATION)
         entry = found.get(key)
@@ -164,10 +162,10 @@ def _shared_with(uid: int, listed: Any, generation: str | None) -> bool:
     """Whether account ``uid`` (active, not staff) would be answered the entry's bytes."""
     if not isinstance(listed, page_cache.Listed) or listed.smoke_listed or uid in listed.people:
         return False
-    try:
-        found = cache.get_many([wrote_key(uid), smoke_key(uid)])
-    except CACHE_DOWN as exc:
-        read_cache.failed("token lists, reading an account's markers", exc)
+    found = read_cache.read_many(
+        [wrote_key(uid), smoke_key(uid)], "token lists, reading an account's markers"
+    )
+    if found is None:
         return False
     if wrote_key(uid) in found:
         return False

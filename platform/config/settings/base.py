@@ -317,6 +317,9 @@ REST_FRAMEWORK = {
         # Per account: the site's token revocations and password changes, each of which retires
         # every cached token lookup (tournaments/site/api/token_cache.py).
         "tokens": "30/hour",
+        # Per account: wrong old passwords given to a password change, the site's form and the
+        # admin's together (a session must not be a way to guess its account's password).
+        "password_guesses": "10/hour",
     },
     # How many proxies in front of the app append to X-Forwarded-For. 0: none, so the header
     # is ignored and a client cannot pick a fresh address (and fresh budgets) per request.

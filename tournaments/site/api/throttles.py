@@ -1,5 +1,5 @@
 """Rate limits on what is worth abusing: challenges and forks (a match on the workers), uploads,
-sign-ups, password guesses (API tokens and the site's login), and the writes that retire a
+sign-ups, password guesses (API tokens and the site's login; a password change's old password), and the writes that retire a
 whole cache (a bot's name or visibility: every cached page; a token revoked or a password
 changed: every cached token lookup).
 
@@ -17,7 +17,9 @@ Two kinds of budget:
 
 The site's forms use the same budgets (``write_allowed``): a door on the site is counted with
 the API's door to the same write, per account or address whichever is used. The site alone
-revokes tokens and changes passwords (``TokenChangeThrottle``).
+revokes tokens and changes passwords (``TokenChangeThrottle``); there, and on the admin's own
+password form, a wrong old password is charged to the account (``PasswordGuessThrottle``), so a
+session cannot be used to guess the password it does not know.
 
 Anonymous callers are told apart by address. ``X-Forwarded-For`` is believed only as far as
 ``REST_FRAMEWORK["NUM_PROXIES"]`` (settings: ``NUM_PROXIES``, default 0, i.e. not at all), so
@@ -80,10 +82,17 @@ class _WriteThrottle(_LiveRate, UserRateThrottle):
             return True
         if not isinstance(view, ChargedOnSuccess):
             raise ImproperlyConfigured(f"{type(view).__name__} must be ChargedOnSuccess")
+        if not self.has_room(request, view):
+            return False
+        getattr(request, PENDING).append(self)
+        return True
+
+    def has_room(self, request: Any, view: Any) -> bool:
+        """Whether the budget has room for one more (nothing charged: ``charge`` does that)."""
         self._refresh()
         if self.num_requests is None or self.duration is None:
             return True
-        self.key = self.get_cache_key(request, view)  # type: ignore[arg-type]  # a view, mixed in
+        self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
         try:
@@ -95,7 +104,6 @@ class _WriteThrottle(_LiveRate, UserRateThrottle):
             self.history.pop()
         if len(self.history) >= self.num_requests:
             return bool(self.throttle_failure())
-        getattr(request, PENDING).append(self)
         return True
 
     def charge(self) -> None:
@@ -136,6 +144,34 @@ class TokenChangeThrottle(_WriteThrottle):
     counted (an account holds at most ``tokens.MAX_TOKENS``: making more needs revocations)."""
 
     scope = "tokens"
+
+
+class PasswordGuessThrottle(_WriteThrottle):
+    """Wrong current passwords given to a password change (the site's form and the admin's), per
+    account: whoever holds a session (a borrowed laptop, a stolen cookie) could otherwise guess
+    the password through the form, unlimited, and then change it. Only a wrong (or missing) old
+    password is charged, once the form said so (``guessed_wrong``); past the budget the form is
+    refused before the old password is checked, right or wrong, and nothing changes."""
+
+    scope = "password_guesses"
+
+
+def password_guess_allowed(request: HttpRequest) -> PasswordGuessThrottle | None:
+    """None if this password change may check its old password, else the throttle that refused
+    (``guessed_wrong`` charges a wrong one to the same account)."""
+    throttle = PasswordGuessThrottle()
+    return None if throttle.has_room(request, None) else throttle
+
+
+def guessed_wrong(request: HttpRequest) -> None:
+    """A password change's old password was wrong: one more on the account's budget."""
+    throttle = PasswordGuessThrottle()
+    throttle._refresh()
+    if throttle.duration is None:
+        return  # no rate set: not limited
+    throttle.key = throttle.get_cache_key(request, None)  # type: ignore[arg-type]  # reads the user
+    if throttle.key is not None:
+        throttle.charge()
 
 
 class UploadThrottle(_WriteThrottle):

@@ -72,10 +72,8 @@ def cached_user(token: str) -> tuple[str | None, Any]:
     if seconds() <= 0 or not read_cache.usable():
         return None, None
     key = key_for(token)
-    try:
-        found = cache.get_many([GENERATION, key])
-    except CACHE_DOWN as exc:
-        read_cache.failed("token cache, looking the token up", exc)
+    found = read_cache.read_many([GENERATION, key], "token cache, looking the token up")
+    if found is None:
         return None, None
     generation = found.get(GENERATION)
     entry = found.get(key)

@@ -26,6 +26,8 @@ from tournaments.site.api.throttles import (
     SignupThrottle,
     TokenChangeThrottle,
     charge_accepted,
+    guessed_wrong,
+    password_guess_allowed,
     too_many,
     write_allowed,
 )
@@ -85,25 +87,29 @@ def signup(request: HttpRequest) -> HttpResponse:
 class PasswordChangeView(auth_views.PasswordChangeView):
     """A new password retires every cached token lookup (token_cache): on the account's
     ``tokens`` budget, checked before the old password is (a refusal costs no hashing either)
-    and charged once the new one is saved."""
+    and charged once the new one is saved. A wrong old password is charged to the account's
+    ``password_guesses`` budget, checked first: past it, no old password is checked."""
 
     template_name = "site/password.html"
     success_url = reverse_lazy("site-account")
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        guesses = password_guess_allowed(request)
+        if guesses is not None:
+            return self._refused(budgets.GUESSES, guesses)
         throttle = TokenChangeThrottle()
         if not write_allowed(throttle, request):
-            # The form unbound (empty): a bound one would check the old password to show its
-            # errors, the hashing a refusal saves.
-            unbound = {
-                k: v for k, v in self.get_form_kwargs().items() if k not in ("data", "files")
-            }
-            context = self.get_context_data(
-                form=self.get_form_class()(**unbound),
-                refused=[budgets.message(budgets.TOKENS, throttle)],
-            )
-            return budgets.refused(self.render_to_response(context), throttle)
+            return self._refused(budgets.TOKENS, throttle)
         return super().post(request, *args, **kwargs)
+
+    def _refused(self, template: str, throttle: Any) -> HttpResponse:
+        # The form unbound (empty): a bound one would check the old password to show its
+        # errors, the hashing (and the answer to a guess) a refusal withholds.
+        unbound = {k: v for k, v in self.get_form_kwargs().items() if k not in ("data", "files")}
+        context = self.get_context_data(
+            form=self.get_form_class()(**unbound), refused=[budgets.message(template, throttle)]
+        )
+        return budgets.refused(self.render_to_response(context), throttle)
 
     def form_valid(self, form: Any) -> HttpResponse:
         response = super().form_valid(form)
@@ -112,6 +118,8 @@ class PasswordChangeView(auth_views.PasswordChangeView):
         return response
 
     def form_invalid(self, form: Any) -> HttpResponse:
+        if "old_password" in form.errors:
+            guessed_wrong(self.request)
         response = super().form_invalid(form)
         response.status_code = 400
         return response

@@ -19,6 +19,12 @@ TOKENS = (
     " ({rate}). Each one empties the API's cache of tokens. Try again in {wait}."
 )
 
+GUESSES = (
+    "Not changed, and the current password not checked: a wrong current password was given for"
+    " your account as often as it may be ({rate}), so that a signed-in session cannot be used to"
+    " guess it. Try again in {wait}."
+)
+
 
 def wait_of(throttle: SimpleRateThrottle) -> int:
     """Whole seconds until the budget has room again (at least 1)."""
