@@ -12,6 +12,7 @@ import pytest
 from tests.support.benches import bench_json
 from tournaments.bench import twins
 from tournaments.bench.twins import Deal
+from tournaments.management.commands.bench import QUICK_PAIRS
 from tournaments.rating.sprt import Finish, SequentialTest, Trinomial, elo, pair_outcome
 
 # The quick run once, for this module and the docs' `bench sprt` (test_ab_tests_doc.py).
@@ -100,7 +101,7 @@ def test_the_twins_ratio_is_what_their_outcomes_say(quick: dict[str, Any]) -> No
         assert name == twins.closest(measured)
         assert quick[figure] == (None if name is None else measured[name]["ratio"])
     for game in quick["duplicate"].values():
-        assert game["pairs"] == 16 and game["statistic"] == twins.CHOSEN
+        assert game["pairs"] == QUICK_PAIRS and game["statistic"] == twins.CHOSEN
         assert game["ratio"] == game["statistics"][twins.CHOSEN]["ratio"]
         for stat in game["statistics"].values():
             for design in ("duplicate", "independent"):
