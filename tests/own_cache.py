@@ -22,7 +22,7 @@ def clear() -> None:
     assert prefix, "a test run needs its own cache key prefix"
     client = Redis.from_url(config["LOCATION"])
     try:
-        keys = list(client.scan_iter(match=f"{prefix}:*", count=500))
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=5000))
         if keys:
             client.delete(*keys)
     finally:

@@ -46,6 +46,11 @@ def hosts() -> Iterator[list[netns.Host]]:
             host.remove()
 
 
+def redis_database() -> str:
+    """The suite's Redis database (config/settings/test.py): the worker shares its cache keys."""
+    return str(settings.CACHES["default"]["LOCATION"]).rsplit("/", 1)[1]
+
+
 def start_worker(host: netns.Host, name: str) -> Worker:
     """A worker on ``host``, configured as a worker host is: the services at the gateway."""
     db = connection.settings_dict
@@ -53,7 +58,7 @@ def start_worker(host: netns.Host, name: str) -> Worker:
         **_env(lease_seconds=60),
         "DATABASE_URL": f"postgres://{db['USER']}@{host.gateway}:5432/{db['NAME']}",
         "CELERY_BROKER_URL": f"amqp://guest:guest@{host.gateway}:5672//",
-        "REDIS_URL": f"redis://{host.gateway}:6379/0",
+        "REDIS_URL": f"redis://{host.gateway}:6379/{redis_database()}",
     }
     celery = str(Path(sys.executable).parent / "celery")
     process = subprocess.Popen(

@@ -63,6 +63,13 @@ PASSWORD_HASHERS = [
 CACHES["default"]["KEY_PREFIX"] = _own(
     env.str("TEST_CACHE_PREFIX", default=f"backroom-test-{CHECKOUT}")
 )
+# The suite's keys live in a Redis database of their own (1-15, chosen by checkout) rather than in
+# db 0 with a running platform's and the benches' keys: clearing a worker's keys (below) scans
+# the run's keyspace only (a scan through db 0's 200,000 keys of the benches was a fifth of the
+# API tests' CPU). Processes the suite starts compute the same number; a test that sets REDIS_URL
+# for its processes passes the suite's (tests/e2e/test_multihost.py).
+if "REDIS_URL" not in os.environ:
+    CACHES["default"]["LOCATION"] = f"redis://127.0.0.1:6379/{1 + int(CHECKOUT, 16) % 15}"
 # Redis's clear() is FLUSHDB, which would wipe the keys of the run's other workers (and of any
 # other suite on the machine) mid-test: the suite's clear() forgets its own prefix only.
 CACHES["default"]["BACKEND"] = "tests.own_cache.RunOwnRedisCache"
