@@ -29,7 +29,7 @@ THE_TEMPLATE_IT_REPLACED = """{% load seats %}<tr>
 
 
 @pytest.fixture
-def matches() -> tuple[list[Match], dict[str, Any]]:
+def matches() -> tuple[list[Any], dict[str, Any]]:
     owner, person = UserFactory(), UserFactory()
     public = BotVersionFactory(bot__name="<b>&\"pub'lic", bot__owner=owner)
     hidden = BotVersionFactory(bot__name="hidden-bot", bot__is_public=False, bot__owner=owner)
@@ -51,7 +51,7 @@ def matches() -> tuple[list[Match], dict[str, Any]]:
 
 @pytest.mark.parametrize("who", ["anonymous", "owner", "person", "staff"])
 def test_a_row_is_what_the_included_template_rendered(
-    matches: tuple[list[Match], dict[str, Any]], who: str
+    matches: tuple[list[Any], dict[str, Any]], who: str
 ) -> None:
     rows, users = matches
     user = users[who]

@@ -10,7 +10,7 @@ from django import template
 from django.template.defaultfilters import date
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.timezone import template_localtime
+from django.utils.timezone import localtime
 
 from tournaments.play import selectors, visibility
 from tournaments.play.models import Match, Seat
@@ -57,7 +57,7 @@ def match_row(context: template.Context, match: Match) -> SafeString:
         if n < len(seats) - 1:
             cell += " · "
         cells.append(cell)
-    created = template_localtime(match.created_at)
+    created = localtime(match.created_at)  # as the template language shows a datetime
     status = _e(match.status)
     return mark_safe(  # noqa: S308 (every value in it escaped)
         f'<tr>\n  <td><a href="{_e(reverse("site-match", args=[match.pk]))}">'
