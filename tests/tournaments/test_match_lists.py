@@ -329,10 +329,14 @@ def test_an_account_s_newest_smoke_match_is_read_from_the_smoke_index(filled: An
     every match), and the answer is the newest one."""
     the_cast = filled[0]
     nobody: Any = BotVersionFactory(bot__owner=UserFactory()).bot.owner
-    smoke = Match.objects.filter(validation_of__bot__owner=the_cast.owner).order_by("-created_at")
     # Per the game of the smoke match's bot, which is the match's own game when an upload makes
     # it (services.smoke_match_for); the filled table's are not always, so its bot's is asked.
-    newest = {m.validation_of.bot.game: m.created_at for m in reversed(smoke)}
+    smoke = (
+        Match.objects.filter(validation_of__bot__owner=the_cast.owner)
+        .order_by("created_at")
+        .values_list("validation_of__bot__game", "created_at")
+    )
+    newest = dict(smoke)  # the newest of each game last
     assert newest and selectors.newest_smoke_matches_of(the_cast.owner.pk) == newest
     assert selectors.newest_smoke_matches_of(nobody.pk) == {}
     assert _smoke_plan_faults(the_cast.owner.pk) == []
