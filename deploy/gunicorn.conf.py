@@ -15,6 +15,14 @@ at their limits together (the random jitter does not prevent it) left nothing se
 workers serving now are listed in a file beside the control socket, under an flock (released
 by the kernel if its holder dies), and a worker at its limit restarts only when all its
 siblings are serving: otherwise it serves on and asks again at its next request.
+
+CPU per request, for the benches: when ``BACKROOM_REQUEST_CPU_LOG`` names a folder, each worker
+appends one line per request to ``<folder>/<pid>.log``: ``METHOD path status cpu_ms``, the
+worker's CPU time (``time.process_time()``) from ``pre_request`` to ``post_request``, so the
+view, the response's writing and closing (Django's request_finished) and the access log line.
+Exact for sync workers, which serve one request at a time; with threads a line would count its
+siblings' work too. What no line holds is the master's, the accept loop's and the parsing of
+a request line, and a worker's start. Unset (production), nothing is measured or written.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -61,6 +70,7 @@ def _control_socket() -> str:
 
 
 control_socket = _control_socket()
+request_cpu_log = os.environ.get("BACKROOM_REQUEST_CPU_LOG", "")
 serving_file = Path(control_socket).with_suffix(".serving")
 """The pids of the workers that have loaded the app and are not restarting, one a line."""
 
@@ -86,6 +96,9 @@ def on_starting(server: Any) -> None:
 
 
 def post_worker_init(worker: Any) -> None:
+    if request_cpu_log:
+        path = Path(request_cpu_log) / f"{worker.pid}.log"
+        worker.request_cpu_file = open(path, "a", buffering=1)  # noqa: SIM115 (the worker's life)
     with _serving() as pids:
         pids.append(worker.pid)
 
@@ -93,6 +106,8 @@ def post_worker_init(worker: Any) -> None:
 def pre_request(worker: Any, req: Any) -> None:
     """The request that reaches ``max_requests`` restarts the worker only if every sibling is
     serving; else the worker serves this one too and asks again at its next."""
+    if request_cpu_log:
+        worker.request_cpu_started = time.process_time()
     if worker.nr + 1 < worker.max_requests:
         return
     with _serving() as pids:
@@ -101,6 +116,15 @@ def pre_request(worker: Any, req: Any) -> None:
             return
         if worker.pid in pids:
             pids.remove(worker.pid)
+
+
+def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:
+    """With ``BACKROOM_REQUEST_CPU_LOG`` set: this request's line (the module's docstring)."""
+    if not request_cpu_log:
+        return
+    cpu_ms = 1000 * (time.process_time() - worker.request_cpu_started)
+    status = getattr(resp, "status_code", None) or 0  # 0: no response was begun
+    worker.request_cpu_file.write(f"{req.method} {req.path} {status} {cpu_ms:.3f}\n")
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -11,8 +11,9 @@ cache backend (RunOwnRedisCache, config/settings/test.py) makes ``cache.clear()`
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.cache.backends.redis import RedisCache
 from redis import Redis
+
+from config.cache import KeptClientRedisCache
 
 
 def clear() -> None:
@@ -29,8 +30,8 @@ def clear() -> None:
         client.close()
 
 
-class RunOwnRedisCache(RedisCache):
-    """Django's Redis cache whose ``clear()`` forgets this worker's keys only."""
+class RunOwnRedisCache(KeptClientRedisCache):
+    """The platform's Redis cache whose ``clear()`` forgets this worker's keys only."""
 
     def clear(self) -> None:
         clear()

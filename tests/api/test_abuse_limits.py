@@ -196,7 +196,7 @@ def test_password_changes_go_through_while_the_cache_is_down(caplog: Any) -> Non
     """The guesses' budget fails open as every limit does (Redis holds its counter): a wrong old
     password is the form's 400, a right one changes the password, each with a warning."""
     dead = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.cache.KeptClientRedisCache",
         "LOCATION": "redis://127.0.0.1:9/0",  # the discard port: nothing listens there
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }

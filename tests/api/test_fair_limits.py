@@ -186,3 +186,40 @@ def test_the_addresses_of_one_ipv6_network_are_one_origin_and_share_the_sign_up_
     sign_up("next-network", "2001:db8:1:3::1")
     sign_up("mapped", "::ffff:192.0.2.44")
     assert AccountOrigin.objects.get(user__username="mapped").address == "192.0.2.44"
+
+
+def test_an_ipv6_networks_accounts_share_the_hourly_budget(
+    enqueued: Enqueued, settings: Any
+) -> None:
+    """The budget's key is the address as Django reads it (``origin_key``), read back in SQL."""
+    settings.FAIR_WORKER_SECONDS_PER_HOUR = 100.0
+    settings.FAIR_ADDRESS_FACTOR = 2
+    fresh = sign_up("v6fresh", "2001:db8:a:b::7")
+    [address] = AccountOrigin.objects.values_list("address", flat=True)
+    worker_time.charge([f"a:{address}"], 250.0)
+    refused(challenge(fresh), "the accounts signed up from your address used 250 s")
+
+
+@pytest.mark.parametrize("door", ["challenge", "upload"])
+def test_a_write_reads_the_allowance_in_one_query_after_the_accounts_lock(
+    door: str, enqueued: Enqueued
+) -> None:
+    """The caps (own and address's) and the hour's worker time of the account and its address:
+    one round trip once the account's row is locked (was four: two counts, the address twice,
+    the worker time)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    api = sign_up(f"one-query-{door}", "198.51.100.20")
+    bot = api.post("/api/bots/", {"game": "brexit", "name": "b"}, format="json").json()
+    with CaptureQueriesContext(connection) as queries:
+        made = challenge(api) if door == "challenge" else upload(api, bot["id"], 1)
+    assert made.status_code == 201, made.content
+    sql = [q["sql"] for q in queries.captured_queries]
+    [locked] = [
+        i for i, q in enumerate(sql) if q.startswith('SELECT "auth_user"') and "FOR UPDATE" in q
+    ]
+    [inserted] = [i for i, q in enumerate(sql) if q.startswith("INSERT INTO")][:1]
+    between = sql[locked + 1 : inserted]
+    allowance = [q for q in between if "tournaments_accountorigin" in q or "workertime" in q]
+    assert len(allowance) == 1, between

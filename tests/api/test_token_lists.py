@@ -149,6 +149,26 @@ def test_an_older_smoke_match_does_not_keep_a_token_from_the_shared_entry(
     assert not hit(get("/api/matches/?game=brexit", client))
 
 
+def test_a_smoke_match_of_another_game_does_not_keep_a_token_from_a_games_list(
+    table: dict[str, Any],
+) -> None:
+    """A list of brexit matches lists no brasilis bot's smoke match, however new: the owner is
+    served the shared entry there, and its own answer where one of its games' lists would."""
+    owner = UserFactory()
+    version = BotVersionFactory(bot__owner=owner, bot__game="brasilis")
+    smoke = MatchFactory(validation_of=version, created_by=owner, game="brasilis")
+    client = token_client(owner)
+    for path in (LIST, "/api/matches/?game=brexit", "/api/matches/?game=brasilis&limit=2"):
+        get(path, client)
+        get(path)
+    assert hit(get(LIST, client))
+    assert hit(get("/api/matches/?game=brexit", client))  # back to the first match: still none
+    mine = get("/api/matches/?game=brasilis&limit=2", client)
+    assert not hit(mine) and str(smoke.pk) in mine.content.decode()
+    get("/api/matches/?limit=2")
+    assert not hit(get("/api/matches/?limit=2", client))  # every game's list: its own
+
+
 def test_a_token_that_just_wrote_gets_its_own_list(table: dict[str, Any]) -> None:
     author = UserFactory()
     client = token_client(author)

@@ -1,5 +1,6 @@
 """A WSGI app that takes as long to load as the platform's Django app does on a busy host, and
-says on stderr when a worker has loaded it (tests/deploy/test_gunicorn.py)."""
+says on stderr when a worker has loaded it (tests/deploy/test_gunicorn.py). Asked with
+``?spin=N``, it counts to N first: a request that costs as much CPU as one wants."""
 
 from __future__ import annotations
 
@@ -15,5 +16,8 @@ sys.stderr.flush()
 
 
 def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    spin = environ.get("QUERY_STRING", "").removeprefix("spin=")
+    for _ in range(int(spin) if spin.isdigit() else 0):
+        pass
     start_response("200 OK", [("Content-Type", "text/plain")])
     return [str(os.getpid()).encode()]

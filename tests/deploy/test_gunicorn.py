@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import runpy
 import signal
 import socket
 import subprocess
@@ -16,6 +17,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -43,9 +45,9 @@ def answers(port: int) -> bool:
 def start_gunicorn() -> Iterator[Callable[..., subprocess.Popen[str]]]:
     started: list[subprocess.Popen[str]] = []
 
-    def start(port: int, **env: str) -> subprocess.Popen[str]:
+    def start(port: int, *app: str, **env: str) -> subprocess.Popen[str]:
         process = subprocess.Popen(
-            [str(BIN / "gunicorn"), "--config", "deploy/gunicorn.conf.py"],
+            [str(BIN / "gunicorn"), "--config", "deploy/gunicorn.conf.py", *app],
             cwd=ROOT,
             env={**os.environ, "WEB_PORT": str(port), "WEB_CONCURRENCY": "1", **env},
             stdout=subprocess.DEVNULL,
@@ -183,3 +185,51 @@ def test_workers_at_their_request_limit_never_restart_all_at_once(tmp_path: Path
     assert len(set(served)) > 2  # the replacements served too
     # After both first loaded the app, a worker was always serving.
     assert timeline[:2] == [1, 2] and min(timeline[2:]) >= 1, timeline
+
+
+def test_each_request_is_logged_with_the_cpu_it_cost_when_the_bench_asks(
+    start_gunicorn: Callable[..., subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    """BACKROOM_REQUEST_CPU_LOG: one line per request in the worker's file, its CPU growing
+    with the work the request did (what `bench load` attributes its web CPU with)."""
+    port, folder = free_port(), tmp_path / "cpu"
+    folder.mkdir()
+    master = start_gunicorn(
+        port,
+        "tests.deploy.slow_app:app",
+        RUNTIME_DIRECTORY=str(tmp_path),
+        BACKROOM_REQUEST_CPU_LOG=str(folder),
+        SLOW_APP_LOAD_SECONDS="0",
+    )
+    asked = ["/light", "/light?spin=1", "/heavy?spin=3000000", "/light"]
+    for path in asked:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=60) as response:
+            worker = int(response.read())
+    assert parent_of(worker) == master.pid
+    log = folder / f"{worker}.log"
+    # post_request runs after the answer is sent: wait for the last line.
+    wait_for(lambda: log.exists() and log.read_text().count("\n") == len(asked), "4 lines")
+    assert [p.name for p in folder.iterdir()] == [log.name]
+    lines = [line.split() for line in log.read_text().splitlines()]
+    assert [line[:3] for line in lines] == [
+        ["GET", "/light", "200"],
+        ["GET", "/light", "200"],
+        ["GET", "/heavy", "200"],
+        ["GET", "/light", "200"],
+    ]
+    cpu = [float(line[3]) for line in lines]
+    light = max(cpu[0], cpu[1], cpu[3])
+    assert cpu[2] > 20 and cpu[2] > 5 * light, cpu
+
+
+def test_without_the_variable_the_hooks_measure_and_write_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("BACKROOM_REQUEST_CPU_LOG", raising=False)
+    monkeypatch.setenv("GUNICORN_CONTROL_SOCKET", "/nonexistent/gunicorn.ctl")
+    hooks = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+    worker = SimpleNamespace(nr=0, max_requests=2000)
+    hooks["pre_request"](worker, SimpleNamespace(method="GET", path="/"))
+    hooks["post_request"](worker, SimpleNamespace(method="GET", path="/"), {}, None)
+    # Neither a start time kept nor a file opened: the worker was not touched.
+    assert vars(worker) == {"nr": 0, "max_requests": 2000}

@@ -39,6 +39,19 @@ def test_bench_load_short_form_has_no_errors_and_every_figure() -> None:
     # The server and the worker did work in the loaded window, and it was counted.
     assert cpu["web_cpu_s"] > 0 and cpu["worker_cpu_s"] > 0
     assert cpu["web_cpu_ms_per_request"] > 0 and cpu["worker_cpu_ms_per_match"] > 0
+    # ... and attributed: every request the users made has its line, of the kind they named
+    # it, and what the lines hold plus what none holds is the web's whole CPU.
+    by_kind = cpu["web_cpu_by_request"]
+    assert {k: v["requests"] for k, v in by_kind.items()} == {
+        k: v["requests"] for k, v in figures["by_request"].items()
+    }
+    assert all(v["cpu_ms_mean"] > 0 for v in by_kind.values())
+    assert cpu["web_cpu_ms_per_read"] > 0 and cpu["web_cpu_attributed_s"] > 0
+    whole = cpu["web_cpu_attributed_s"] + cpu["web_cpu_unattributed_s"]
+    assert abs(whole - cpu["web_cpu_s"]) <= 0.02
+    read_cpu = sum(v["cpu_s"] for k, v in by_kind.items() if k.startswith("read"))
+    assert abs(cpu["web_cpu_ms_per_read"] * figures["reads"] / 1000 - read_cpu) <= 0.05
+    assert figures["targets"]["web_cpu_ms_per_read"] == 5
     busy = figures["cores_busy_under_load"]
     assert set(busy) == {
         "seconds",

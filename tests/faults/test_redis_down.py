@@ -26,7 +26,7 @@ def api_on_own_redis(own_redis: OwnRedis, monkeypatch: pytest.MonkeyPatch) -> It
     """A signed-in client of an API whose cache is the test's own Redis; sends are recorded."""
     monkeypatch.setattr(tasks.play_match, "delay", lambda match_id: None)
     cache = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.cache.KeptClientRedisCache",
         "LOCATION": own_redis.url,
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }

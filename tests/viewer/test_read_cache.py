@@ -133,7 +133,7 @@ def test_what_the_owner_warmed_is_not_shown_to_anyone_else(running: Match, owner
 
 
 DEAD = {
-    "BACKEND": "django.core.cache.backends.redis.RedisCache",
+    "BACKEND": "config.cache.KeptClientRedisCache",
     "LOCATION": "redis://127.0.0.1:9/0",  # the discard port: nothing listens there
     "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
 }
@@ -296,7 +296,7 @@ def test_a_hanging_cache_costs_one_timeout_not_one_per_block(
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
     hung = {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.cache.KeptClientRedisCache",
         "LOCATION": f"redis://127.0.0.1:{listener.getsockname()[1]}/0",
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }

@@ -21,10 +21,11 @@ requests in flight.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.utils import timezone
 
 from tournaments.play import worker_time
@@ -71,11 +72,77 @@ def _lock(user: Any) -> None:
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
 
 
+_STANDING = """
+WITH origin AS (SELECT address FROM tournaments_accountorigin WHERE user_id = %(uid)s)
+SELECT
+    (SELECT host(address) FROM origin),
+    ({counted} AND {owner} = %(uid)s),
+    CASE WHEN EXISTS (SELECT FROM origin) THEN ({counted} AND {owner} IN (
+        SELECT user_id FROM tournaments_accountorigin WHERE address = (SELECT address FROM origin)
+    )) END,
+    (SELECT sum(seconds) FROM tournaments_workertime WHERE key = %(mine)s AND minute > %(since)s),
+    (SELECT sum(seconds) FROM tournaments_workertime
+     WHERE key = 'a:' || (SELECT host(address) FROM origin) AND minute > %(since)s)
+"""
+"""The caps' and the budget's figures of one account (``_standing``). ``host(address)`` is the
+column as Postgres sends it to Django (an account's address is a single host, shown without
+a mask), so ``a:<address>`` is ``origin_key``'s key."""
+_COUNTED = {
+    "matches": (
+        "SELECT count(*) FROM tournaments_match WHERE status = ANY(%(statuses)s)",
+        "created_by_id",
+    ),
+    "uploads": (
+        "SELECT count(*) FROM tournaments_botversion v JOIN tournaments_bot b ON b.id = v.bot_id"
+        " WHERE v.status = ANY(%(statuses)s)",
+        "b.owner_id",
+    ),
+}
+"""What a cap counts: an account's active matches, or its versions being validated."""
+
+
+class _Standing(NamedTuple):
+    """An account's share in use, read in one query (``_standing``)."""
+
+    address: str | None
+    """The address it signed up from (None: none recorded)."""
+    mine: int
+    """Its own matches active, or versions being validated."""
+    shared: int | None
+    """Those of every account of its address (None: no address)."""
+    used: dict[str, float]
+    """Worker seconds in the last hour of its key and its address's key (absent: none)."""
+
+
+def _standing(user: Any, counted: str, statuses: list[str]) -> _Standing:
+    """What the caps and the hourly budget of ``user`` have in use: one round trip, after the
+    account's lock (``_lock``), so that a request of the same account waiting on the lock
+    counts what the one before it made."""
+    count, owner = _COUNTED[counted]
+    sql = _STANDING.format(counted=count, owner=owner)
+    mine_key = account_key(user)
+    args = {
+        "uid": user.pk,
+        "statuses": statuses,
+        "mine": mine_key,
+        "since": timezone.now() - worker_time.WINDOW,
+    }
+    with connection.cursor() as cur:
+        cur.execute(sql, args)
+        address, mine, shared, mine_seconds, origin_seconds = cur.fetchone()
+    used = {mine_key: mine_seconds}
+    if address is not None:
+        used[f"a:{address}"] = origin_seconds
+    spent = {key: float(seconds) for key, seconds in used.items() if seconds is not None}
+    return _Standing(address, int(mine), None if shared is None else int(shared), spent)
+
+
 def check_matches(user: Any) -> None:
     """Raise OverLimit unless ``user`` may queue one more match now."""
     _lock(user)
+    standing = _standing(user, "matches", list(ACTIVE))
     cap = int(settings.FAIR_MAX_ACTIVE_MATCHES)
-    active = Match.objects.filter(created_by_id=user.pk, status__in=ACTIVE).count()
+    active = standing.mine
     if active >= cap:
         raise OverLimit(
             f"{active} of your matches are queued, running or waiting for a move, the most one"
@@ -83,9 +150,8 @@ def check_matches(user: Any) -> None:
             " to finish",
             RETRY_CAP_SECONDS,
         )
-    same_address = _address_users(user)
-    if same_address is not None:
-        shared = Match.objects.filter(created_by_id__in=same_address, status__in=ACTIVE).count()
+    if standing.shared is not None:
+        shared = standing.shared
         if shared >= cap * _factor():
             raise OverLimit(
                 f"{shared} matches of the accounts signed up from your address are queued,"
@@ -93,7 +159,7 @@ def check_matches(user: Any) -> None:
                 f" ({cap * _factor()}); wait for one to finish",
                 RETRY_CAP_SECONDS,
             )
-    check_budget(user)
+    _check_spent(user, standing)
 
 
 def room(user: Any) -> int:
@@ -115,20 +181,17 @@ def room(user: Any) -> int:
 def check_uploads(user: Any) -> None:
     """Raise OverLimit unless ``user`` may have one more version validated now."""
     _lock(user)
+    standing = _standing(user, "uploads", [BotVersion.Status.PENDING])
     cap = int(settings.FAIR_MAX_PENDING_VERSIONS)
-    pending = BotVersion.objects.filter(bot__owner_id=user.pk, status=BotVersion.Status.PENDING)
-    waiting = pending.count()
+    waiting = standing.mine
     if waiting >= cap:
         raise OverLimit(
             f"{waiting} of your uploads are still being validated, the most one account may"
             " have at once; wait for their results",
             RETRY_CAP_SECONDS,
         )
-    same_address = _address_users(user)
-    if same_address is not None:
-        shared = BotVersion.objects.filter(
-            bot__owner_id__in=same_address, status=BotVersion.Status.PENDING
-        ).count()
+    if standing.shared is not None:
+        shared = standing.shared
         if shared >= cap * _factor():
             raise OverLimit(
                 f"{shared} uploads of the accounts signed up from your address are still being"
@@ -136,14 +199,23 @@ def check_uploads(user: Any) -> None:
                 " their results",
                 RETRY_CAP_SECONDS,
             )
-    check_budget(user)
+    _check_spent(user, standing)
 
 
 def check_budget(user: Any) -> None:
     """Raise OverLimit if the account (or its address) has spent its hour of worker time."""
-    budget = float(settings.FAIR_WORKER_SECONDS_PER_HOUR)
     mine, origin = account_key(user), origin_key(user)
-    used = worker_time.used([mine, origin])
+    _check_budget(mine, origin, worker_time.used([mine, origin]))
+
+
+def _check_spent(user: Any, standing: _Standing) -> None:
+    mine = account_key(user)
+    origin = mine if standing.address is None else f"a:{standing.address}"
+    _check_budget(mine, origin, standing.used)
+
+
+def _check_budget(mine: str, origin: str, used: dict[str, float]) -> None:
+    budget = float(settings.FAIR_WORKER_SECONDS_PER_HOUR)
     limits = [(mine, budget, "your account")]
     if origin != mine:
         limits.append((origin, budget * _factor(), "the accounts signed up from your address"))

@@ -287,10 +287,10 @@ class Match(models.Model):
             ),
             # The scheduler's "matches started since this one was made" (scheduler.py).
             models.Index(fields=["started_at"], name="match_started"),
-            # An account's newest smoke match (selectors.newest_smoke_match_of, the token lists'
-            # marker on a miss): its bots' versions' smoke matches, newest first, instead of a
-            # walk of match_newest through every match (the whole table for an account that has
-            # none). Smoke matches only, one in a hundred of the table.
+            # An account's newest smoke match per game (selectors.newest_smoke_matches_of, the
+            # token lists' marker on a miss): its bots' versions' smoke matches, newest first,
+            # instead of a walk of match_newest through every match (the whole table for an
+            # account that has none). Smoke matches only, one in a hundred of the table.
             models.Index(
                 fields=["validation_of", "-created_at"],
                 name="match_smoke_newest",

@@ -144,23 +144,27 @@ def _visible_q(user: Any, match: str = "") -> Q:
     )
 
 
-def newest_smoke_match_of(uid: int) -> datetime | None:
-    """When the newest smoke match of ``uid``'s bots was made (None: they have none): only its
-    owner's lists show it (tournaments/site/token_lists.py).
+def newest_smoke_matches_of(uid: int) -> dict[str, datetime]:
+    """When the newest smoke match of ``uid``'s bots was made, per game (a game absent: none of
+    that game): only its owner's lists show it (tournaments/site/token_lists.py). A smoke match
+    is of its bot's game.
 
     Asked version by version: each of the account's versions' newest smoke match is one probe of
-    match_smoke_newest, and the newest of those is the answer. Asked as one join ordered by
-    creation time, Postgres walked match_newest through every match instead (the whole table
+    match_smoke_newest, and the newest of those per game is the answer. Asked as one join ordered
+    by creation time, Postgres walked match_newest through every match instead (the whole table
     for an account with none)."""
     newest = (
         Match.objects.filter(validation_of=OuterRef("pk"))
         .order_by("-created_at")
         .values("created_at")[:1]
     )
-    found: datetime | None = BotVersion.objects.filter(bot__owner_id=uid).aggregate(
-        newest=Max(Subquery(newest))
-    )["newest"]
-    return found
+    rows = (
+        BotVersion.objects.filter(bot__owner_id=uid)
+        .values_list("bot__game")
+        .annotate(newest=Max(Subquery(newest)))
+        .order_by()
+    )
+    return {game: at for game, at in rows if at is not None}
 
 
 def matches(

@@ -102,6 +102,9 @@ class Listed(NamedTuple):
     """Whether the response lists a smoke match (only its owner's and staff's lists do)."""
     matches: bool = True
     """Whether the rows are matches (a ratings list lists no smoke match at all)."""
+    game: str | None = None
+    """The one game the list is filtered to, if any: a smoke match of another game's bot is
+    never among its rows."""
 
 
 API_AUTHENTICATION = (

@@ -14,9 +14,10 @@ before sessions, authentication or DRF run:
 * the token is one the token cache knows (``api.token_cache``: a revocation retires it at once),
   its account active and not staff;
 * the account is none of the entry's ``Listed.people`` (who sees more of a listed row);
-* no smoke match of the account's bots would be listed: its newest one (a query, then kept in
-  Redis per account under the visibility generation, and dropped when a new one is made) is
-  older than the oldest row listed, and older pages follow;
+* no smoke match of the account's bots would be listed: its newest one of the list's game (of
+  any game when the list is not filtered to one; a query, then kept in Redis per account and
+  game under the visibility generation, and dropped when a new one is made) is older than the
+  oldest row listed, and older pages follow;
 * the account has not just written (read-your-writes): any write it made in the last
   ``2 * PAGE_CACHE_SECONDS`` (its new challenge may be missing from an entry rendered just before).
 
@@ -48,8 +49,9 @@ from tournaments.site.api import token_cache
 
 log = logging.getLogger(__name__)
 
-VERSION = 1
-"""Bump when what a marker holds changes shape."""
+VERSION = 2
+"""Bump when what a marker holds changes shape.
+2: an account's newest smoke match per game."""
 SAFE = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 SMOKE_SECONDS = 600.0
 """How long an account's newest smoke match is kept (a new one drops it at once)."""
@@ -86,15 +88,18 @@ def json_asked(request: HttpRequest) -> bool:
     return request.META.get("HTTP_ACCEPT", "").strip() in JSON_ASKED and "format" not in request.GET
 
 
-def matches_listed(matches: Iterable[Match], older_pages: bool) -> page_cache.Listed:
-    """What a page of the match list (its seats prefetched) shows its callers apart."""
+def matches_listed(
+    matches: Iterable[Match], older_pages: bool, game: str | None = None
+) -> page_cache.Listed:
+    """What a page of the match list (its seats prefetched, filtered to ``game`` if given)
+    shows its callers apart."""
     rows = list(matches)
     people: set[int] = set()
     for match in rows:
         people |= visibility.people_in(match)
     since = min((m.created_at for m in rows), default=None) if older_pages else None
     smoke = any(m.validation_of_id is not None for m in rows)
-    return page_cache.Listed(frozenset(people), since, smoke)
+    return page_cache.Listed(frozenset(people), since, smoke, game=game)
 
 
 def ratings_listed(owners: Iterable[int]) -> page_cache.Listed:
@@ -173,12 +178,14 @@ def _shared_with(uid: int, listed: Any, generation: str | None) -> bool:
         return True
     marker = found.get(smoke_key(uid))
     if marker is None or marker[0] != generation:
-        marker = (generation, selectors.newest_smoke_match_of(uid))
+        marker = (generation, selectors.newest_smoke_matches_of(uid))
         try:
             cache.set(smoke_key(uid), marker, SMOKE_SECONDS)
         except CACHE_DOWN as exc:
             read_cache.failed("token lists, keeping an account's newest smoke match", exc)
-    newest: datetime | None = marker[1]
+    by_game: dict[str, datetime] = marker[1]
+    # A list of one game lists no smoke match of another game's bot.
+    newest = by_game.get(listed.game) if listed.game else max(by_game.values(), default=None)
     return newest is None or (listed.smoke_since is not None and newest < listed.smoke_since)
 
 

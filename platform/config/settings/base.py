@@ -151,7 +151,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = env.str("REDIS_URL", default="redis://127.0.0.1:6379/0")
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.cache.KeptClientRedisCache",
         "LOCATION": REDIS_URL,
         # Its own prefix lets a second instance (`bench load`) share the server without sharing keys.
         "KEY_PREFIX": env.str("CACHE_KEY_PREFIX", default="backroom"),

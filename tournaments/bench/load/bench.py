@@ -11,6 +11,12 @@ them (2 web workers, 2 worker processes, loopback only):
 4. *baseline* again, so that the two quiet windows stand either side of the loaded one
    (a drift of the shared machine shows as a gap between them).
 
+The web's CPU in the loaded window is given whole (``web_cpu_ms_per_request``: every gunicorn
+process, over every request) and attributed: each worker logs each request's own CPU
+(``BACKROOM_REQUEST_CPU_LOG``, deploy/gunicorn.conf.py), from which come the CPU per read (GET
+and HEAD: the target's "read mix", ``web_cpu_ms_per_read``), per write and per kind of request,
+and what no request holds (the master, the accept loop, a worker's restart).
+
 The drop is 1 - loaded / mean(baselines). Uploads are stored and their validation is
 queued, but no worker serves that queue here: a validation is a sandboxed smoke match
 whose cost depends on the upload, and the throughput must compare matches with matches.
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import secrets
 import shutil
@@ -71,6 +78,77 @@ def _wait(condition: Any, seconds: float, process: Child, what: str) -> None:
         if process.process.poll() is not None or time.monotonic() > deadline:
             raise process.failure(f"bench load: {what}")
         time.sleep(0.2)
+
+
+REQUEST_KINDS = [
+    ("GET", re.compile(r"/api/matches/[^/]+/state/"), "read state"),
+    ("GET", re.compile(r"/api/matches/[^/]+/events/"), "read events"),
+    ("GET", re.compile(r"/api/ladders/[^/]+/ratings/"), "read standings"),
+    ("GET", re.compile(r"/api/matches/"), "read match list"),
+    ("POST", re.compile(r"/api/matches/"), "write challenge"),
+    ("POST", re.compile(r"/api/bots/[^/]+/versions/"), "write upload"),
+    ("GET", re.compile(r"/(matches/([^/]+/)?|ladders/[^/]+/)?"), "read page"),
+]
+"""The kind of a request the server logged, by method and path, named as the locustfile names it."""
+
+
+def _request_kind(method: str, path: str) -> str:
+    for asked, pattern, kind in REQUEST_KINDS:
+        if method == asked and pattern.fullmatch(path):
+            return kind
+    return f"{'read' if method in ('GET', 'HEAD') else 'write'} other"
+
+
+class _RequestCpu:
+    """The web workers' per-request CPU lines (deploy/gunicorn.conf.py), read from a mark on."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.marks: dict[Path, int] = {}
+
+    def mark(self) -> None:
+        self.marks = {log: log.stat().st_size for log in self.folder.glob("*.log")}
+
+    def lines(self) -> list[tuple[str, str, float]]:
+        """(kind, status, cpu_ms) of each request logged since the mark, whole lines only."""
+        found = []
+        for log in sorted(self.folder.glob("*.log")):
+            with log.open("rb") as handle:
+                handle.seek(self.marks.get(log, 0))
+                text = handle.read().decode()
+            for line in text.splitlines(keepends=True):
+                if line.endswith("\n"):
+                    method, path, status, cpu_ms = line.split()
+                    found.append((_request_kind(method, path), status, float(cpu_ms)))
+        return found
+
+
+def _attributed(lines: list[tuple[str, str, float]], web_cpu: float) -> dict[str, Any]:
+    """The web's CPU of the window (``web_cpu`` seconds) per read, per write, per kind, and
+    what no request's line holds."""
+    by_kind: dict[str, list[float]] = {}
+    for kind, _status, cpu_ms in lines:
+        by_kind.setdefault(kind, []).append(cpu_ms)
+    reads = [t for kind, ts in by_kind.items() if kind.startswith("read") for t in ts]
+    writes = [t for kind, ts in by_kind.items() if kind.startswith("write") for t in ts]
+    attributed = sum(reads) + sum(writes)
+    unattributed = 1000 * web_cpu - attributed
+    return {
+        "web_cpu_ms_per_read": round(sum(reads) / len(reads), 2) if reads else None,
+        "web_cpu_ms_per_write": round(sum(writes) / len(writes), 2) if writes else None,
+        "web_cpu_attributed_s": round(attributed / 1000, 2),
+        "web_cpu_unattributed_s": round(unattributed / 1000, 2),
+        "web_cpu_unattributed_ms_per_request": round(unattributed / max(1, len(lines)), 2),
+        "web_cpu_by_request": {
+            kind: {
+                "requests": len(ts),
+                "cpu_ms_mean": round(sum(ts) / len(ts), 2),
+                "cpu_ms_p50": round(statistics.median(ts), 2),
+                "cpu_s": round(sum(ts) / 1000, 2),
+            }
+            for kind, ts in sorted(by_kind.items())
+        },
+    }
 
 
 def _ok(url: str) -> bool:
@@ -322,12 +400,22 @@ def bench_load(
         if "Manifest" in settings.STORAGES["staticfiles"]["BACKEND"]:
             # DEBUG off, as in production: the pages need the collected static files' manifest.
             subprocess.run([sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"], cwd=settings.BASE_DIR, env=env, check=True)  # fmt: skip
-        # What deploy/Procfile runs (2 web workers, 2 worker processes), this run's queue only,
-        # and a control socket of its own (gunicorn's default is one path per $HOME).
+        # What deploy/Procfile runs (its gunicorn settings, 2 web workers, 2 worker processes),
+        # this run's queue only, and a control socket of its own. Each request's CPU is logged
+        # when a worker serves one at a time (with threads a line would hold its siblings').
+        cpu_log = work / "request-cpu"
+        cpu_log.mkdir()
+        web_env = {
+            **env,
+            "GUNICORN_BIND": f"127.0.0.1:{port}",
+            "WEB_CONCURRENCY": str(web_workers),
+            "GUNICORN_CONTROL_SOCKET": str(work / "gunicorn.ctl"),
+            **({"BACKROOM_REQUEST_CPU_LOG": str(cpu_log)} if web_threads == 1 else {}),
+        }
         web = Child("gunicorn", [
-            str(bin_dir / "gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(web_workers),
-            "--control-socket", str(work / "gunicorn.ctl"), "--threads", str(web_threads),
-        ], env)  # fmt: skip
+            str(bin_dir / "gunicorn"), "--config", "deploy/gunicorn.conf.py", "--threads", str(web_threads),
+        ], web_env)  # fmt: skip
+        request_cpu = _RequestCpu(cpu_log)
         stack.callback(web.stop)
         worker = Child("worker", [
             str(bin_dir / "celery"), "-A", "config", "worker", "--hostname", f"{run}@%h",
@@ -357,8 +445,16 @@ def bench_load(
         web_cpu, worker_cpu = _cpu_seconds(web.process.pid), _cpu_seconds(worker.process.pid)
         services_cpu = {name: _named_cpu_seconds(c) for name, c in SERVICES.items()}
         own_cpu, children_cpu = time.process_time(), _children_cpu_seconds()
+        request_cpu.mark()
         wall = time.monotonic()
         measured = _run_locust(base, users, seconds, work / "plan.json", work / "out.json", env)
+        answered = sum(len(ts) for ts in measured["times_ms"].values())
+        if web_threads == 1:
+            # A worker logs a request after its answer is sent: wait for the last ones' lines
+            # (a request that failed without an answer may have none, hence the deadline).
+            deadline = time.monotonic() + 5
+            while len(request_cpu.lines()) < answered and time.monotonic() < deadline:
+                time.sleep(0.05)
         # Locust is the only child that ends in the window: the children's CPU is its own.
         locust_cpu = _children_cpu_seconds() - children_cpu
         own_cpu = time.process_time() - own_cpu
@@ -372,6 +468,7 @@ def bench_load(
         )
         loaded_n = _finished_between(start, end)
         web_cpu = _cpu_seconds(web.process.pid) - web_cpu
+        request_lines = request_cpu.lines()
         worker_cpu = _cpu_seconds(worker.process.pid) - worker_cpu
         loaded = loaded_n / (end - start).total_seconds()
         after, after_n = _throughput(baseline_seconds)
@@ -404,7 +501,14 @@ def bench_load(
         # free for the platform, the workers lose web_cpu_s / (C * loaded seconds) of theirs.
         "cpu_under_load": {
             "web_cpu_s": round(web_cpu, 2),
+            # Every gunicorn process's CPU over every request, reads and writes alike.
             "web_cpu_ms_per_request": round(1000 * web_cpu / max(1, len(reads) + len(writes)), 1),
+            # That CPU attributed to the requests that cost it (None with threads: not exact).
+            **(
+                _attributed(request_lines, web_cpu)
+                if web_threads == 1
+                else dict.fromkeys(("web_cpu_ms_per_read", "web_cpu_ms_per_write"))
+            ),
             "worker_cpu_s": round(worker_cpu, 2),
             "worker_cpu_ms_per_match": round(1000 * worker_cpu / max(1, loaded_n), 1),
         },
@@ -427,5 +531,10 @@ def bench_load(
         },
         "throughput_drop": round(1 - loaded / quiet, 3) if quiet else None,
         "feeder_error": feeder.error or None,
-        "targets": {"errors": 0, "read_p99_ms": 300, "throughput_drop": 0.2},
+        "targets": {
+            "errors": 0,
+            "read_p99_ms": 300,
+            "throughput_drop": 0.2,
+            "web_cpu_ms_per_read": 5,
+        },
     }

@@ -310,9 +310,11 @@ class MatchListView(ChargedOnSuccess, generics.ListCreateAPIView["Match"]):
     def get_queryset(self) -> QuerySet[Match]:
         filters = s.MatchFilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
+        self.filters = filters.validated_data
         return selectors.matches(user=self.request.user, **filters.validated_data)
 
     listed: list[Any] | None = None
+    filters: dict[str, Any] | None = None
 
     def paginate_queryset(self, queryset: Any) -> list[Any] | None:
         self.listed = super().paginate_queryset(queryset)
@@ -324,7 +326,8 @@ class MatchListView(ChargedOnSuccess, generics.ListCreateAPIView["Match"]):
         pages = self.paginator
         if self.listed is not None and isinstance(pages, MatchPages):
             # Who sees this page differently, for the token callers it may be shared with.
-            listed = token_lists.matches_listed(self.listed, pages.page.older is not None)
+            game = (self.filters or {}).get("game")
+            listed = token_lists.matches_listed(self.listed, pages.page.older is not None, game)
             setattr(response, page_cache.LISTED, listed)
         return response
 
