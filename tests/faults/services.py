@@ -208,7 +208,7 @@ class OwnRabbit:
             ],
             check=False,
             capture_output=True,
-            timeout=60,
+            timeout=180,  # a bound only: stopping a node took over a minute at load 18
         )
         try:
             self.process.wait(30)
