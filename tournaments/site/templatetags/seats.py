@@ -3,12 +3,12 @@ rules), and a match table's row."""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from django import template
 from django.template.defaultfilters import date
 from django.urls import reverse
+from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import localtime
 
@@ -72,6 +72,5 @@ def match_row(context: template.Context, match: Match) -> SafeString:
 
 
 def _e(value: Any) -> str:
-    """``value`` as the template language shows it: its text, HTML-escaped as ``escape`` does
-    (Django's ``escape`` is this, behind a wrapper for lazy strings that no value here is)."""
-    return html.escape(str(value))
+    """``value`` as the template language shows it (autoescape: a safe string as it is)."""
+    return str(conditional_escape(value))
