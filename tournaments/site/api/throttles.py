@@ -1,7 +1,7 @@
 """Rate limits on what is worth abusing: challenges and forks (a match on the workers), uploads,
-sign-ups, password guesses (API tokens and the site's login; a password change's old password), and the writes that retire a
-whole cache (a bot's name or visibility: every cached page; a token revoked or a password
-changed: every cached token lookup).
+sign-ups, password guesses (API tokens, the site's login, a password change's old password), and
+the writes that retire a whole cache (a bot's name or visibility: every cached page; a token
+revoked or a password changed: every cached token lookup).
 
 The rate is looked up when a request arrives, not when the class is defined, so settings
 overrides (and tests) take effect; DRF answers 429 with Retry-After.
@@ -87,14 +87,19 @@ class _WriteThrottle(_LiveRate, UserRateThrottle):
         getattr(request, PENDING).append(self)
         return True
 
-    def has_room(self, request: Any, view: Any) -> bool:
-        """Whether the budget has room for one more (nothing charged: ``charge`` does that)."""
+    def _keyed(self, request: Any, view: Any) -> bool:
+        """Read the rate and the caller's key; False when nothing limits it (no rate, no key)."""
         self._refresh()
         if self.num_requests is None or self.duration is None:
-            return True
+            return False
         self.key = self.get_cache_key(request, view)
-        if self.key is None:
+        return self.key is not None
+
+    def has_room(self, request: Any, view: Any) -> bool:
+        """Whether the budget has room for one more (nothing charged: ``charge`` does that)."""
+        if not self._keyed(request, view):
             return True
+        assert self.num_requests is not None and self.duration is not None  # _keyed read them
         try:
             self.history = self.cache.get(self.key, [])
         except CACHE_DOWN as exc:
@@ -166,11 +171,7 @@ def password_guess_allowed(request: HttpRequest) -> PasswordGuessThrottle | None
 def guessed_wrong(request: HttpRequest) -> None:
     """A password change's old password was wrong: one more on the account's budget."""
     throttle = PasswordGuessThrottle()
-    throttle._refresh()
-    if throttle.duration is None:
-        return  # no rate set: not limited
-    throttle.key = throttle.get_cache_key(request, None)  # type: ignore[arg-type]  # reads the user
-    if throttle.key is not None:
+    if throttle._keyed(request, None):
         throttle.charge()
 
 
