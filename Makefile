@@ -1,6 +1,10 @@
 # Quick start: `make up` runs the platform, `make test` runs the suite. See README.md.
 SHELL := /bin/bash
-PYTHON ?= python3
+# The venv's interpreter: the system's /usr/bin/python3 where there is one, as in the image
+# (deploy/Dockerfile) and as bots run (games/sandbox/isolation.py), so that the suite runs on the
+# interpreter production runs on. Debian builds it with PGO and LTO: the suite's Python took 10-12%
+# less CPU on it than on a plain source build of 3.11.7 (pyenv's, first on PATH here; 2026-12-03).
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
