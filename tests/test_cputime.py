@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.support.cputime import per_module
@@ -49,6 +50,8 @@ def test_each_test_s_own_and_children_s_cpu_is_logged(tmp_path: Path) -> None:
     assert lines["test_busy"]["self"] >= 0.25 and lines["test_busy"]["children"] < 0.1
     assert lines["test_starts_a_busy_process"]["children"] >= 0.25
     assert lines["test_idle"]["self"] < 0.1 and lines["test_idle"]["wall"] >= 0.3
+    starts = [lines[name]["start"] for name in ("test_busy", "test_starts_a_busy_process")]
+    assert starts[0] + 0.25 <= starts[1] <= lines["test_idle"]["start"] <= time.time()
     [(module, own, children, wall, tests)] = per_module(list(lines.values()))
     assert module.endswith("test_work.py") and tests == 3
     assert own >= 0.25 and children >= 0.25 and wall >= 0.9

@@ -39,7 +39,7 @@ def _cpu() -> tuple[float, float]:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     log = item.config.getoption("--cpu-log")
     own, children = _cpu()
-    started = time.monotonic()
+    started, began = time.monotonic(), time.time()
     yield
     if log is None:
         return
@@ -49,6 +49,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         "self": round(own_after - own, 3),
         "children": round(children_after - children, 3),
         "wall": round(time.monotonic() - started, 3),
+        "start": round(began, 3),  # when, so that a run's timeline can be drawn (idle tails)
     }
     with Path(log).open("a") as out:  # one short line per write: the xdist workers' interleave
         out.write(json.dumps(line) + "\n")
