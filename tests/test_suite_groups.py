@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 GROUPED = """
 import pytest
@@ -99,3 +102,19 @@ def test_each_worker_has_a_migrated_clone_and_the_run_leaves_no_template(
     with connection.cursor() as cursor:  # and the run dropped them all
         cursor.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", [f"{base}%"])
         assert cursor.fetchall() == []
+
+
+def test_the_unit_tier_runs_in_parallel_with_no_database_server() -> None:
+    # `make test-fast` promises no service at all: the xdist controller's template cleanup must
+    # not need Postgres. A port nothing listens on stands for a machine without it.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "-m", "unit",
+         "tests/test_bytecode.py::test_the_installed_packages_are_compiled"],
+        capture_output=True, text=True, timeout=180, cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": f"postgres://postgres@127.0.0.1:{closed}/nowhere"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "3 passed" in done.stdout

@@ -14,6 +14,7 @@ ends, and at its start any of this checkout's that a killed run left behind.
 
 from __future__ import annotations
 
+import socket
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -126,6 +127,19 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         _as_controller(drop_templates)
 
 
+def _server_is_up(db: dict[str, Any]) -> bool:
+    """Whether the database server answers at all: `make test-fast` runs with no service, and its
+    controller then has no template to drop (a test that needs the database fails on its own)."""
+    host = db["HOST"] or "127.0.0.1"
+    if host.startswith("/"):  # a Unix socket's folder: psycopg will say what is wrong
+        return True
+    try:
+        socket.create_connection((host, int(db["PORT"] or 5432)), 2).close()
+    except OSError:
+        return False
+    return True
+
+
 def _is_controller(config: pytest.Config) -> bool:
     """The xdist controller of a parallel run (it runs no test and has no database of its own)."""
     return not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", 0))
@@ -138,6 +152,8 @@ def _as_controller(action: Callable[[Any], None]) -> None:
     from django.conf import settings
 
     db = settings.DATABASES["default"]
+    if not _server_is_up(db):
+        return
     with (
         psycopg.connect(
             host=db["HOST"],
