@@ -31,6 +31,15 @@ def test_bench_scale_prints_matches_per_minute_for_one_and_two_processes() -> No
         assert figures[key] > 0, key
     assert figures["events_per_match"] > 0 and figures["event_table_bytes_per_event"] > 0
     assert len(figures["round_ratios"]) == 1 and len(figures["second_process_share"]) == 1
+    # What the figures are computed from: with one round, the ratio is that round's, which is also
+    # the ratio of the two throughputs, and one process's wall per match is its throughput's inverse.
+    [round_ratio] = figures["round_ratios"]
+    assert figures["ratio"] == pytest.approx(round_ratio, abs=0.002)
+    one, two = figures["matches_per_minute_1_process"], figures["matches_per_minute_2_processes"]
+    assert figures["ratio_overall"] == pytest.approx(two / one, rel=0.02)
+    assert figures["ratio_overall"] == pytest.approx(round_ratio, rel=0.02)
+    assert figures["wall_ms_per_match_1_process"] == pytest.approx(60_000 / one, rel=0.02)
+    assert 0 <= figures["second_process_share"][0] <= 1
     # Warm-up and both sides, every match really played by the workers, to the end.
     assert Match.objects.filter(status=Match.Status.FINISHED).count() == 4 + 4 + 4
     assert not Match.objects.exclude(status=Match.Status.FINISHED).exists()
