@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.support.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -107,9 +108,7 @@ def test_each_worker_has_a_migrated_clone_and_the_run_leaves_no_template(
 def test_the_unit_tier_runs_in_parallel_with_no_database_server() -> None:
     # `make test-fast` promises no service at all: the xdist controller's template cleanup must
     # not need Postgres. A port nothing listens on stands for a machine without it.
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]
+    closed = free_port()
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "-m", "unit",
          "tests/test_bytecode.py::test_the_installed_packages_are_compiled"],
