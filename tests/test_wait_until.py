@@ -1,6 +1,6 @@
 """tests/support/processes.py's wait_until: a wait of seconds polls its condition a few times
 a second, not ten (each poll is often ORM queries, traced by coverage), and still fails with
-what it waited for."""
+what it waited for and, when told how, what it saw."""
 
 from __future__ import annotations
 
@@ -32,3 +32,14 @@ def test_a_condition_that_holds_returns_at_once() -> None:
 
     wait_until(holds, 1.0, "anything")
     assert len(polls) == 1
+
+
+def test_a_wait_that_fails_says_what_it_saw_last() -> None:
+    looks: list[int] = []
+
+    def count() -> bool:
+        looks.append(len(looks))
+        return False
+
+    with pytest.raises(pytest.fail.Exception, match=r"the sky \(0 s\); saw 'looked \d+ times'"):
+        wait_until(count, 0.2, "the sky", seen=lambda: f"looked {len(looks)} times")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 import urllib.request
 import uuid
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import _env
-from tests.support.processes import Processes, free_port
+from tests.support.processes import Processes, free_port, wait_until
 
 BIN = Path(sys.executable).parent
 
@@ -43,7 +42,6 @@ def test_web_worker_and_beat_start_and_connect(processes: Processes) -> None:
     )
     lines = honcho.lines
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
     wanted = {
         "admin": lambda: status(f"{base}/admin/login/") == 200,
         "schema": lambda: status(f"{base}/api/schema/") == 200,
@@ -52,9 +50,12 @@ def test_web_worker_and_beat_start_and_connect(processes: Processes) -> None:
         "people": lambda: any(" people.1 " in line and " ready." in line for line in lines),
         "beat": lambda: any("beat" in line and "beat: Starting" in line for line in lines),
     }
-    while wanted and time.monotonic() < deadline:
-        wanted = {name: check for name, check in wanted.items() if not check()}
-        time.sleep(0.5)
-    assert not wanted, f"not up: {sorted(wanted)}\n{''.join(lines)[-4000:]}"
+
+    def all_up() -> bool:
+        for name in [name for name, check in wanted.items() if check()]:
+            del wanted[name]
+        return not wanted
+
+    wait_until(all_up, 90, "the Procfile's processes up", honcho, seen=lambda: sorted(wanted))
     with urllib.request.urlopen(f"{base}/api/schema/", timeout=5) as response:
         assert b"openapi: 3" in response.read()

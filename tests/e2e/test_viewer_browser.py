@@ -279,12 +279,13 @@ def test_the_content_security_policy_blocks_nothing_the_site_uses(
     assert page.locator("#viewer").count() == 0 and not refused, refused
     # The same policy does refuse an inline script: the check above can fail.
     page.goto("/")
-    page.evaluate(
-        "() => { const s = document.createElement('script'); s.textContent = 'window.ran = 1';"
-        " document.body.appendChild(s); }"
-    )
+    # Waited for, up to 30 s: the console reports the refusal after the script is added.
+    with page.expect_console_message(lambda msg: "Content Security" in msg.text, timeout=30_000):
+        page.evaluate(
+            "() => { const s = document.createElement('script'); s.textContent = 'window.ran = 1';"
+            " document.body.appendChild(s); }"
+        )
     assert page.evaluate("() => window.ran") is None
-    page.wait_for_timeout(200)
     assert refused
 
 

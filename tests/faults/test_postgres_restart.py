@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import psycopg
 import pytest
 from django.conf import settings
@@ -61,7 +59,17 @@ def test_matches_resume_after_postgres_restarts(own_postgres: OwnPostgres, stack
         *workers,
     )
     own_postgres.stop()  # every connection is cut mid-match
-    time.sleep(3)  # flushes, retries and aborts all fail meanwhile
+    # Down until a task's first two retries have failed too (its third waits 4 s): longer than
+    # the matches' 4 s leases, so the retries after it find the interrupted matches' leases
+    # expired. A shorter outage leaves a match held by its dead attempt while the messages that
+    # would resume it are spent on others; only beat's reaper, not running here, resends it.
+    wait_until(
+        lambda: any("database unavailable, trying again in 4 s" in w.log for w in workers),
+        60,
+        "a task's retries to fail twice in the outage",
+        *workers,
+        seen=lambda: [w.log.count("database unavailable") for w in workers],
+    )
     own_postgres.start()
 
     wait_until(

@@ -84,7 +84,16 @@ def test_challenges_during_a_broker_restart_are_accepted_and_played_once(
         wait_until(lambda: len(codes["up"]) >= 3, 30, "challenges to arrive", web)
         phase = "down"
         own_rabbit.stop()
-        time.sleep(3)
+        # Down until the web has answered challenges with no broker to send them to (those
+        # made while the node was stopping may have reached it).
+        answered = len(codes["down"])
+        wait_until(
+            lambda: len(codes["down"]) >= answered + 3,
+            90,
+            "challenges answered while the broker is down",
+            web,
+            seen=lambda: codes,
+        )
         own_rabbit.start()
         phase = "back"
         wait_until(lambda: len(codes["back"]) >= 3, 30, "challenges to arrive", web)

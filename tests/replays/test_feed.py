@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -12,6 +11,7 @@ from django.db import connection
 
 from replays import feed, store
 from replays.store import NewEvent, StoredEvent
+from tests.support.processes import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,10 +25,13 @@ def consume_until(consumer: str, seen: list[StoredEvent], count: int, limit: int
     """Consume until ``count`` events are seen: any transaction open anywhere on the server
     (another test run, a worker) holds the fence back for a moment, by design, and a bench's
     bulk fill for as long as it writes: 15 s failed a fresh-clone run beside such benches."""
-    deadline = time.monotonic() + 90  # a bound on failing only: a passing run waits for the events
-    while len(seen) < count and time.monotonic() < deadline:
-        if not feed.consume(consumer, seen.extend, limit=limit):
-            time.sleep(0.05)
+
+    def all_seen() -> bool:
+        feed.consume(consumer, seen.extend, limit=limit)
+        return len(seen) >= count
+
+    # 90 s: a bound on failing only, a passing run waits for the events.
+    wait_until(all_seen, 90, f"{count} events", seen=lambda: len(seen))
 
 
 @pytest.fixture
@@ -81,9 +84,12 @@ def test_a_failing_read_model_does_not_advance_the_checkpoint() -> None:
     def broken(events: list[StoredEvent]) -> None:
         raise RuntimeError("read model is down")
 
-    deadline = time.monotonic() + 90  # a bound on failing only: a passing run waits for the events
-    with pytest.raises(RuntimeError):  # once the fence lets the event through
-        while time.monotonic() < deadline:
+    def fails() -> bool:
+        try:
             feed.consume("fragile", broken)
-            time.sleep(0.05)
+        except RuntimeError:
+            return True
+        return False  # the fence holds the event back for now
+
+    wait_until(fails, 90, "the read model to be handed the event")
     assert feed.checkpoint("fragile") == 0

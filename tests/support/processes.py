@@ -59,9 +59,14 @@ class HasLog(Protocol):
 
 
 def wait_until(
-    condition: Callable[[], bool], timeout: float, what: str, *logs: HasLog | None
+    condition: Callable[[], bool],
+    timeout: float,
+    what: str,
+    *logs: HasLog | None,
+    seen: Callable[[], object] | None = None,
 ) -> None:
-    """Poll ``condition`` until it holds; past ``timeout`` s fail with the processes' logs.
+    """Poll ``condition`` until it holds; past ``timeout`` s fail with what ``seen`` returns
+    then (the state the condition looked at) and the processes' logs.
 
     Every 50 ms at first, then less often, down to every 250 ms: a condition is often a few
     ORM queries, traced by coverage: at 100 ms the ladder test's wait cost 5 s of CPU
@@ -74,8 +79,9 @@ def wait_until(
             return
         time.sleep(pause)
         pause = min(pause * 1.5, 0.25)
+    saw = f"; saw {seen()!r}" if seen is not None else ""
     shown = "".join(f"\n--- log:\n{p.log[-6000:]}" for p in logs if p is not None)
-    pytest.fail(f"timed out waiting for {what}{shown}")
+    pytest.fail(f"timed out waiting for {what} ({timeout:.0f} s){saw}{shown}")
 
 
 class Proc:

@@ -15,6 +15,7 @@ from replays import feed, store
 from replays.models import Event, FeedCheckpoint
 from replays.store import NewEvent
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
+from tests.support.processes import wait_until
 from tournaments.competition import ladders
 from tournaments.competition.models import Ladder
 from tournaments.play.models import Match
@@ -45,10 +46,12 @@ def finish(
 def settle(consume: Callable[[], int], expected: int) -> None:
     """Consume until ``expected`` history rows exist: an open transaction anywhere on the
     server (another test run, in any database) holds the feed's fence back, by design."""
-    deadline = time.monotonic() + FENCE_WAIT
-    while RatingHistory.objects.count() < expected and time.monotonic() < deadline:
+
+    def rated() -> bool:
         consume()
-        time.sleep(0.05)
+        return RatingHistory.objects.count() >= expected
+
+    wait_until(rated, FENCE_WAIT, f"{expected} history rows", seen=RatingHistory.objects.count)
     assert RatingHistory.objects.count() == expected
 
 

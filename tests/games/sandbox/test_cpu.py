@@ -5,7 +5,6 @@ hostile bot in test_hostile.py."""
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 
 from games.sandbox import SeatController, Verdict, cpu
 from games.sandbox.readiness import isolation_status
+from tests.support.processes import wait_until
 
 from .conftest import FAST, FakeGame
 from .test_hostile import tree_cpu
@@ -44,10 +44,13 @@ def test_without_a_cgroup_the_cpu_of_every_thread_is_still_charged(
     assert controller._conn is not None and controller._conn.proc is not None
     assert not controller._conn.caged()
     pid = controller._conn.proc.pid
-    start, deadline = tree_cpu(pid), time.monotonic() + 60
-    while tree_cpu(pid) - start < FAST.move_seconds + FAST.bank_seconds + 0.3:
-        assert time.monotonic() < deadline, "the threads never used the CPU"
-        time.sleep(0.05)
+    start = tree_cpu(pid)
+    wait_until(
+        lambda: tree_cpu(pid) - start >= FAST.move_seconds + FAST.bank_seconds + 0.3,
+        60,
+        "the threads to use the CPU",
+        seen=lambda: f"{tree_cpu(pid) - start:.2f} s of CPU",
+    )
     second = controller.decide({}, FakeGame().legal(), default={"pick": 0})
     assert second.verdict is Verdict.TIMEOUT and "CPU" in second.detail
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import select
 import socket
 import subprocess
 import time
@@ -17,6 +18,7 @@ import pytest
 from games.engine.storable import storable
 from games.sandbox import SeatController, Verdict, isolation
 from games.sandbox.limits import Limits
+from tests.support.processes import wait_until
 
 from .conftest import FAST, HOSTILE, FakeGame, play
 
@@ -173,14 +175,26 @@ def test_illegal_actions_are_judged_by_the_callers_check(seat: Seat) -> None:
     assert decisions[0].detail == "pick 99 is not one of 0, 1, 2"
 
 
+def echoes(process: subprocess.Popen[bytes]) -> bool:
+    """Whether ``process`` (a ``cat``) echoes a line now. A process sent SIGKILL runs none of
+    its own code again, so an echo after the bot's attempt shows that no SIGKILL reached it."""
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write(b"still here\n")
+        process.stdin.flush()
+    except BrokenPipeError:
+        return False
+    ready, _, _ = select.select([process.stdout], [], [], 30)
+    return bool(ready) and process.stdout.readline() == b"still here\n"
+
+
 def test_killing_its_parent_and_every_process_fails(seat: Seat) -> None:
     # A host process of the test's own uid: kill(-1, SIGKILL) from an unconfined bot of the
     # same uid would end it (and this test with it).
-    bystander = subprocess.Popen(["sleep", "60"])
+    bystander = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         decisions = play(seat("kill_parent"), FakeGame(turns=2))
-        time.sleep(0.1)  # a SIGKILL, had one been sent, has landed by now
-        assert bystander.poll() is None, "a host process was killed by the bot"
+        assert echoes(bystander), "a host process was killed by the bot"
     finally:
         bystander.kill()
         bystander.wait()
@@ -329,10 +343,13 @@ def test_cpu_between_decisions_is_charged_against_the_time_limits(seat: Seat) ->
     assert controller._conn is not None and controller._conn.proc is not None
     pid = controller._conn.proc.pid
     allowed = FAST.move_seconds + FAST.bank_seconds
-    start, deadline = tree_cpu(pid), time.monotonic() + 60
-    while tree_cpu(pid) - start < allowed + 0.3:  # its threads work on between decisions
-        assert time.monotonic() < deadline, "the threads never used the CPU"
-        time.sleep(0.05)
+    start = tree_cpu(pid)
+    wait_until(  # its threads work on between decisions
+        lambda: tree_cpu(pid) - start >= allowed + 0.3,
+        60,
+        "the threads to use the CPU",
+        seen=lambda: f"{tree_cpu(pid) - start:.2f} s of CPU",
+    )
     second = controller.decide({}, FakeGame().legal(), default={"pick": 0})
     assert second.verdict is Verdict.TIMEOUT, second
     assert "CPU" in second.detail and "all its threads" in second.detail
