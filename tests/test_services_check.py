@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.processes import free_port
+
 SCRIPT = Path(__file__).resolve().parents[1] / "deploy" / "check_services.py"
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])  # nothing listens once the socket is closed
 
 
 def run(**env: str) -> subprocess.CompletedProcess[str]:
@@ -33,7 +28,7 @@ def test_all_services_up_passes_silently() -> None:
 
 
 def test_an_unreachable_broker_is_one_line_with_its_address_and_start_command() -> None:
-    port = closed_port()
+    port = free_port()  # nothing listens once its socket is closed
     result = run(CELERY_BROKER_URL=f"amqp://guest:guest@127.0.0.1:{port}//")
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()

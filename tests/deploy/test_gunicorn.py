@@ -8,61 +8,42 @@ from __future__ import annotations
 import json
 import os
 import runpy
-import signal
-import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from tests.deploy.conftest import PRODUCTION, ROOT
-from tests.support.processes import free_port
-
-BIN = Path(sys.executable).parent
-
-
-def wait_for(condition: Callable[[], bool], what: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    pytest.fail(f"timed out waiting for {what}")
-
-
-def answers(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
+from tests.support.processes import (
+    BIN,
+    Proc,
+    Processes,
+    free_port,
+    wait_for_port,
+    wait_until,
+)
 
 
 @pytest.fixture
-def start_gunicorn() -> Iterator[Callable[..., subprocess.Popen[str]]]:
-    started: list[subprocess.Popen[str]] = []
+def start_gunicorn(processes: Processes) -> Callable[..., Proc]:
+    """Start gunicorn with deploy/gunicorn.conf.py, once its port answers; stopped after the
+    test by the harness (tests/support/processes.py), its output kept for a failure."""
 
-    def start(port: int, *app: str, **env: str) -> subprocess.Popen[str]:
-        process = subprocess.Popen(
+    def start(port: int, *app: str, **env: str) -> Proc:
+        gunicorn = processes.start(
             [str(BIN / "gunicorn"), "--config", "deploy/gunicorn.conf.py", *app],
-            cwd=ROOT,
-            env={**os.environ, "WEB_PORT": str(port), "WEB_CONCURRENCY": "1", **env},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            start_new_session=True,
+            {**os.environ, "WEB_PORT": str(port), "WEB_CONCURRENCY": "1", **env},
+            what="gunicorn",
         )
-        started.append(process)
-        wait_for(lambda: answers(port), f"gunicorn on {port}")
-        return process
+        wait_for_port(port, 30, "gunicorn", gunicorn)
+        return gunicorn
 
-    yield start
-    for process in started:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(30)
+    return start
 
 
 def parent_of(pid: int) -> int:
@@ -81,20 +62,22 @@ def show_workers(control: Path) -> list[int]:
 
 
 def test_two_instances_on_one_host_keep_a_control_socket_each(
-    start_gunicorn: Callable[..., subprocess.Popen[str]], tmp_path: Path
+    start_gunicorn: Callable[..., Proc], tmp_path: Path
 ) -> None:
     ports = free_port(), free_port()
     masters = [start_gunicorn(port, RUNTIME_DIRECTORY=str(tmp_path)) for port in ports]
     controls = [tmp_path / f"gunicorn-127.0.0.1-{port}.ctl" for port in ports]
-    wait_for(lambda: all(c.exists() for c in controls), "both control sockets")
+    wait_until(lambda: all(c.exists() for c in controls), 30, "both control sockets", *masters)
     for master, control in zip(masters, controls, strict=True):
-        wait_for(lambda c=control: bool(show_workers(c)), f"workers on {control.name}")  # type: ignore[misc]
+        wait_until(
+            lambda c=control: bool(show_workers(c)), 30, f"workers on {control.name}", master
+        )  # type: ignore[misc]
         # Each socket answers for its own instance: its workers are that master's children.
-        assert {parent_of(pid) for pid in show_workers(control)} == {master.pid}
+        assert {parent_of(pid) for pid in show_workers(control)} == {master.process.pid}
 
 
 def test_the_health_check_passes_on_a_serving_production_instance_and_fails_without_one(
-    start_gunicorn: Callable[..., subprocess.Popen[str]], collected_static: Path, tmp_path: Path
+    start_gunicorn: Callable[..., Proc], collected_static: Path, tmp_path: Path
 ) -> None:
     port = free_port()
     env = {**PRODUCTION, "STATIC_ROOT": str(collected_static), "WEB_PORT": str(port)}
@@ -107,9 +90,9 @@ def test_the_health_check_passes_on_a_serving_production_instance_and_fails_with
 
     down = health()
     assert down.returncode == 1 and "does not answer" in down.stderr
-    start_gunicorn(port, RUNTIME_DIRECTORY=str(tmp_path), **env)
+    web = start_gunicorn(port, RUNTIME_DIRECTORY=str(tmp_path), **env)
     # The port opens with the master; the first answer waits for a worker to load the app.
-    wait_for(lambda: health().returncode == 0, "the health check to pass", seconds=90)
+    wait_until(lambda: health().returncode == 0, 90, "the health check to pass", web)
     # Told a host the site does not serve, the check fails on the 400 rather than passing.
     env["ALLOWED_HOSTS"] = "elsewhere.example"
     wrong = health()
@@ -131,35 +114,24 @@ def serving_timeline(log: str) -> list[int]:
     return counts
 
 
-def test_workers_at_their_request_limit_never_restart_all_at_once(tmp_path: Path) -> None:
+def test_workers_at_their_request_limit_never_restart_all_at_once(
+    start_gunicorn: Callable[..., Proc], tmp_path: Path
+) -> None:
     """Two workers with the same small limit (no jitter) and an app as slow to load as Django
     on a busy host, under steady requests from four clients: one worker at a time restarts,
     the other serves meanwhile."""
-    port, log = free_port(), tmp_path / "gunicorn.log"
-    env = {
-        **os.environ,
-        "WEB_PORT": str(port),
-        "WEB_CONCURRENCY": "2",
-        "GUNICORN_MAX_REQUESTS": "15",
-        "GUNICORN_MAX_REQUESTS_JITTER": "0",
-        "RUNTIME_DIRECTORY": str(tmp_path),
-    }
-    with open(log, "w") as out:
-        process = subprocess.Popen(
-            [
-                str(BIN / "gunicorn"),
-                "--config",
-                "deploy/gunicorn.conf.py",
-                "tests.deploy.slow_app:app",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=out,
-            start_new_session=True,
-        )
+    port = free_port()
+    web = start_gunicorn(
+        port,
+        # Only gunicorn's own log is read: thousands of access lines would bury it.
+        *("--access-logfile", "/dev/null", "tests.deploy.slow_app:app"),
+        WEB_CONCURRENCY="2",
+        GUNICORN_MAX_REQUESTS="15",
+        GUNICORN_MAX_REQUESTS_JITTER="0",
+        RUNTIME_DIRECTORY=str(tmp_path),
+    )
     try:
-        wait_for(lambda: log.read_text().count("slow app loaded") >= 2, "both workers", 60)
+        wait_until(lambda: web.log.count("slow app loaded") >= 2, 60, "both workers", web)
         # The workers that served (a set: an idle machine serves thousands of requests a second,
         # and a cap on the count once stopped the clients before the restarts were due).
         served: set[int] = set()
@@ -175,22 +147,21 @@ def test_workers_at_their_request_limit_never_restart_all_at_once(tmp_path: Path
         for thread in clients:
             thread.start()
         try:
-            wait_for(lambda: log.read_text().count("Autorestarting") >= 6, "restarts", 180)
+            wait_until(lambda: web.log.count("Autorestarting") >= 6, 180, "restarts", web)
         finally:
             done.set()
             for thread in clients:
                 thread.join(60)
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(30)
-    timeline = serving_timeline(log.read_text())
+        web.stop()  # its whole log read, the shutdown's lines too
+    timeline = serving_timeline(web.log)
     assert len(served) > 2  # the replacements served too
     # After both first loaded the app, a worker was always serving.
     assert timeline[:2] == [1, 2] and min(timeline[2:]) >= 1, timeline
 
 
 def test_each_request_is_logged_with_the_cpu_it_cost_when_the_bench_asks(
-    start_gunicorn: Callable[..., subprocess.Popen[str]], tmp_path: Path
+    start_gunicorn: Callable[..., Proc], tmp_path: Path
 ) -> None:
     """BACKROOM_REQUEST_CPU_LOG: one line per request in the worker's file, its CPU growing
     with the work the request did (what `bench load` attributes its web CPU with)."""
@@ -207,10 +178,12 @@ def test_each_request_is_logged_with_the_cpu_it_cost_when_the_bench_asks(
     for path in asked:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=60) as response:
             worker = int(response.read())
-    assert parent_of(worker) == master.pid
+    assert parent_of(worker) == master.process.pid
     log = folder / f"{worker}.log"
     # post_request runs after the answer is sent: wait for the last line.
-    wait_for(lambda: log.exists() and log.read_text().count("\n") == len(asked), "4 lines")
+    wait_until(
+        lambda: log.exists() and log.read_text().count("\n") == len(asked), 30, "4 lines", master
+    )
     assert [p.name for p in folder.iterdir()] == [log.name]
     lines = [line.split() for line in log.read_text().splitlines()]
     assert [line[:3] for line in lines] == [

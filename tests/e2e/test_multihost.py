@@ -12,7 +12,6 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -20,7 +19,14 @@ from django.db import connection
 
 from replays import store
 from tests.e2e import netns
-from tests.e2e.conftest import ROOT, Worker, _env, all_queues, wait_until
+from tests.support.processes import (
+    Proc,
+    Processes,
+    all_queues,
+    platform_env,
+    wait_until,
+    worker_args,
+)
 from tournaments import tasks
 from tournaments.play.models import Match, Seat
 
@@ -51,37 +57,19 @@ def redis_database() -> str:
     return str(settings.CACHES["default"]["LOCATION"]).rsplit("/", 1)[1]
 
 
-def start_worker(host: netns.Host, name: str) -> Worker:
+def start_worker(processes: Processes, host: netns.Host, name: str) -> Proc:
     """A worker on ``host``, configured as a worker host is: the services at the gateway."""
     db = connection.settings_dict
-    env = {
-        **_env(lease_seconds=60),
-        "DATABASE_URL": f"postgres://{db['USER']}@{host.gateway}:5432/{db['NAME']}",
-        "CELERY_BROKER_URL": f"amqp://guest:guest@{host.gateway}:5672//",
-        "REDIS_URL": f"redis://{host.gateway}:6379/{redis_database()}",
-    }
-    celery = str(Path(sys.executable).parent / "celery")
-    process = subprocess.Popen(
-        host.command(
-            *[celery, "-A", "config", "worker", "--pool", "solo", "--queues", all_queues()],
-            *["--loglevel", "INFO", "--hostname", f"{name}@%h"],
-            *["--without-mingle", "--without-gossip"],
-        ),
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
+    env = platform_env(
+        DATABASE_URL=f"postgres://{db['USER']}@{host.gateway}:5432/{db['NAME']}",
+        CELERY_BROKER_URL=f"amqp://guest:guest@{host.gateway}:5672//",
+        REDIS_URL=f"redis://{host.gateway}:6379/{redis_database()}",
     )
-    worker = Worker(process, ready=" ready.", name=name)
-    if not worker.ready.wait(90):
-        worker.kill()
-        pytest.fail(f"worker on {host.namespace} did not start:\n{worker.log}")
-    return worker
+    command = host.command(*worker_args(all_queues(), f"{name}@%h"))
+    return processes.start(command, env, " ready.", f"worker on {host.namespace}")
 
 
-def played(worker: Worker) -> int:
+def played(worker: Proc) -> int:
     """How many matches this worker played to the end. A message only wakes a worker, which
     plays the next match the scheduler gives it (tournaments/play/scheduler.py), so a task id names
     no match: the task's result says whether it finished one."""
@@ -95,11 +83,8 @@ def played(worker: Worker) -> int:
 
 @pytest.mark.timeout(300)
 def test_two_worker_hosts_share_a_batch_and_play_each_match_once(
-    hosts: list[netns.Host],
+    hosts: list[netns.Host], processes: Processes
 ) -> None:
-    from config.celery import app
-
-    app.control.purge()  # this run's queues only
     db_port = int(connection.settings_dict["PORT"] or 5432)
     targets = {"postgres": db_port, "rabbitmq": 5672, "redis": 6379}
     relays = [
@@ -107,7 +92,7 @@ def test_two_worker_hosts_share_a_batch_and_play_each_match_once(
         for host in hosts
         for service, port in SERVICES.items()
     ]
-    workers: list[Worker] = []
+    workers: list[Proc] = []
     try:
         # A host has its own loopback: the services are not there, only through the link.
         probe = f"import socket; socket.create_connection(('127.0.0.1', {db_port}), timeout=2)"
@@ -116,7 +101,10 @@ def test_two_worker_hosts_share_a_batch_and_play_each_match_once(
         )
         assert inside.returncode != 0, "the namespace reached 127.0.0.1's Postgres directly"
 
-        workers = [start_worker(h, f"host{i}-{uuid.uuid4().hex[:6]}") for i, h in enumerate(hosts)]
+        workers = [
+            start_worker(processes, h, f"host{i}-{uuid.uuid4().hex[:6]}")
+            for i, h in enumerate(hosts)
+        ]
         matches = []
         for n in range(MATCHES):
             match = Match.objects.create(game="brexit", seed=1000 + n, options={})

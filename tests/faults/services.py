@@ -5,6 +5,11 @@ temporary directory, so a test can take it down without touching the shared
 services every other suite uses. As root, Postgres and RabbitMQ run as their own
 system users (initdb refuses root; RabbitMQ's cookie belongs to its user).
 A missing binary skips the test with the reason, except under CI, where it fails.
+
+Redis and RabbitMQ run under the one process harness (``Proc``, tests/support/processes.py):
+their output kept, their process group stopped whatever happens. Postgres does not: ``pg_ctl
+start`` runs the server as a daemon outside any group of ours and returns once it accepts
+connections, and ``pg_ctl stop`` is how it is stopped; both are commands run to their end.
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.processes import free_port, wait_for_port
+from tests.support.processes import Proc, free_port, wait_for_port
 
-__all__ = ["OwnPostgres", "OwnRabbit", "OwnRedis", "free_port", "need"]
+__all__ = ["OwnPostgres", "OwnRabbit", "OwnRedis", "need"]
 
 
 def need(binary: str | None, what: str) -> str:
@@ -107,14 +112,14 @@ class OwnRedis:
     def __init__(self, root: Path) -> None:
         self.binary = need(shutil.which("redis-server"), "redis-server")
         self.root, self.port = root, free_port()
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: Proc | None = None
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
+        self.process = Proc(
             [
                 self.binary,
                 "--port",
@@ -128,15 +133,14 @@ class OwnRedis:
                 "--dir",
                 str(self.root),
             ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            name="redis-server",
+            cwd=self.root,
         )
         wait_for_port(self.port, 10, "redis-server")
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(10)
+        if self.process is not None:
+            self.process.stop(grace=10)
         self.process = None
 
 
@@ -156,7 +160,7 @@ class OwnRabbit:
         (self.root / "enabled_plugins").write_text("[].\n")
         for path in [self.root, *self.root.iterdir()]:
             _own(path, "rabbitmq")
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: Proc | None = None
 
     @property
     def url(self) -> str:
@@ -178,18 +182,11 @@ class OwnRabbit:
         }
 
     def start(self) -> None:
-        with open(self.root / "out", "ab") as out:
-            self.process = subprocess.Popen(
-                [
-                    *_as("rabbitmq"),
-                    "env",
-                    *[f"{k}={v}" for k, v in self._env().items()],
-                    self.server,
-                ],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                cwd=self.root,
-            )
+        self.process = Proc(
+            [*_as("rabbitmq"), "env", *[f"{k}={v}" for k, v in self._env().items()], self.server],
+            name="RabbitMQ",
+            cwd=self.root,
+        )
         wait_for_port(self.port, 60, "RabbitMQ")
 
     def stop(self) -> None:
@@ -210,9 +207,7 @@ class OwnRabbit:
             capture_output=True,
             timeout=180,  # a bound only: stopping a node took over a minute at load 18
         )
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        self.process.wait_exit(30)
+        self.process.kill()  # whatever is left of it: nothing, once it stopped
         self.process = None
         wait_for_port(self.port, 10, "RabbitMQ", up=False)

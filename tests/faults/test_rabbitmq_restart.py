@@ -22,7 +22,8 @@ from rest_framework.authtoken.models import Token
 from config import queues
 from tests.factories import UserFactory
 from tests.faults.conftest import Stack, assert_intact, django_shell, platform_env, wait_until
-from tests.faults.services import OwnRabbit, free_port
+from tests.faults.services import OwnRabbit
+from tests.support.processes import free_port
 from tournaments.competition import ladders
 from tournaments.competition.models import Ladder, LadderRound
 from tournaments.play.models import Match

@@ -26,8 +26,8 @@ import psycopg
 import pytest
 
 from tests.faults.conftest import create_backroom, wait_until
-from tests.faults.services import OwnPostgres, free_port
-from tests.support.processes import ROOT, Proc, Processes, platform_env
+from tests.faults.services import OwnPostgres
+from tests.support.processes import ROOT, Proc, Processes, free_port, platform_env
 
 pytestmark = [pytest.mark.faults]
 

@@ -17,7 +17,8 @@ from django.urls import get_resolver
 
 from tests.api.test_endpoint_matrix import _routes
 from tests.faults.conftest import Proc, Stack, platform_env, wait_until
-from tests.faults.services import OwnPostgres, free_port
+from tests.faults.services import OwnPostgres
+from tests.support.processes import free_port
 from tournaments.site.pages.errors import RETRY_AFTER_SECONDS
 
 pytestmark = [pytest.mark.faults, pytest.mark.e2e]

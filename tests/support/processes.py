@@ -1,4 +1,6 @@
-"""One harness for the tests that start real processes (Celery workers, beat, gunicorn, honcho).
+"""One harness for the tests that start real processes: Celery workers and beat (also on the
+network namespaces of tests/e2e/test_multihost.py), gunicorn, honcho, and the fault tests' own
+Redis and RabbitMQ (tests/faults/services.py; their Postgres is pg_ctl's, which says why).
 
 ``processes`` (the fixture) starts what a test asks for and always stops it after the test, even
 when the test fails. Each process leads a session of its own (``start_new_session``), so its
@@ -6,10 +8,11 @@ group is everything it started; the harness signals that group only while the le
 reaped, when its id cannot belong to anybody else (a reaped leader's id may be reused: signalling
 it then could hit a stranger). Nothing is ever killed by name.
 
-``wait_until`` polls a condition and fails with the logs of the processes it was handed;
-``free_port`` picks a free loopback port. Under pytest-xdist each worker (gw0, gw1, ...) has its
-own queues, cache prefix, media folder and test database (config/settings/test.py), and
-``platform_env`` hands exactly those to the processes a test starts.
+``wait_until`` polls a condition and fails with what it saw and the logs of the processes it
+was handed (``wait_for_port`` waits for a port so); ``free_port`` picks a free loopback port.
+Under pytest-xdist each worker (gw0, gw1, ...) has its own queues, cache prefix, media folder
+and test database (config/settings/test.py), and ``platform_env`` hands exactly those to the
+processes a test starts.
 """
 
 from __future__ import annotations
@@ -41,16 +44,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for_port(port: int, timeout: float, what: str, *, up: bool = True) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            s.settimeout(0.2)
-            listening = s.connect_ex(("127.0.0.1", port)) == 0
-        if listening == up:
-            return
-        time.sleep(0.1)
-    pytest.fail(f"{what} did not {'start' if up else 'stop'} on port {port} in {timeout:.0f} s")
+def listening(port: int) -> bool:
+    """Whether something accepts connections on loopback ``port``."""
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def wait_for_port(
+    port: int, timeout: float, what: str, *logs: HasLog | None, up: bool = True
+) -> None:
+    """Wait until ``port`` listens (``up``) or no longer does; fail with the processes' logs."""
+    wait_until(
+        lambda: listening(port) == up,
+        timeout,
+        f"{what} to {'start' if up else 'stop'} on port {port}",
+        *logs,
+    )
 
 
 class HasLog(Protocol):
@@ -89,24 +99,22 @@ class Proc:
 
     def __init__(
         self,
-        args: Sequence[str] | subprocess.Popen[str],
+        args: Sequence[str],
         env: dict[str, str] | None = None,
         ready: str | None = None,
         name: str = "",
         cwd: Path = ROOT,
     ) -> None:
-        if isinstance(args, subprocess.Popen):  # started by the caller (its own session)
-            self.process = args
-        else:
-            self.process = subprocess.Popen(
-                list(args),
-                cwd=cwd,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                start_new_session=True,
-            )
+        """``env`` None: this process's environment."""
+        self.process = subprocess.Popen(
+            list(args),
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         self.name = name
         self.lines: list[str] = []
         self.ready = threading.Event()
@@ -138,6 +146,15 @@ class Proc:
         except ChildProcessError:
             return True
 
+    def wait_exit(self, timeout: float) -> bool:
+        """Whether the leader exits within ``timeout`` s (of itself: nothing is sent)."""
+        deadline = time.monotonic() + timeout
+        while not self._exited():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
     def signal_group(self, sig: int) -> None:
         """``sig`` to the whole group, while the leader is unreaped (so the id is still ours)."""
         if self.process.returncode is not None:
@@ -149,17 +166,17 @@ class Proc:
         self.signal_group(signal.SIGTERM)
 
     def kill(self) -> None:
-        """SIGKILL the process and everything it started, as a crash would."""
+        """SIGKILL the process and everything it started, as a crash would; then its output
+        is read to the end (the pipe closes once the last of the group is gone)."""
         self.signal_group(signal.SIGKILL)
         self.process.wait(10)
+        self._reader.join(10)
 
     def stop(self, grace: float = 15) -> None:
         """SIGTERM to the group; SIGKILL to whatever is left of it after ``grace`` s (or once
         the leader is gone: its children must not outlive it); then reap the leader."""
         self.terminate()
-        deadline = time.monotonic() + grace
-        while not self._exited() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        self.wait_exit(grace)
         self.kill()
 
 
@@ -234,11 +251,6 @@ class Processes:
         if ready is not None and not proc.ready.wait(timeout):
             proc.kill()
             pytest.fail(f"{what} did not start:\n{proc.log[-4000:]}")
-        return proc
-
-    def adopt(self, proc: Proc) -> Proc:
-        """Stop ``proc`` (started elsewhere, in a session of its own) with the others."""
-        self.procs.append(proc)
         return proc
 
     def worker(
