@@ -1,7 +1,9 @@
 """``manage.py bench load`` in its short form: it starts its server and worker, runs locust, reports.
 
 No figure is held to a target here (timings on CI measure the machine's mood); the test checks
-that the load ran against a real server and worker without an error and that the JSON has its shape.
+that the load ran against a real server and worker without an error, and that what the bench
+computed adds up: each rate, share and ratio the quotient of the figures it divides, each count
+the requests and matches it reports.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import pytest
 from django.core.management import call_command
 
+from tests.support.benches import is_quotient
 from tournaments.play.models import Match
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
@@ -35,18 +38,31 @@ def test_bench_load_short_form_has_no_errors_and_every_figure() -> None:
     }
     assert set(figures["matches_per_s"]) == {"baseline_before", "under_load", "baseline_after"}
     assert figures["feeder_error"] is None
+    assert figures["requests"] == sum(v["requests"] for v in figures["by_request"].values())
     cpu = figures["cpu_under_load"]
-    # The server and the worker did work in the loaded window, and it was counted.
-    assert cpu["web_cpu_s"] > 0 and cpu["worker_cpu_s"] > 0
-    assert cpu["web_cpu_ms_per_request"] > 0 and cpu["worker_cpu_ms_per_match"] > 0
+    matches = figures["matches_finished"]
+    # The server's and the worker's CPU in the loaded window, per request and per match
+    # played in it: each the quotient of the figures it divides.
+    assert is_quotient(
+        cpu["web_cpu_ms_per_request"], cpu["web_cpu_s"], figures["requests"], (1, 2, None), 1000
+    ), cpu
+    assert is_quotient(
+        cpu["worker_cpu_ms_per_match"],
+        cpu["worker_cpu_s"],
+        matches["under_load"],
+        (1, 2, None),
+        1000,
+    ), (cpu, matches)
     # ... and attributed: every request the users made has its line, of the kind they named
     # it, and what the lines hold plus what none holds is the web's whole CPU.
     by_kind = cpu["web_cpu_by_request"]
     assert {k: v["requests"] for k, v in by_kind.items()} == {
         k: v["requests"] for k, v in figures["by_request"].items()
     }
-    assert all(v["cpu_ms_mean"] > 0 for v in by_kind.values())
-    assert cpu["web_cpu_ms_per_read"] > 0 and cpu["web_cpu_attributed_s"] > 0
+    for kind in by_kind.values():
+        assert is_quotient(kind["cpu_ms_mean"], kind["cpu_s"], kind["requests"], (2, 2, None), 1000)
+    attributed = sum(v["cpu_s"] for v in by_kind.values())
+    assert abs(cpu["web_cpu_attributed_s"] - attributed) <= 0.005 * (len(by_kind) + 1) + 1e-9
     whole = cpu["web_cpu_attributed_s"] + cpu["web_cpu_unattributed_s"]
     assert abs(whole - cpu["web_cpu_s"]) <= 0.02
     read_cpu = sum(v["cpu_s"] for k, v in by_kind.items() if k.startswith("read"))
@@ -64,14 +80,21 @@ def test_bench_load_short_form_has_no_errors_and_every_figure() -> None:
         "bench_feeder",
         "cores",
     }
+    # The web's and the worker's shares are their CPU over the window's seconds.
+    for name in ("web", "worker"):
+        assert is_quotient(busy[name], cpu[f"{name}_cpu_s"], busy["seconds"], (2, 2, 1)), busy
     # The load generator and the database did work, and no share exceeds the machine.
     assert busy["locust"] > 0 and busy["postgres"] > 0
     assert all(0 <= busy[k] <= busy["cores"] for k in busy if k not in ("seconds", "cores"))
     assert {"web", "worker", "postgres", "bench_feeder"} <= set(figures["cores_busy_quiet"])
     assert figures["cores_busy_quiet"]["worker"] > 0
-    assert isinstance(figures["throughput_drop"], float)
     # The worker really played the feeder's matches, in every window.
-    assert all(n > 0 for n in figures["matches_finished"].values())
-    assert Match.objects.filter(status=Match.Status.FINISHED).count() >= sum(
-        figures["matches_finished"].values()
+    assert all(n > 0 for n in matches.values())
+    assert Match.objects.filter(status=Match.Status.FINISHED).count() >= sum(matches.values())
+    # The drop: 1 - the loaded rate over the mean of the quiet ones, all three as printed.
+    rates = figures["matches_per_s"]
+    quiet = (rates["baseline_before"] + rates["baseline_after"]) / 2
+    assert is_quotient(1 - figures["throughput_drop"], rates["under_load"], quiet, (3, 2, 2)), (
+        figures["throughput_drop"],
+        rates,
     )

@@ -1,7 +1,9 @@
 """manage.py bench for the database benches: the figures it prints, and where it writes.
 
 No figure is checked against a target here (timings in tests only measure the CI machine's
-mood); these tests check that the benches run, report what they promise and leave no trace.
+mood); these tests check that the benches run at their smallest, that what they print adds up
+(each ratio the quotient of the figures it divides, each count the work found in the database)
+and that they leave no trace.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import statistics
 import subprocess
 import sys
 import uuid
@@ -20,6 +23,8 @@ from django.core.management import call_command
 from django.db import connection
 
 from games.engine.registry import GAMES
+from replays.models import Event
+from tests.support.benches import is_quotient
 from tournaments.play.models import Match
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,14 +47,31 @@ def test_bench_match_prints_every_figure_for_each_game() -> None:
     call_command("bench", "match", "--in-place", "--seconds", "0.2", stdout=out)
     figures = json.loads(out.getvalue())
     assert set(figures["games"]) == set(GAMES)  # the test settings' own game too
-    for game in figures["games"].values():
+    for name, game in figures["games"].items():
         assert set(game) == MATCH_FIGURES
-        assert game["matches"] > 0 and game["persisted_to_copy_ratio"] > 0
+        # The persisted matches were really played to their end by the runner: as many as
+        # it counts, in 7 rounds of at least one chunk (8) each.
+        finished = Match.objects.filter(game=name, status=Match.Status.FINISHED)
+        assert game["matches"] == finished.count() >= 7 * 8 and game["matches"] % 7 == 0
+        # The target's ratio is the median of the rounds' (7: the middle one, exactly).
         assert len(game["round_ratios"]) == 7
-    # The persisted matches were really played to their end by the runner.
-    assert Match.objects.filter(status=Match.Status.FINISHED).count() == sum(
-        g["matches"] for g in figures["games"].values()
-    )
+        assert game["persisted_to_copy_ratio"] == statistics.median(game["round_ratios"])
+        # The overall ratio is that of the two rates printed, persisted over raw COPY.
+        assert is_quotient(
+            game["persisted_to_copy_ratio_overall"],
+            game["persisted_events_per_s"],
+            game["raw_copy_events_per_s"],
+            (3, 0, 0),
+        ), game
+        # Both persisted rates share one clock: their quotient is the events the runner
+        # stored per match (the raw side copies exactly those, read back).
+        stored = sum(finished.values_list("last_version", flat=True))
+        assert is_quotient(
+            stored / game["matches"],
+            game["persisted_events_per_s"],
+            game["persisted_matches_per_s"],
+            (None, 0, 1),
+        ), (stored, game)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -59,17 +81,31 @@ def test_bench_eventstore_prints_the_postgres_cpu_of_a_played_match() -> None:
         "bench", "eventstore", "--in-place", "--batches", "7", "--match-costs", "5", stdout=out
     )
     figures = json.loads(out.getvalue())
-    assert figures["append_to_copy_ratio"] > 0 and figures["append_to_copy_cpu_ratio"] > 0
-    assert figures["matches"] == 5 and len(figures["pg_cpu_ms_per_match_rounds"]) == 5
-    assert figures["pg_cpu_ms_per_match"] > 0
-    assert figures["pg_cpu_ms_create"] > 0 and figures["pg_cpu_ms_play"] > 0
+    # 7 batches in 7 rounds, 100 events each, appended to streams of no match: all stored.
+    assert figures["events_each"] == 7 * 100
+    outside_matches = Event.objects.exclude(stream_id__in=Match.objects.values("id"))
+    assert outside_matches.count() == figures["events_each"]
+    assert len(figures["round_ratios"]) == 7
+    assert figures["append_to_copy_ratio"] == statistics.median(figures["round_ratios"])
+    assert is_quotient(
+        figures["append_to_copy_ratio_overall"],
+        figures["append_events_per_s"],
+        figures["raw_copy_events_per_s"],
+        (3, 0, 0),
+    ), figures
     # Each match played to its end, as a worker plays it: claimed, streamed, finished by its
-    # final event (and one more before the figures, to warm up).
-    finished = Match.objects.filter(status=Match.Status.FINISHED)
+    # final event (and one more before the figures, to warm up, not counted).
+    finished = Match.objects.filter(status=Match.Status.FINISHED).order_by("created_at")
     assert finished.count() == 6
-    events = sum(finished.values_list("last_version", flat=True))
-    assert figures["events_per_match"] * 5 <= events  # the warm-up's are not counted
-    assert 100 < figures["events_per_match"] < 250  # Brexit, four seats
+    counted = list(finished.values_list("last_version", flat=True))[1:]
+    assert figures["matches"] == len(counted) == 5
+    assert figures["events_per_match"] == round(sum(counted) / 5, 1)
+    # One match a round (5 // 5): the figure is the median round, and the creation and the
+    # rest of a match add up to the mean round, each printed to 0.01 ms.
+    rounds = figures["pg_cpu_ms_per_match_rounds"]
+    assert len(rounds) == 5 and figures["pg_cpu_ms_per_match"] == statistics.median(rounds)
+    whole = figures["pg_cpu_ms_create"] + figures["pg_cpu_ms_play"]
+    assert abs(whole - statistics.mean(rounds)) <= 0.015 + 1e-9, figures
 
 
 def _server(dbname: str) -> psycopg.Connection:
@@ -110,7 +146,8 @@ def test_the_database_benches_run_in_a_throwaway_database() -> None:
         )
         assert done.returncode == 0, done.stderr
         figures = json.loads(done.stdout)
-        assert figures["append_to_copy_ratio"] > 0 and figures["pg_cpu_ms_per_match"] > 0
+        # It ran there: 7 rounds of one batch (5 // 7, at least 1) of 100, and 5 matches.
+        assert figures["events_each"] == 7 * 100 and figures["matches"] == 5
         with _server("postgres") as server:
             left = server.execute(
                 "SELECT datname FROM pg_database WHERE datname LIKE %s", [f"{name}%"]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import statistics
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 
+from tests.support.benches import is_quotient
 from tournaments.bench import convergence
+from tournaments.rating.models import RatingHistory
 
 
 @pytest.mark.django_db(transaction=True)
@@ -18,7 +21,29 @@ def test_bench_ratings_prints_rebuild_and_consumer_figures() -> None:
     figures = json.loads(out.getvalue())
     assert figures["results"] == figures["rebuild_results"] == 3000
     assert figures["rebuild_differences"] == 0
-    assert figures["consumer_updates_per_s"] > 0 and figures["bare_library_updates_per_s"] > 0
+    # Every result's seats rated (4 updates a result), once: the consumer's history rows.
+    updates = figures["results"] * figures["seats"]
+    assert RatingHistory.objects.count() == updates
+    # Each rate is the updates over the seconds printed beside it, and the ratio theirs.
+    assert is_quotient(
+        figures["consumer_updates_per_s"], updates, figures["consumer_seconds"], (0, None, 2)
+    ), figures
+    assert is_quotient(
+        figures["bare_library_updates_per_s"],
+        updates,
+        figures["bare_library_seconds"],
+        (0, None, 2),
+    ), figures
+    assert is_quotient(
+        figures["consumer_to_bare_ratio"],
+        figures["consumer_updates_per_s"],
+        figures["bare_library_updates_per_s"],
+        (3, 0, 0),
+    ), figures
+    batches = figures["consumer_to_bare_ratio_per_batch"]
+    assert batches and figures["consumer_to_bare_ratio_median_of_batches"] == pytest.approx(
+        statistics.median(batches), abs=0.0005 + 1e-9
+    )
     assert 0 < figures["consumer_to_bare_ratio"] < 2
 
 
