@@ -11,7 +11,9 @@ sent by them (their routes pointed at this run's queues). The flood, by ``kind``
   may, ``flood`` in all, topped up as each is validated: each upload's smoke match is urgent
   work, which goes ahead of challenges (the attack of issue 21's fourth review).
 
-Once every worker is busy with the flood, account ``other`` challenges once. Measured from the
+Every worker must be able to run the flood's sandboxed bots (its start check says so; one whose
+check failed is replaced). Once every worker is busy with the flood, account ``other`` challenges
+once; if the flood is played out first, the bench fails at once, saying what it saw. Measured from the
 match rows (the database's clock):
 
 * ``overtaken_by``: the flood's matches that started after the other challenge was created
@@ -28,10 +30,12 @@ from __future__ import annotations
 import statistics
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
 
 from tournaments.bench.children import delete_queues, routed_to
 from tournaments.bench.scale import BenchWorker, worker_env
@@ -63,12 +67,56 @@ def _challenge(user: Any, version: BotVersion) -> Match:
     return services.create_challenge(user=user, game="brexit", seats=seats)
 
 
-def _wait(condition: Any, seconds: float, what: str, workers: list[BenchWorker]) -> None:
+BUSY_SECONDS = 180.0
+"""A bound on failing only: the flood's first matches start seconds after it is made."""
+WORKER_TRIES = 3
+UNSANDBOXED = "sandbox unavailable"
+"""What a worker logs at start when it cannot run uploaded bots (tournaments/tasks.py)."""
+
+
+def _failure(what: str, workers: list[BenchWorker], seen: str) -> RuntimeError:
+    said = "".join(f"\n--- {w.name} said:\n{''.join(w.lines[-30:])}" for w in workers)
+    return RuntimeError(f"bench fairness: {what}; saw {seen}{said}")
+
+
+def _wait(
+    condition: Callable[[], bool],
+    seconds: float,
+    what: str,
+    workers: list[BenchWorker],
+    seen: Callable[[], str],
+    hopeless: Callable[[], bool] = lambda: False,
+) -> None:
+    """Wait for ``condition``; past ``seconds``, or as soon as ``hopeless`` says it can no
+    longer hold, fail with what ``seen`` describes and what the workers said."""
     deadline = time.monotonic() + seconds
     while not condition():
+        if hopeless():
+            raise _failure(f"{what} can no longer happen", workers, seen())
         if time.monotonic() > deadline:
-            raise workers[0].failure(f"bench fairness: timed out waiting for {what}")
+            raise _failure(f"timed out after {seconds:.0f} s waiting for {what}", workers, seen())
         time.sleep(0.05)
+
+
+def _sandboxing_worker(name: str, queues: list[str], env: dict[str, str]) -> BenchWorker:
+    """A started worker that can run uploaded bots, as every match of the flood needs.
+
+    A worker checks once, at its start, with a real sandboxed bot that must answer within
+    seconds (games/sandbox/readiness.py), and keeps the answer: on a loaded host the check can
+    time out, and that worker then takes none of the flood (its wake-ups find nothing it may
+    play), so the workers are never all busy with it. A fresh worker checks again."""
+    refused = []
+    for attempt in range(WORKER_TRIES):
+        worker = BenchWorker(f"{name}-{attempt}", queues, env)
+        worker.wait_ready(120)  # its sandbox check is logged before its " ready."
+        unsandboxed = [line.strip() for line in worker.lines if UNSANDBOXED in line]
+        if not unsandboxed:
+            return worker
+        worker.stop()
+        refused += unsandboxed
+    raise RuntimeError(
+        f"bench fairness: {WORKER_TRIES} workers in turn could not run uploaded bots: {refused}"
+    )
 
 
 class _ChallengeFlood:
@@ -91,6 +139,9 @@ class _ChallengeFlood:
 
     def top_up(self) -> None:
         """Challenges are made once, at the start."""
+
+    def complete(self) -> bool:
+        return True
 
 
 class _UploadFlood:
@@ -125,7 +176,13 @@ class _UploadFlood:
                     )
                 except OverLimit:
                     break  # as many pending as it may: again once one is validated
-                self.made.append(services.smoke_match_for(version).pk)
+                # The smoke match the upload queued (smoke_match_for would make another
+                # if a worker had validated the version already).
+                smoke = Match.objects.filter(validation_of=version).earliest("created_at")
+                self.made.append(smoke.pk)
+
+    def complete(self) -> bool:
+        return len(self.made) + self.refused >= self.requested
 
 
 class _Flood(Protocol):
@@ -137,6 +194,10 @@ class _Flood(Protocol):
     def start(self) -> None: ...
 
     def top_up(self) -> None: ...
+
+    def complete(self) -> bool:
+        """Whether the flood has made all it will make."""
+        ...
 
 
 FLOODS: dict[str, Callable[[str, int, float], _Flood]] = {
@@ -162,19 +223,37 @@ def bench_fairness(
     env = worker_env(queues)
     # The ratings each finished match asks for wait on their own queue, read by nobody here.
     consumed = [queues[q] for q in ("celery", "matches", "validation", "people")]
-    pool = [BenchWorker(f"fair-{tag}-{n}", consumed, env) for n in range(workers)]
+    pool: list[BenchWorker] = []
     try:
-        for worker in pool:
-            worker.wait_ready(120)
+        for n in range(workers):
+            pool.append(_sandboxing_worker(f"fair-{tag}-{n}", consumed, env))
         with routed_to(queues):
             flooder.start()
-            mine = Match.objects.filter(id__in=flooder.made)
             busy = min(workers, len(flooder.made))
+
+            def flood_now() -> QuerySet[Match]:
+                return Match.objects.filter(id__in=flooder.made)  # as it is now, topped up
+
+            def seen() -> str:
+                statuses = Counter(flood_now().values_list("status", flat=True))
+                return f"the flood's {len(flooder.made)} matches {dict(statuses)}"
+
+            def all_busy() -> bool:
+                flooder.top_up()  # a decided upload is replaced, as all along the measure
+                return flood_now().filter(status=Match.Status.RUNNING).count() >= busy
+
+            def played_out() -> bool:
+                """Nothing of the flood left to keep a worker busy, and nothing more to come."""
+                waiting = (Match.Status.QUEUED, Match.Status.RUNNING)
+                return flooder.complete() and not flood_now().filter(status__in=waiting).exists()
+
             _wait(
-                lambda: mine.filter(status=Match.Status.RUNNING).count() >= busy,
-                timeout,
+                all_busy,
+                min(timeout, BUSY_SECONDS),
                 "the workers busy with the flood",
                 pool,
+                seen,
+                played_out,
             )
             victim = _challenge(other, mine_version)
 
@@ -182,7 +261,7 @@ def bench_fairness(
                 flooder.top_up()
                 return Match.objects.filter(id=victim.pk, started_at__isnull=False).exists()
 
-            _wait(started, timeout, "the other account's challenge to start", pool)
+            _wait(started, timeout, "the other account's challenge to start", pool, seen)
             services.cancel_queued_matches(
                 matches=Match.objects.filter(id__in=flooder.made), reason="bench fairness is over"
             )
