@@ -24,9 +24,10 @@ from games.engine.registry import GAMES
 from tournaments.competition import ladders, seasons
 from tournaments.competition import selectors as competition_selectors
 from tournaments.play import humans, keyset, selectors, visibility
+from tournaments.play.selectors import replay
 from tournaments.rating import ladder_order
 from tournaments.rating import selectors as rating_selectors
-from tournaments.site import page_cache, replay, settled_reads
+from tournaments.site import page_cache, settled_reads
 from tournaments.site.pages import markdown
 from tournaments.site.pages.charts import rating_chart
 from tournaments.site.pages.errors import BadQuery
