@@ -12,9 +12,9 @@ Redis, and a field not kept (an e-mail, the password) is read from Postgres if a
 **A revoked token stops working on the very next request.** Every entry is stored with the
 *token generation* it was read under, read in the same round trip, and every write that can make
 a key stop working or change whose it is sets a new generation once it commits
-(``tokens_changed``, connected in tournaments/apps.py): a token deleted (revoked, or DRF's replaced), an account saved with a change to its name, flags or
-password (compared with the row before the save: a login or a profile edit retires nothing), an
-account deleted. An entry of an older generation is a miss, looked up in Postgres.
+(``tokens_changed``, connected in tournaments/apps.py): a token deleted (revoked, or DRF's
+replaced), an account saved with a change to its name, flags or password (compared with the row
+before the save: a login or a profile edit retires nothing), an account deleted. An entry of an older generation is a miss, looked up in Postgres.
 When the new generation cannot be written (Redis away) that is logged; the entries expire within
 ``TOKEN_CACHE_SECONDS``. When Redis is away every key is looked up in Postgres (slower, never
 refused).
