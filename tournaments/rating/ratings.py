@@ -48,6 +48,16 @@ NEW_VERSION_WIDEN = SIGMA / 2.0
 
 ELO_K = 32.0
 
+PROVISIONAL_GAMES = 8
+"""A bot's rating is provisional until its 8th game (two duplicate sets of a 4-seat ladder):
+until then the ladder lists it after the established bots."""
+
+
+def is_provisional(games: int) -> bool:
+    """Listed after the established bots (tournaments/rating/ladder_order.py)."""
+    return games < PROVISIONAL_GAMES
+
+
 _MODEL = PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, tau=0.0)
 
 

@@ -21,12 +21,11 @@ from django.views.decorators.http import require_safe
 
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
-from tournaments.competition import ladders, seasons
 from tournaments.competition import selectors as competition_selectors
 from tournaments.play import humans, keyset, selectors, visibility
 from tournaments.play.selectors import replay
-from tournaments.rating import ladder_order
 from tournaments.rating import selectors as rating_selectors
+from tournaments.rating.ratings import PROVISIONAL_GAMES, is_provisional
 from tournaments.site import page_cache, settled_reads
 from tournaments.site.pages import markdown
 from tournaments.site.pages.charts import rating_chart
@@ -88,7 +87,7 @@ def _rating_rows(
 ) -> list[dict[str, Any]]:
     """The ladder's ratings as the API lists them (ladders.ratings_of, or ``ratings`` read
     already), named as ``user`` may see."""
-    qs = ladders.ratings_of(ladder) if ratings is None else ratings
+    qs = competition_selectors.ratings_of(ladder) if ratings is None else ratings
     rows = []
     for r in qs:
         shown = r.bot_version is not None and visibility.shows_bot(user, r.bot_version.bot)
@@ -100,7 +99,7 @@ def _rating_rows(
                 "deviation": r.deviation,
                 "conservative": r.conservative,
                 "games": r.games,
-                "provisional": ladder_order.is_provisional(r.games),
+                "provisional": is_provisional(r.games),
             }
         )
     return rows
@@ -122,7 +121,10 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         }
     else:
         season = get_object_or_404(competition_selectors.seasons(), pk=pk)
-        competition, standings = season, seasons.standings_seen_by(season, request.user)
+        competition, standings = (
+            season,
+            competition_selectors.standings_seen_by(season, request.user),
+        )
         played, planned = competition_selectors.season_progress(season)
         when = {"played": played, "planned": planned}
     return render(
@@ -132,7 +134,7 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
             "kind": kind,
             "kind_shown": _kind_shown(kind, competition.name),
             "competition": competition,
-            "provisional_games": ladder_order.PROVISIONAL_GAMES,
+            "provisional_games": PROVISIONAL_GAMES,
             "ratings": rating_rows,
             "standings": standings,
             "latest": selectors.matches(
@@ -169,7 +171,7 @@ def home(request: HttpRequest) -> HttpResponse:
         {"name": g.name, "title": g.title, "blurb": g.blurb, "info": g} for g in GAMES.values()
     ]
     tops = []
-    for lad, best in ladders.tops(limit=10):
+    for lad, best in competition_selectors.tops(limit=10):
         top = _rating_rows(lad, request.user, best)
         tops.append(
             {"ladder": lad, "top": top, "has_provisional": any(r["provisional"] for r in top)}
@@ -184,7 +186,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "ladders": tops,
             "seasons": list(running[:10]),
             "latest": list(latest),
-            "provisional_games": ladder_order.PROVISIONAL_GAMES,
+            "provisional_games": PROVISIONAL_GAMES,
         },
     )
 
