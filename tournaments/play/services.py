@@ -29,15 +29,25 @@ from games.engine.errors import BadOptions
 from games.engine.match import replay
 from games.engine.platform_events import PLATFORM_EVENTS
 from games.engine.registry import GAMES
-from games.sandbox.upload import UploadError, check_filename, refuse_compiled, unpack
+from games.sandbox.upload import UploadError, check_filename, refuse_compiled, unpack, unprintable
 from replays import store
 from replays.store import NewEvent, StoredEvent
-from tournaments.play import allowance, dispatch, humans, lifecycle, selectors, webhooks
-from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
+from tournaments.play import allowance, dispatch, lifecycle, selectors, tokens, webhooks
+
+# What a write past the account's allowance raises (answered 429), named with the writes.
+from tournaments.play.allowance import OverLimit as OverLimit
+
+# What a person's action may be refused with (answered 400 and 409), named with the writes.
+from tournaments.play.lifecycle import Conflict as Conflict
+from tournaments.play.lifecycle import Refused as Refused
+from tournaments.play.models import AccountOrigin, ApiToken, Bot, BotVersion, Match, Seat
 from tournaments.play.origins import origin_of
 from tournaments.play.visibility import deal_over, is_over, seats_of, shows_bot
 
 MAX_SEED = 2**63 - 1
+DEFAULT_MOVE_SECONDS = 600
+"""A person's time for one decision unless the challenge sets ``human_move_seconds``."""
+MIN_MOVE_SECONDS, MAX_MOVE_SECONDS = 5, 7 * 24 * 3600
 
 log = logging.getLogger(__name__)
 
@@ -340,12 +350,12 @@ def create_challenge(
     elif not 0 <= seed <= MAX_SEED:
         raise Invalid({"seed": f"seed must be between 0 and {MAX_SEED}"})
     _check_start(info.rules, len(seats), seed, played_options)
-    move_seconds = humans.DEFAULT_MOVE_SECONDS if human_move_seconds is None else human_move_seconds
-    if not humans.MIN_MOVE_SECONDS <= move_seconds <= humans.MAX_MOVE_SECONDS:
+    move_seconds = DEFAULT_MOVE_SECONDS if human_move_seconds is None else human_move_seconds
+    if not MIN_MOVE_SECONDS <= move_seconds <= MAX_MOVE_SECONDS:
         raise Invalid(
             {
                 "human_move_seconds": f"a person's time per decision must be between"
-                f" {humans.MIN_MOVE_SECONDS} and {humans.MAX_MOVE_SECONDS} seconds"
+                f" {MIN_MOVE_SECONDS} and {MAX_MOVE_SECONDS} seconds"
             }
         )
     priority = priority_of(seats)
@@ -677,3 +687,62 @@ def fork_match(
         )
     fork.refresh_from_db()
     return fork
+
+
+# --- named API tokens (tournaments/play/tokens.py) ----------------------------------------------
+
+
+def create_token(*, user: Any, name: str) -> tuple[ApiToken, str]:
+    """A new named token and its key, which is not kept: the caller shows it once."""
+    name = name.strip()
+    if not name:
+        raise Invalid({"name": "give the token a name (where it will be used)"})
+    if len(name) > 60:
+        raise Invalid({"name": "a token's name is at most 60 characters"})
+    found = unprintable(name)
+    if found:
+        raise Invalid({"name": f"the name has a control or invisible character ({found})"})
+    if ApiToken.objects.filter(user=user).count() >= tokens.MAX_TOKENS:
+        raise Invalid({"name": f"you have {tokens.MAX_TOKENS} tokens already; revoke one first"})
+    if ApiToken.objects.filter(user=user, name=name).exists():
+        raise Invalid({"name": f"you already have a token called {name!r}"})
+    prefix = secrets.token_hex(6)
+    key = f"{tokens.KEY_START}{prefix}_{secrets.token_urlsafe(32)}"
+    try:
+        with transaction.atomic():
+            token = ApiToken.objects.create(
+                user=user, name=name, prefix=prefix, digest=tokens.digest(key)
+            )
+    except IntegrityError:  # the same name at once (a 2**48 prefix collision reads the same)
+        raise Invalid({"name": f"you already have a token called {name!r}"}) from None
+    return token, key
+
+
+def revoke_token(*, user: Any, token_id: int) -> bool:
+    """Delete one of ``user``'s tokens; False if they have none with this id."""
+    deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
+    return deleted > 0
+
+
+# --- a person's action (tournaments/play/humans.py) ---------------------------------------------
+
+
+def submit_action(
+    *, user: Any, match_id: Any, action: Any, seat: int | None = None, step: int | None = None
+) -> Match:
+    """Apply a person's action for their seat, as the runner applies a bot's, and queue the bots.
+
+    ``step``: the decision the person answers (``waiting_step`` when they were asked); a
+    second submission for a decision already answered is a Conflict, not the next decision's
+    action. Raises NotFound, Refused or Conflict; on Refused and Conflict nothing is stored.
+    """
+    mine = set(selectors.own_seats(user, match_id))
+    if seat is None:
+        if len(mine) > 1:
+            raise Refused(f'you play seats {sorted(mine)} here: say which one with "seat"')
+        seat = next(iter(mine))
+    if seat not in mine:
+        raise selectors.NotFound(f"seat {seat} is not yours to play")
+    if not isinstance(action, dict):
+        raise Refused('the action must be a JSON object, e.g. {"pass": true}')
+    return lifecycle.take_action(match_id, seat, action, step)

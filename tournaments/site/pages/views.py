@@ -22,7 +22,7 @@ from django.views.decorators.http import require_safe
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
 from tournaments.competition import selectors as competition_selectors
-from tournaments.play import humans, keyset, selectors, visibility
+from tournaments.play import keyset, selectors, visibility
 from tournaments.play.selectors import replay
 from tournaments.rating import selectors as rating_selectors
 from tournaments.rating.ratings import PROVISIONAL_GAMES, is_provisional
@@ -387,7 +387,7 @@ def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any
         panel["error"] = match.error if visibility.may_read_error(request.user, match) else ""
         return panel
     now = timezone.now()
-    decisions = humans.decisions(request.user, match.pk)
+    decisions = selectors.person_decisions(request.user, match.pk)
     if match.last_version == 0 and any(d.waiting for d in decisions):
         # Read before the game began, the seats had no names yet; the decisions are read now,
         # once it has: name the seat as the game does.
