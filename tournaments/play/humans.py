@@ -2,8 +2,9 @@
 
 The runner plays the bots until every pending seat left is a person's, stores the events
 and marks the match ``waiting`` (``lifecycle.do_suspend``), releasing the worker. The
-person's action arrives through ``submit`` (POST /api/matches/{id}/actions/), which checks
-who may play which seat and hands the action to the lifecycle (``lifecycle.take_action``):
+person's action arrives through play's services (``services.submit_action``, POST
+/api/matches/{id}/actions/), which checks who may play which seat (``selectors.own_seats``) and
+hands the action to the lifecycle (``lifecycle.take_action``):
 checked by the same rules a bot's action is and turned into events by the same function (an
 illegal one is refused with the engine's reason and nothing is stored), appended in one
 transaction that holds the match row, then the match is queued for a worker to play the bots
