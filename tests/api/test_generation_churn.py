@@ -252,11 +252,11 @@ def test_the_api_and_the_site_share_one_visibility_budget_per_account(bot: Bot) 
 def test_token_revocations_and_password_changes_share_a_budget_past_which_nothing_is_done() -> None:
     """Each empties the token cache; past the account's ``tokens`` budget the page says so with
     a 429, the token stays and works, the password stays, and the generation is the same."""
-    from tournaments.play import tokens
+    from tournaments.play import services
 
     user: Any = UserFactory()
     site = site_client(user)
-    made = [tokens.create_token(user=user, name=f"t{n}") for n in range(3)]
+    made = [services.create_token(user=user, name=f"t{n}") for n in range(3)]
     password = "/accounts/password/"
     new = {"new_password1": "another-Passphrase-7", "new_password2": "another-Passphrase-7"}
     with throttle_rates(tokens="2/hour"):

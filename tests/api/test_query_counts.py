@@ -25,6 +25,7 @@ from tests.factories import (
     UserFactory,
     counted_events,
 )
+from tournaments.competition import selectors as competition_selectors
 from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant, Series
 from tournaments.play.models import BotVersion, Fault, Match
 from tournaments.rating.models import Rating, RatingHistory
@@ -169,13 +170,15 @@ def test_the_site_match_list_does_not_query_once_per_row(world: dict[str, Any]) 
 
 
 def test_the_ladder_list_counts_members_as_matchmaking_does(world: dict[str, Any]) -> None:
-    from tournaments.competition import ladders
 
     BotVersionFactory(bot__game="brasilis", status=BotVersion.Status.READY)
     rows = Client().get("/api/ladders/", {"limit": 20}).json()["results"]
     assert len(rows) == 8
     for row in rows:
         ladder = Ladder.objects.get(pk=row["id"])
-        assert row["members"] == len(ladders.members(ladder)), row
-        assert row["rated_players"] == Rating.objects.filter(pool=ladders.pool(ladder)).count()
+        assert row["members"] == len(competition_selectors.members(ladder)), row
+        assert (
+            row["rated_players"]
+            == Rating.objects.filter(pool=competition_selectors.pool(ladder)).count()
+        )
     assert {row["rated_players"] for row in rows} == {0, ROWS}

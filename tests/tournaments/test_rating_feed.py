@@ -15,7 +15,7 @@ from replays import feed, store
 from replays.models import Event, FeedCheckpoint
 from replays.store import NewEvent
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
-from tournaments.competition import ladders
+from tournaments.competition import selectors as competition_selectors
 from tournaments.competition.models import Ladder
 from tournaments.play.models import Match
 from tournaments.rating import rating_feed, ratings
@@ -186,7 +186,7 @@ def test_rebuild_gives_exactly_the_stored_ratings(ladder: Ladder) -> None:
 
 def tied(ladder: Ladder) -> list[str]:
     """Zeta and alpha in the order the ladder lists them (next to each other: they are equal)."""
-    listed = [r.player for r in ladders.ratings_of(ladder)]
+    listed = [r.player for r in competition_selectors.ratings_of(ladder)]
     at = min(listed.index("builtin:zeta"), listed.index("builtin:alpha"))
     return listed[at : at + 2]
 

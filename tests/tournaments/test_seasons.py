@@ -17,6 +17,7 @@ from replays.store import NewEvent
 from tests.factories import BotVersionFactory
 from tests.tournaments.test_rating_feed import settle
 from tournaments.competition import seasons
+from tournaments.competition import selectors as competition_selectors
 from tournaments.competition.models import Fixture, Season, SeasonEntrant
 from tournaments.play import services
 from tournaments.play.models import Match
@@ -171,7 +172,10 @@ def play_to_the_end(
 def test_a_season_runs_to_its_end_and_freezes_standings() -> None:
     season = make_season(entrants=4, seats=2, rounds=3, matches_per_hour=100_000)
     play_to_the_end(season, finish_matches, random.Random(5))
-    assert seasons.progress(season) == (12, 12)  # 3 rounds of 2 tables, 2 rotations each
+    assert competition_selectors.fixtures_done(season) == (
+        12,
+        12,
+    )  # 3 rounds of 2 tables, 2 rotations each
     standings = season.standings
     assert standings is not None
     assert [s["place"] for s in standings] == [1, 2, 3, 4]
@@ -209,9 +213,9 @@ def test_standings_fit_the_result_projection_which_the_ratings_feed_agrees_with(
         "match_id", "player", "rank"
     ):
         rated.setdefault(match, {})[player] = rank
-    assert sorted(sorted(r.items()) for r in seasons.results(season)) == sorted(
-        sorted(r.items()) for r in rated.values()
-    )
+    assert sorted(
+        sorted(r.items()) for r in competition_selectors.season_results(season)
+    ) == sorted(sorted(r.items()) for r in rated.values())
 
 
 def test_swiss_draws_each_round_after_the_last() -> None:

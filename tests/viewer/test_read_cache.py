@@ -26,9 +26,10 @@ from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import client_for, hidden_from, leaked, public_urls
 from tournaments.play import read_cache
 from tournaments.play.models import Match
+from tournaments.play.selectors import replay
+from tournaments.play.selectors.replay import LogLine
 from tournaments.play.visibility import ALL, PUBLIC, View, seat_view
-from tournaments.site import page_cache, replay
-from tournaments.site.replay import LogLine
+from tournaments.site import page_cache
 from tournaments.site.templatetags.replay_log import log_items
 
 pytestmark = pytest.mark.django_db
