@@ -29,6 +29,7 @@ pytest_plugins = [
     "tests.support.processes",
     "tests.support.database",
     "tests.support.flush",
+    "tests.support.live_server",
     "tests.support.no_cover",
 ]
 
