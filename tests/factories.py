@@ -211,7 +211,8 @@ def finish(match: Match, outcome: Outcome | None = None, *, events: Sequence[Eve
     """``match`` played to its end: ``events`` then ``match_finished`` with ``outcome`` (by
     default, seat 0 first, seat 1 second...) flushed; the trigger writes the result."""
     if outcome is None:
-        outcome = outcome_of(range(1, match.seats.count() + 1))
+        numbers = match.seats.values_list("number", flat=True)
+        outcome = outcome_of(range(1, max(numbers, default=-1) + 2))
     return flush(match, [*events, finished_event(outcome, match.seed)])
 
 
@@ -242,6 +243,20 @@ def counted_events(n: int, start: int = 0) -> list[NewEvent]:
     """``n`` small events numbered from ``start``: {"n": start}, {"n": start + 1}, ..."""
     return [
         NewEvent(type="counted", payload={"n": start + i}, metadata={"actor": None})
+        for i in range(n)
+    ]
+
+
+def counted_moves(n: int, start: int = 0) -> list[Event]:
+    """``counted_events`` as the engine records them, for a match's flush (``flush``, ``finish``)."""
+    return [
+        {
+            "type": "counted",
+            "payload": {"n": start + i},
+            "actor": None,
+            "visible_to": None,
+            "redacted": None,
+        }
         for i in range(n)
     ]
 
