@@ -247,6 +247,19 @@ def counted_events(n: int, start: int = 0) -> list[NewEvent]:
     ]
 
 
+def taken_to(match: Match, status: str) -> Match:
+    """``match`` (queued) taken to ``status`` as the lifecycle takes it there: claimed
+    (running), suspended (waiting), finished by its final event, aborted."""
+    steps = {
+        Match.Status.QUEUED: lambda m: m,
+        Match.Status.RUNNING: claim,
+        Match.Status.WAITING: suspend,
+        Match.Status.FINISHED: finish,
+        Match.Status.ABORTED: abort,
+    }
+    return steps[Match.Status(status)](match)
+
+
 def counted_moves(n: int, start: int = 0) -> list[Event]:
     """``counted_events`` as the engine records them, for a match's flush (``flush``, ``finish``)."""
     return [
