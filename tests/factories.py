@@ -7,7 +7,8 @@ A match is made queued by the lifecycle's create, and reaches every other state 
 lifecycle (tournaments/play/lifecycle/) as the runner and the site take it there: ``claim``
 (running), ``flush`` (its events, as a worker's flush writes them), ``finish`` (its final
 event: the events' trigger writes the result), ``abort``, ``suspend`` (waiting for people).
-tests/test_tests_use_the_lifecycle.py holds that tests use these rather than write a status.
+tests/tournaments/test_lifecycle_writers.py holds that tests use these rather than write a
+status or append to a stream themselves.
 """
 
 from __future__ import annotations
