@@ -172,11 +172,15 @@ class BotLogFactory(DjangoModelFactory):
     text = "thinking...\n"
 
 
+MadeMatch = Any
+"""A match from ``MatchFactory(...)`` (or a seat's ``.match``): mypy types a factory's call as
+the factory, not the ``Match`` it returns (factory-boy's metaclass is untyped)."""
+
 WORKER = "tests"
 """The lease owner of the matches the helpers below claim, as a worker would."""
 
 
-def claim(match: Match, owner: str = WORKER) -> Match:
+def claim(match: MadeMatch, owner: str = WORKER) -> Match:
     """The queued ``match`` claimed by a worker: running, leased to ``owner``."""
     if not lifecycle.do_claim(match.id, owner):
         raise AssertionError(f"match {match.id} is not claimable ({match.status})")
@@ -184,7 +188,7 @@ def claim(match: Match, owner: str = WORKER) -> Match:
     return match
 
 
-def flush(match: Match, events: Sequence[Event], owner: str = WORKER) -> Match:
+def flush(match: MadeMatch, events: Sequence[Event], owner: str = WORKER) -> Match:
     """``events`` (engine events) made durable as a worker's flush writes them (the lifecycle's
     ``DatabaseSink``), the match claimed first if it is queued: running, or finished if they
     end with ``match_finished`` (the events' trigger writes the result)."""
@@ -208,7 +212,9 @@ def outcome_of(ranks: Sequence[int], scores: Sequence[float] | None = None) -> O
     }
 
 
-def finish(match: Match, outcome: Outcome | None = None, *, events: Sequence[Event] = ()) -> Match:
+def finish(
+    match: MadeMatch, outcome: Outcome | None = None, *, events: Sequence[Event] = ()
+) -> Match:
     """``match`` played to its end: ``events`` then ``match_finished`` with ``outcome`` (by
     default, seat 0 first, seat 1 second...) flushed; the trigger writes the result."""
     if outcome is None:
@@ -217,7 +223,7 @@ def finish(match: Match, outcome: Outcome | None = None, *, events: Sequence[Eve
     return flush(match, [*events, finished_event(outcome, match.seed)])
 
 
-def abort(match: Match, reason: str = "aborted in a test", owner: str = WORKER) -> Match:
+def abort(match: MadeMatch, reason: str = "aborted in a test", owner: str = WORKER) -> Match:
     """``match`` (queued, or running leased to ``owner``) aborted: its row and ``match_aborted``."""
     if not lifecycle.do_abort(match, owner, reason):
         raise AssertionError(f"match {match.id} could not be aborted ({match.status})")
@@ -226,7 +232,7 @@ def abort(match: Match, reason: str = "aborted in a test", owner: str = WORKER) 
 
 
 def suspend(
-    match: Match, seats: Sequence[int] = (0,), step: int | None = None, owner: str = WORKER
+    match: MadeMatch, seats: Sequence[int] = (0,), step: int | None = None, owner: str = WORKER
 ) -> Match:
     """``match`` waiting for people's ``seats`` at ``step`` (by default its stream's version),
     as its worker leaves it: claimed if queued, then suspended."""
@@ -248,7 +254,7 @@ def counted_events(n: int, start: int = 0) -> list[NewEvent]:
     ]
 
 
-def taken_to(match: Match, status: str) -> Match:
+def taken_to(match: MadeMatch, status: str) -> Match:
     """``match`` (queued) taken to ``status`` as the lifecycle takes it there: claimed
     (running), suspended (waiting), finished by its final event, aborted."""
     steps = {

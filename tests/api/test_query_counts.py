@@ -46,11 +46,11 @@ def world() -> dict[str, Any]:
     ]
     matches = []
     for n in range(ROWS):
-        m = MatchFactory(game="brexit")
+        made = MatchFactory(game="brexit")
         for seat, version in enumerate((versions[n], others[n], others[(n + 1) % ROWS])):
-            SeatFactory(match=m, number=seat, bot_version=version, builtin="")
+            SeatFactory(match=made, number=seat, bot_version=version, builtin="")
         # The first (the pages of one match) with a stream of events before its end.
-        matches.append(finish(m, events=counted_moves(3 * ROWS) if n == 0 else ()))
+        matches.append(finish(made, events=counted_moves(3 * ROWS) if n == 0 else ()))
     for n, m in enumerate(matches):  # the bot's errors
         verdict = "crash" if n % 2 else "timeout"
         Fault.objects.create(

@@ -91,9 +91,9 @@ def leased_brexit_match() -> Match:
     match = MatchFactory(game="brexit", seed=5)
     for number in range(3):
         SeatFactory(match=match, number=number, bot_version=None, builtin="random")
-    claim(match, "dead-worker")
-    expire_lease(match)  # the worker died
-    return match
+    claimed = claim(match, "dead-worker")
+    expire_lease(claimed)  # the worker died
+    return claimed
 
 
 def fail_leased_flush(monkeypatch: pytest.MonkeyPatch) -> None:
