@@ -3,7 +3,6 @@ Django's own flush would."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
@@ -11,8 +10,8 @@ from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
 
-from replays import store
-from tests.factories import BotLogFactory, SeatFactory, counted_events
+from tests import factories
+from tests.factories import BotLogFactory, SeatFactory, counted_moves
 from tests.support.flush import KEPT, empty_tables
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -41,7 +40,7 @@ def test_every_table_a_test_filled_is_emptied_and_post_migrates_rows_stay() -> N
     kept = _kept()
     seat = SeatFactory()
     BotLogFactory(match=seat.match)
-    store.append(uuid.uuid4(), counted_events(3), 0)  # the event store refuses a DELETE
+    factories.flush(seat.match, counted_moves(3))  # the event store refuses a DELETE
     filled = {t for t, n in _rows().items() if n and t not in KEPT}
     assert {"replays_event", "tournaments_seat", "tournaments_botlog", "auth_user"} <= filled
 

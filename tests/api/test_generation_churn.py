@@ -18,8 +18,8 @@ from django.test.utils import override_settings
 from rest_framework.test import APIClient
 
 from tests.api.conftest import throttle_rates
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
-from tournaments.play.models import Bot, BotVersion, Match
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory, finish
+from tournaments.play.models import Bot, BotVersion
 from tournaments.play.visibility import PRIVATE_BOT
 from tournaments.site import page_cache
 from tournaments.site.api import token_cache
@@ -43,8 +43,9 @@ def bot() -> Bot:
         bot__name="sneaky-bot", bot__is_public=True, status=BotVersion.Status.READY
     )
     BotVersionFactory(bot=version.bot, number=2, status=BotVersion.Status.READY)
-    match = MatchFactory(status=Match.Status.FINISHED)
+    match = MatchFactory()
     SeatFactory(match=match, number=0, bot_version=version)
+    finish(match)
     return version.bot
 
 

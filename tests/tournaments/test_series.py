@@ -12,10 +12,8 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from games.engine.platform_events import MATCH_FINISHED
-from replays import store
-from replays.store import NewEvent
-from tests.factories import UserFactory
+from tests import factories
+from tests.factories import UserFactory, outcome_of
 from tournaments.competition import selectors, services
 from tournaments.competition import series as series_service
 from tournaments.competition.models import Series
@@ -27,9 +25,7 @@ Outcome = Callable[[Match], tuple[list[int], list[float]]]
 
 
 def finish(match: Match, ranks: list[int], scores: list[float]) -> None:
-    outcome = {"ranks": ranks, "scores": scores}
-    event = NewEvent(type=MATCH_FINISHED, payload={"outcome": outcome, "seed": match.seed})
-    store.append(match.id, [event], 0)
+    factories.finish(match, outcome_of(ranks, scores))
 
 
 def players_of(match: Match) -> list[str]:
