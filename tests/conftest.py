@@ -25,7 +25,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["tests.support.processes", "tests.support.database", "tests.support.no_cover"]
+pytest_plugins = [
+    "tests.support.processes",
+    "tests.support.database",
+    "tests.support.flush",
+    "tests.support.live_server",
+    "tests.support.no_cover",
+]
 
 # No run of the suite times hypothesis (a timing check is a flake on a shared machine: a fresh
 # clone failed "input generation is slow" on one 3 s draw under load, and the README's rule is

@@ -22,10 +22,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games.engine.platform_events import aborted_event, verdict_event
+from games.engine.platform_events import verdict_event
 from replays import store
-from replays.store import NewEvent
-from tests.factories import BotLogFactory, BotVersionFactory, UserFactory
+from tests.factories import BotLogFactory, BotVersionFactory, UserFactory, abort, flush
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import hidden_from, leaked, strings
 from tournaments.play.models import BotLog, BotVersion, Match, Seat
@@ -109,22 +108,14 @@ def _copy(original: Match, state: str, owner: Any) -> Match:
     upto = original.last_version - 1 if state == "finished" else original.last_version * 2 // 3
     m = running_copy(original, upto, owner=owner)
     crash = verdict_event(0, "crash", detail=TRACE, elapsed_ms=5, strikes=1, step=upto)
-    store.append(m.id, [NewEvent.from_engine(crash, engine_version="t")], upto)
+    flush(m, [crash])
     BotLogFactory(match=m, seat=0, version=upto, verdict="crash", text=STDERR)
     # A seed no page could show by chance (the original's, 11, is any step's number).
     Match.objects.filter(pk=m.pk).update(seed=SEED, options={"max_rounds": 59})
     if state == "finished":
-        final = finals[0]
-        store.append(
-            m.id,
-            [NewEvent(type=final.type, payload=final.payload, metadata=final.metadata)],
-            upto + 1,
-        )
+        flush(m, [finals[0].as_engine_event()])
     elif state == "aborted":
-        store.append(
-            m.id, [NewEvent.from_engine(aborted_event(REASON), engine_version="t")], upto + 1
-        )
-        Match.objects.filter(pk=m.pk).update(status=Match.Status.ABORTED, error=REASON)
+        abort(m, REASON)
     m.refresh_from_db()
     assert m.status == {"running": "running", "finished": "finished", "aborted": "aborted"}[state]
     return m

@@ -13,7 +13,15 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from replays import store
-from tests.factories import BotFactory, BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tests.factories import (
+    BotFactory,
+    BotVersionFactory,
+    MatchFactory,
+    SeatFactory,
+    UserFactory,
+    claim,
+    finish,
+)
 from tournaments.play import faults
 from tournaments.play.models import Fault, Match, Seat
 from tournaments.play.runner import RunResult, run_match
@@ -57,10 +65,15 @@ def _played(owner: Any, *, public: bool = True) -> Match:
     return match
 
 
-def _fault(bot: Any, verdict: str, *, step: int = 5, **match: Any) -> Fault:
-    m = MatchFactory(game="brexit", **{"status": Match.Status.FINISHED, **match})
+def _fault(bot: Any, verdict: str, *, step: int = 5, over: bool = True, **match: Any) -> Fault:
+    """A fault of ``bot`` at seat 1 of a finished match (not ``over``: a running one)."""
+    m = MatchFactory(game="brexit", **match)
     version = bot.versions.first() or BotVersionFactory(bot=bot)
     SeatFactory(match=m, number=1, bot_version=version)
+    if over:
+        finish(m)
+    else:
+        claim(m)
     return Fault.objects.create(
         bot=bot,
         bot_version=version,
@@ -153,7 +166,7 @@ def test_a_details_are_its_logs_readers_only_and_smoke_matches_its_owners() -> N
     version = BotVersionFactory(bot=bot)
     _fault(bot, "crash", step=4)
     smoke = _fault(bot, "timeout", validation_of=version)
-    running = _fault(bot, "illegal_action", status=Match.Status.RUNNING)
+    running = _fault(bot, "illegal_action", over=False)
     url = f"/api/bots/{bot.pk}/errors/"
 
     seen = {r["kind"]: r for r in _client(owner).get(url).json()["results"]}
@@ -216,7 +229,7 @@ def test_reading_errors_costs_the_same_whatever_the_history() -> None:
         _fault(bot, verdict)
     others = BotFactory()
     version = BotVersionFactory(bot=others)
-    match = MatchFactory(status=Match.Status.FINISHED)
+    match = finish(MatchFactory())
     Fault.objects.bulk_create(
         Fault(
             bot=others,

@@ -15,17 +15,17 @@ import pytest
 from rest_framework.test import APIClient
 
 from games.engine.events import event
-from games.engine.platform_events import aborted_event, finished_event, verdict_event
-from replays import store
-from replays.store import NewEvent
+from games.engine.platform_events import finished_event, verdict_event
 from tests.factories import (
     BotLogFactory,
     BotVersionFactory,
     MatchFactory,
     SeatFactory,
     UserFactory,
+    abort,
+    flush,
 )
-from tournaments.play.models import BotVersion, Match
+from tournaments.play.models import BotVersion
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +45,7 @@ def world(db: None, client_for: Callable[[Any], APIClient]) -> dict[str, Any]:
         bot__owner=owner, status=BotVersion.Status.REJECTED, validation_error=VALIDATION
     )
     ready = BotVersionFactory(bot=rejected.bot, number=2)
-    finished = MatchFactory(status=Match.Status.FINISHED, created_by=UserFactory(), seed=7)
+    finished = MatchFactory(created_by=UserFactory(), seed=7)
     SeatFactory(match=finished, number=0, bot_version=ready)
     SeatFactory(match=finished, number=1, bot_version=None, builtin="random")
     events = [
@@ -53,13 +53,12 @@ def world(db: None, client_for: Callable[[Any], APIClient]) -> dict[str, Any]:
         verdict_event(0, "crash", detail=TRACE, elapsed_ms=5, strikes=1, step=1),
         finished_event({"ranks": [2, 1], "scores": [0, 1]}, 7),
     ]
-    store.append(finished.pk, [NewEvent.from_engine(e, engine_version="t") for e in events], 0)
+    flush(finished, events)
     BotLogFactory(match=finished, seat=0, version=1, verdict="crash", text=STDERR)
-    aborted = MatchFactory(status=Match.Status.ABORTED, error=REASON)
+    aborted = MatchFactory()
     SeatFactory(match=aborted, number=0, bot_version=ready)
     SeatFactory(match=aborted, number=1, bot_version=None, builtin="random")
-    events = [event("game_started", {"seats": 2}), aborted_event(REASON)]
-    store.append(aborted.pk, [NewEvent.from_engine(e, engine_version="t") for e in events], 0)
+    abort(flush(aborted, [event("game_started", {"seats": 2})]), REASON)
     clients = {
         "anonymous": APIClient(),
         "another user": client_for(UserFactory()),

@@ -25,7 +25,6 @@ from django.utils import timezone
 from games.engine.events import view as event_view
 from games.engine.registry import GAMES
 from replays import store
-from replays.store import NewEvent
 from tests.api.test_access_matrix import (
     ALL_OK,
     LOGGED_IN,
@@ -39,7 +38,7 @@ from tests.api.test_access_matrix import (
     _asked,
     _copy,
 )
-from tests.factories import MatchFactory, SeatFactory, UserFactory
+from tests.factories import MatchFactory, SeatFactory, UserFactory, finish, flush
 from tests.viewer.conftest import play
 from tests.viewer.test_visibility import CARD_IDS, hidden_from, leaked, strings
 from tournaments.competition import ladders, seasons
@@ -121,12 +120,7 @@ def deal_set() -> dict[str, Any]:
 def end_the_set(deal_set: dict[str, Any]) -> None:
     """The running rotation finishes (its final event appended), the queued one is cancelled."""
     running: Match = deal_set["running"]
-    final = store.read(deal_set["original"].id)[-1]
-    store.append(
-        running.id,
-        [NewEvent(type=final.type, payload=final.payload, metadata=final.metadata)],
-        running.last_version,
-    )
+    flush(running, [store.read(deal_set["original"].id)[-1].as_engine_event()])
     services.cancel_queued_matches(
         matches=Match.objects.filter(pk=deal_set["queued"].pk), reason="a bot left the ladder"
     )
@@ -296,9 +290,7 @@ def test_a_ladder_rounds_rotations_share_one_deal_per_table() -> None:
     )
     assert len({m.deal for m in created}) == 2
     # One rotation over, the other queued: its seed stays closed.
-    first = created[0]
-    Match.objects.filter(pk=first.pk).update(status=Match.Status.FINISHED)
-    first.refresh_from_db()
+    first = finish(created[0])
     assert not visibility.deal_over(first)
     assert Client().get(f"/api/matches/{first.pk}/").json()["seed"] is None
 
@@ -327,7 +319,7 @@ def test_a_season_tables_games_stay_closed_until_the_last_is_played() -> None:
     assert len(fixtures) == 3 and len({f.deal for f in fixtures}) == 1 and fixtures[0].deal
     first = seasons.play_due(season=season)  # one match an hour: the first game only
     assert len(first) == 1 and first[0].deal == fixtures[0].deal
-    Match.objects.filter(pk=first[0].pk).update(status=Match.Status.FINISHED)
+    finish(first[0])
     detail = Client().get(f"/api/matches/{first[0].pk}/").json()
     assert detail["status"] == "finished" and detail["seed"] is None
     # Staff's season page lists the fixtures: their seed waits too.
@@ -337,7 +329,8 @@ def test_a_season_tables_games_stay_closed_until_the_last_is_played() -> None:
     later = timezone.now() + timedelta(hours=3)
     rest = seasons.play_due(season=season, now=later)
     assert len(rest) == 2
-    Match.objects.filter(pk__in=[m.pk for m in rest]).update(status=Match.Status.FINISHED)
+    for match in rest:
+        finish(match)
     assert Client().get(f"/api/matches/{first[0].pk}/").json()["seed"] == fixtures[0].seed
     assert str(fixtures[0].seed) in staff.get(admin_page).content.decode()
 
@@ -346,7 +339,8 @@ def test_a_void_season_game_keeps_its_deal_closed_while_it_may_be_played_again()
     season = _running_season()
     played = seasons.play_due(season=season, now=timezone.now() + timedelta(hours=3))
     assert len(played) == 3
-    Match.objects.filter(pk__in=[m.pk for m in played[:2]]).update(status=Match.Status.FINISHED)
+    for match in played[:2]:
+        finish(match)
     services.cancel_queued_matches(matches=Match.objects.filter(pk=played[2].pk), reason="test")
     first = Match.objects.get(pk=played[0].pk)
     assert not visibility.deal_over(first)  # staff may re-run the void game (rerun_void)

@@ -28,7 +28,7 @@ from tests.api.test_access_matrix import _asked
 from tests.factories import BotVersionFactory, UserFactory
 from tests.viewer.conftest import play, running_copy
 from tournaments.competition.models import Ladder, Season, Series
-from tournaments.play import runner, tokens
+from tournaments.play import runner, services
 from tournaments.play.models import Bot, BotVersion, Match, Seat
 
 pytestmark = pytest.mark.django_db
@@ -542,7 +542,7 @@ def world(enqueued: Enqueued) -> dict[str, Any]:
         status=BotVersion.Status.REJECTED, validation_error="SECRET"
     )
     BotVersionFactory(bot=version.bot, status=BotVersion.Status.READY)
-    token, _key = tokens.create_token(user=owner, name="a token")
+    token, _key = services.create_token(user=owner, name="a token")
     running = running_copy(finished, finished.last_version // 2, owner=owner)
     waiting = _waiting_for(owner)
     ladder = Ladder.objects.create(name="l", game="brexit", seats=3)

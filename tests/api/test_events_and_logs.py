@@ -8,17 +8,24 @@ import pytest
 from rest_framework.test import APIClient
 
 from games.engine.events import event, private_event
-from replays import store
-from replays.store import NewEvent
-from tests.factories import BotLogFactory, BotVersionFactory, MatchFactory, SeatFactory
+from tests.factories import (
+    BotLogFactory,
+    BotVersionFactory,
+    MatchFactory,
+    SeatFactory,
+    finish,
+    flush,
+    outcome_of,
+)
 from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 
 
-def seated_match(owner: Any, status: str = "running") -> Match:
-    """Seat 0 is ``owner``'s bot, seats 1-2 built-ins; the stream has a public, a seat-0 and a hidden event."""
-    m = MatchFactory(status=status)
+def seated_match(owner: Any, *, over: bool = False) -> Match:
+    """Seat 0 is ``owner``'s bot, seats 1-2 built-ins; the stream has a public, a seat-0 and a
+    hidden event. Running, or ``over``: finished after them (seat 0 first)."""
+    m = MatchFactory()
     SeatFactory(match=m, number=0, bot_version=BotVersionFactory(bot__owner=owner))
     SeatFactory(match=m, number=1, bot_version=None, builtin="random")
     SeatFactory(match=m, number=2, bot_version=None, builtin="random")
@@ -27,8 +34,7 @@ def seated_match(owner: Any, status: str = "running") -> Match:
         private_event("dealt", {"hand": ["ACE"]}, to=[0], redacted={"seat": 0, "count": 1}),
         private_event("deck_shuffled", {"order": ["K", "Q"]}, to=[], redacted={"size": 2}),
     ]
-    store.append(m.pk, [NewEvent.from_engine(e, engine_version="test") for e in events], 0)
-    return m
+    return finish(m, events=events) if over else flush(m, events)
 
 
 def payloads(r: Any) -> list[Any]:
@@ -71,8 +77,9 @@ def test_staff_see_no_hidden_card_before_the_end(api_staff: APIClient, user: Any
 
 
 def test_everything_is_visible_once_finished(anon: APIClient, user: Any) -> None:
-    m = seated_match(user, status="finished")
-    full = [{"seats": 3}, {"hand": ["ACE"]}, {"order": ["K", "Q"]}]
+    m = seated_match(user, over=True)
+    final = {"outcome": outcome_of([1, 2, 3]), "seed": m.seed}
+    full = [{"seats": 3}, {"hand": ["ACE"]}, {"order": ["K", "Q"]}, final]
     assert payloads(anon.get(f"/api/matches/{m.pk}/events/")) == full
     assert payloads(anon.get(f"/api/matches/{m.pk}/events/?seat=1")) == full
 
@@ -102,7 +109,7 @@ def test_logs_are_only_the_users_seats(
     assert api_other.get(url).data["results"] == []
     # Before the end a log line can quote a hand: staff read them once the match is over.
     assert api_staff.get(url).data["results"] == []
-    Match.objects.filter(pk=m.pk).update(status="finished")
+    finish(m)
     assert [x["text"] for x in api_staff.get(url).data["results"]] == ["mine", "builtin"]
     assert anon.get(url).status_code == 401
 

@@ -12,9 +12,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from tests.api.conftest import Enqueued
-from tests.factories import UserFactory
+from tests.factories import UserFactory, finish, suspend
 from tests.viewer.conftest import play
-from tournaments.play import worker_time
+from tournaments.play import lifecycle, worker_time
 from tournaments.play.models import AccountOrigin, BotVersion, Match
 
 pytestmark = pytest.mark.django_db
@@ -69,9 +69,7 @@ def test_challenges_and_forks_stop_at_the_cap_of_matches_queued_or_running(
     refused(fork(api, finished), "queued, running or waiting")
     assert Match.objects.count() == before  # the refusals made nothing
     # Once one is over, there is room again.
-    Match.objects.filter(status=Match.Status.QUEUED, forked_from=None).update(
-        status=Match.Status.FINISHED
-    )
+    finish(Match.objects.get(status=Match.Status.QUEUED, forked_from=None))
     assert challenge(api).status_code == 201
     # Another account is not held back by this one's queue.
     assert challenge(client_for(UserFactory())).status_code == 201
@@ -84,9 +82,9 @@ def test_a_persons_match_waiting_for_a_move_counts_as_active(
     # with a scripted "person" were never refused (issue 21's outside review).
     settings.FAIR_MAX_ACTIVE_MATCHES = 1
     assert challenge(api).status_code == 201
-    Match.objects.filter(created_by=user).update(status=Match.Status.WAITING)
+    match = suspend(Match.objects.get(created_by=user))  # as its worker leaves it for a move
     refused(challenge(api), "1 of your matches are queued, running or waiting for a move")
-    Match.objects.filter(created_by=user).update(status=Match.Status.FINISHED)
+    assert lifecycle.do_abandon(match, "nobody played")  # over
     assert challenge(api).status_code == 201
 
 

@@ -18,8 +18,8 @@ from django.test.utils import override_settings
 from rest_framework.test import APIClient
 
 from tests.api.conftest import throttle_rates
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
-from tournaments.play.models import Bot, BotVersion, Match
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory, finish
+from tournaments.play.models import Bot, BotVersion
 from tournaments.play.visibility import PRIVATE_BOT
 from tournaments.site import page_cache
 from tournaments.site.api import token_cache
@@ -43,8 +43,9 @@ def bot() -> Bot:
         bot__name="sneaky-bot", bot__is_public=True, status=BotVersion.Status.READY
     )
     BotVersionFactory(bot=version.bot, number=2, status=BotVersion.Status.READY)
-    match = MatchFactory(status=Match.Status.FINISHED)
+    match = MatchFactory()
     SeatFactory(match=match, number=0, bot_version=version)
+    finish(match)
     return version.bot
 
 
@@ -252,11 +253,11 @@ def test_the_api_and_the_site_share_one_visibility_budget_per_account(bot: Bot) 
 def test_token_revocations_and_password_changes_share_a_budget_past_which_nothing_is_done() -> None:
     """Each empties the token cache; past the account's ``tokens`` budget the page says so with
     a 429, the token stays and works, the password stays, and the generation is the same."""
-    from tournaments.play import tokens
+    from tournaments.play import services
 
     user: Any = UserFactory()
     site = site_client(user)
-    made = [tokens.create_token(user=user, name=f"t{n}") for n in range(3)]
+    made = [services.create_token(user=user, name=f"t{n}") for n in range(3)]
     password = "/accounts/password/"
     new = {"new_password1": "another-Passphrase-7", "new_password2": "another-Passphrase-7"}
     with throttle_rates(tokens="2/hour"):

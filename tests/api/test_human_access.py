@@ -18,7 +18,7 @@ from games.engine.registry import get
 from tests.factories import UserFactory
 from tournaments.play import runner, services, visibility
 from tournaments.play.models import Match
-from tournaments.site.replay import state_at
+from tournaments.play.selectors.replay import state_at
 
 pytestmark = pytest.mark.django_db
 

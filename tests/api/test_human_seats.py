@@ -24,7 +24,7 @@ from games.engine.registry import get
 from games.engine.rng import step_rng
 from replays import store
 from tests.api.conftest import Enqueued
-from tournaments.play import humans, runner
+from tournaments.play import humans, runner, services
 from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -343,7 +343,7 @@ def test_two_simultaneous_answers_to_one_decision_one_wins_one_conflicts(
     from django.db import connection
 
     from tests.factories import UserFactory
-    from tournaments.play import dispatch, services
+    from tournaments.play import dispatch
 
     monkeypatch.setattr(dispatch, "play_match", lambda *match: None)  # no worker here
     person = UserFactory()
@@ -360,11 +360,11 @@ def test_two_simultaneous_answers_to_one_decision_one_wins_one_conflicts(
     def answer() -> None:
         try:
             barrier.wait(10)
-            humans.submit(
+            services.submit_action(
                 user=person, match_id=match.pk, action={"place": []}, step=match.waiting_step
             )
             results.append("ok")
-        except humans.Conflict:
+        except services.Conflict:
             results.append("conflict")
         finally:
             connection.close()

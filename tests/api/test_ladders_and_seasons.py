@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from tests.factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory
+from tests.factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory, finish
 from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
 from tournaments.rating.models import Rating, RatingHistory
 
@@ -117,7 +117,7 @@ def test_seasons_with_entrants_schedule_progress_and_standings() -> None:
     )
     SeasonEntrant.objects.create(season=season, builtin="random")
     SeasonEntrant.objects.create(season=season, builtin="greedy")
-    match = MatchFactory(rated=True, season=season, status="finished")
+    match = finish(MatchFactory(rated=True, season=season))
     Fixture.objects.create(
         season=season,
         round=1,

@@ -14,9 +14,7 @@ from rest_framework.test import APIClient
 
 from games.engine.registry import get
 from games.engine.types import Event
-from replays import store
-from replays.store import NewEvent
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory, finish, flush
 from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -69,14 +67,14 @@ def test_play_out_and_the_api_give_the_same_document(
 
 
 def test_pages_follow_each_other(client_for: Callable[[Any], APIClient]) -> None:
-    match = MatchFactory(status=Match.Status.FINISHED)
+    match = MatchFactory()
     SeatFactory(match=match, number=0, bot_version=None, builtin="random")
     SeatFactory(match=match, number=1, bot_version=None, builtin="random")
-    events = [
+    events: list[Event] = [
         {"type": "n", "actor": None, "payload": {"n": i}, "visible_to": None, "redacted": None}
-        for i in range(7)
+        for i in range(6)
     ]
-    store.append(match.pk, [NewEvent.from_engine(e, engine_version="t") for e in events], 0)  # type: ignore[arg-type]
+    finish(match, events=events)  # the seventh: match_finished
     client = APIClient()
     url = f"/api/matches/{match.pk}/events/"
     split = list(pages(client, url + "?limit=3"))
@@ -115,12 +113,12 @@ def hidden_from(events: list[Event], seats: set[int]) -> set[str]:
 @pytest.fixture
 def running(client_for: Callable[[Any], APIClient]) -> dict[str, Any]:
     owner, rival = UserFactory(), UserFactory()
-    match = MatchFactory(game="brexit", status=Match.Status.RUNNING)
+    match = MatchFactory(game="brexit")
     SeatFactory(match=match, number=0, bot_version=BotVersionFactory(bot__owner=owner))
     SeatFactory(match=match, number=1, bot_version=BotVersionFactory(bot__owner=rival))
     SeatFactory(match=match, number=2, bot_version=None, builtin="random")
     events = get("brexit").rules.setup(3, 7, None)
-    store.append(match.pk, [NewEvent.from_engine(e, engine_version="t") for e in events], 0)
+    flush(match, events)
     return {
         "match": match,
         "events": events,
@@ -145,7 +143,7 @@ def test_nobody_sees_another_seats_hidden_cards(running: dict[str, Any], role: s
 
 
 def test_the_search_finds_hidden_cards_once_finished(running: dict[str, Any]) -> None:
-    Match.objects.filter(pk=running["match"].pk).update(status=Match.Status.FINISHED)
+    finish(running["match"])
     secret = hidden_from(running["events"], set())
     text = json.dumps(APIClient().get(f"/api/matches/{running['match'].pk}/events/").json())
     assert secret and all(s in text for s in secret)

@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games.engine.builtin import builtin_names
 from games.engine.registry import get
 from tests.api.conftest import Enqueued, throttle_rates
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, claim, finish
 from tournaments.play.models import Match, Seat
 
 pytestmark = pytest.mark.django_db
@@ -202,10 +201,11 @@ def test_rate_limit_is_per_user(api: APIClient, api_other: APIClient, enqueued: 
 
 def test_list_filters(anon: APIClient) -> None:
     v = BotVersionFactory()
-    with_bot = MatchFactory(status="finished")
+    with_bot = MatchFactory()
     SeatFactory(match=with_bot, number=0, bot_version=v)
+    finish(with_bot)
     brasilis = MatchFactory(game="brasilis")
-    running = MatchFactory(status="running")
+    running = claim(MatchFactory())
 
     def ids(query: str) -> set[str]:
         r = anon.get(f"/api/matches/{query}")
@@ -242,18 +242,10 @@ def test_bad_filters_are_a_400(anon: APIClient, query: str) -> None:
 
 def test_detail_of_a_finished_match_has_results_and_seed(anon: APIClient) -> None:
     v = BotVersionFactory()
-    m = MatchFactory(
-        status="finished",
-        seed=1234,
-        options={"start_seat": 1},
-        started_at=timezone.now(),
-        finished_at=timezone.now(),
-        outcome={"scores": [3, 1], "ranks": [1, 2], "detail": {}},
-    )
-    SeatFactory(match=m, number=0, bot_version=v, rank=1, score=3, verdicts={"ok": 10})
-    SeatFactory(
-        match=m, number=1, bot_version=None, builtin="random", rank=2, score=1, disqualified=True
-    )
+    m = MatchFactory(seed=1234, options={"start_seat": 1})
+    SeatFactory(match=m, number=0, bot_version=v, verdicts={"ok": 10})
+    SeatFactory(match=m, number=1, bot_version=None, builtin="random", disqualified=True)
+    finish(m, {"scores": [3, 1], "ranks": [1, 2], "detail": {}})
     r = anon.get(f"/api/matches/{m.pk}/")
     assert r.status_code == 200
     d = r.data
@@ -273,7 +265,7 @@ def test_detail_of_a_finished_match_has_results_and_seed(anon: APIClient) -> Non
 
 
 def test_detail_hides_seed_and_options_until_finished(anon: APIClient) -> None:
-    m = MatchFactory(status="running", seed=99, options={"hands": [["secret"]]})
+    m = claim(MatchFactory(seed=99, options={"hands": [["secret"]]}))
     d = anon.get(f"/api/matches/{m.pk}/").data
     assert d["seed"] is None and d["options"] is None
     assert b"secret" not in anon.get(f"/api/matches/{m.pk}/").content
@@ -282,13 +274,14 @@ def test_detail_hides_seed_and_options_until_finished(anon: APIClient) -> None:
 @pytest.mark.parametrize("path", ["download/", "events/"])
 def test_the_document_hides_seed_and_options_until_the_end(anon: APIClient, path: str) -> None:
     """Scenario options can stack decks: the match document keeps them back as it does the seed."""
-    m = MatchFactory(status="running", seed=99, options={"hands": [["SECRET-HAND"]]})
+    m = MatchFactory(seed=99, options={"hands": [["SECRET-HAND"]]})
     SeatFactory(match=m, number=0, bot_version=None, builtin="random")
+    claim(m)
     r = anon.get(f"/api/matches/{m.pk}/{path}")
     assert r.status_code == 200, r.content
     assert (r.json()["match"]["options"], r.json()["match"]["seed"]) == (None, None)
     assert b"SECRET-HAND" not in r.content
-    Match.objects.filter(pk=m.pk).update(status=Match.Status.FINISHED)
+    finish(m)
     ended = anon.get(f"/api/matches/{m.pk}/{path}").json()["match"]
     assert (ended["options"], ended["seed"]) == ({"hands": [["SECRET-HAND"]]}, 99)
 
@@ -330,7 +323,7 @@ def test_a_seat_is_written_as_drfs_own_field_by_field_path_would(user: Any, othe
     from tests.factories import BotFactory
     from tournaments.site.api.serializers import MatchSeatSerializer
 
-    match = MatchFactory(status=Match.Status.FINISHED)
+    match = finish(MatchFactory())  # its seats' results written below, as the trigger would
     for made in [
         SeatFactory(match=match, number=0, bot_version=BotVersionFactory(bot__owner=user)),
         SeatFactory(

@@ -20,7 +20,7 @@ from django.test.utils import override_settings
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.factories import BotVersionFactory, MatchFactory, RatingFactory, SeatFactory
+from tests.factories import BotVersionFactory, MatchFactory, RatingFactory, SeatFactory, finish
 from tests.support.processes import wait_until
 from tournaments.competition.models import Ladder
 from tournaments.play.models import Match
@@ -42,10 +42,11 @@ def table() -> dict[str, Any]:
     """A ladder match seated by a public bot (named on every door), with the bot's rating."""
     ladder = Ladder.objects.create(name="brexit 3", game="brexit", seats=3, builtins=["random"])
     version = BotVersionFactory(bot__name="sneaky-bot", bot__is_public=True)
-    match = MatchFactory(status=Match.Status.FINISHED, ladder=ladder, rated=True)
+    match = MatchFactory(ladder=ladder, rated=True)
     SeatFactory(match=match, number=0, bot_version=version)
     for n in (1, 2):
         SeatFactory(match=match, number=n, bot_version=None, builtin="random")
+    finish(match)
     RatingFactory(
         ladder=ladder, player=f"v:{version.pk}", bot_version=version, rating=1600.0, games=20
     )
@@ -70,8 +71,9 @@ def test_an_anonymous_read_is_served_from_the_cache_until_a_new_generation(
     paths = doors(table["ladder"])
     newcomer = BotVersionFactory(bot__name="newcomer-bot")
     first = {path: read(path) for path in paths}
-    newer = MatchFactory(status=Match.Status.FINISHED, ladder=table["ladder"], rated=True)
+    newer = MatchFactory(ladder=table["ladder"], rated=True)
     SeatFactory(match=newer, number=0, bot_version=newcomer)
+    finish(newer)
     for path in paths:
         again = read(path)
         assert again == first[path], path
@@ -155,8 +157,9 @@ def test_an_entry_lives_page_cache_seconds_at_most(table: dict[str, Any]) -> Non
         assert key is not None
         client = cache._cache.get_client(write=False)  # type: ignore[attr-defined]
         assert 0 < client.pttl(cache.make_and_validate_key(key)) <= 1000
-        newer = MatchFactory(status=Match.Status.FINISHED)
+        newer = MatchFactory()
         SeatFactory(match=newer, number=0, bot_version=late)
+        finish(newer)
         assert str(newer.pk) not in read("/matches/")
         wait_until(lambda: str(newer.pk) in read("/matches/"), 5, "the entry to expire")
 

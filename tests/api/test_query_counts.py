@@ -14,7 +14,6 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from replays import store
 from tests.api.test_pagination import paginated_lists
 from tests.factories import (
     BotFactory,
@@ -23,10 +22,12 @@ from tests.factories import (
     MatchFactory,
     SeatFactory,
     UserFactory,
-    counted_events,
+    counted_moves,
+    finish,
 )
+from tournaments.competition import selectors as competition_selectors
 from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant, Series
-from tournaments.play.models import BotVersion, Fault, Match
+from tournaments.play.models import BotVersion, Fault
 from tournaments.rating.models import Rating, RatingHistory
 
 pytestmark = pytest.mark.django_db
@@ -45,10 +46,11 @@ def world() -> dict[str, Any]:
     ]
     matches = []
     for n in range(ROWS):
-        m = MatchFactory(game="brexit", status=Match.Status.FINISHED)
+        made = MatchFactory(game="brexit")
         for seat, version in enumerate((versions[n], others[n], others[(n + 1) % ROWS])):
-            SeatFactory(match=m, number=seat, bot_version=version, builtin="")
-        matches.append(m)
+            SeatFactory(match=made, number=seat, bot_version=version, builtin="")
+        # The first (the pages of one match) with a stream of events before its end.
+        matches.append(finish(made, events=counted_moves(3 * ROWS) if n == 0 else ()))
     for n, m in enumerate(matches):  # the bot's errors
         verdict = "crash" if n % 2 else "timeout"
         Fault.objects.create(
@@ -61,7 +63,6 @@ def world() -> dict[str, Any]:
             verdict=verdict,
         )
     watched = matches[0]
-    store.append(watched.id, counted_events(3 * ROWS), 0)
     for step in range(ROWS):
         BotLogFactory(match=watched, seat=0, version=step + 1, verdict="ok", text=f"line {step}")
     # One ladder per game and seat count: 8 in all.
@@ -163,19 +164,22 @@ def test_the_site_match_list_does_not_query_once_per_row(world: dict[str, Any]) 
             assert c.get("/matches/").status_code == 200
         counts.append(len(ctx.captured_queries))
         for _ in range(ROWS):
-            m = MatchFactory(game="brexit", status=Match.Status.FINISHED)
+            m = MatchFactory(game="brexit")
             SeatFactory(match=m, number=0, bot_version=BotVersion.objects.first(), builtin="")
+            finish(m)
     assert counts[1] <= counts[0]
 
 
 def test_the_ladder_list_counts_members_as_matchmaking_does(world: dict[str, Any]) -> None:
-    from tournaments.competition import ladders
 
     BotVersionFactory(bot__game="brasilis", status=BotVersion.Status.READY)
     rows = Client().get("/api/ladders/", {"limit": 20}).json()["results"]
     assert len(rows) == 8
     for row in rows:
         ladder = Ladder.objects.get(pk=row["id"])
-        assert row["members"] == len(ladders.members(ladder)), row
-        assert row["rated_players"] == Rating.objects.filter(pool=ladders.pool(ladder)).count()
+        assert row["members"] == len(competition_selectors.members(ladder)), row
+        assert (
+            row["rated_players"]
+            == Rating.objects.filter(pool=competition_selectors.pool(ladder)).count()
+        )
     assert {row["rated_players"] for row in rows} == {0, ROWS}

@@ -20,9 +20,9 @@ from django.test.utils import override_settings
 from rest_framework.test import APIClient
 
 from tests.api.conftest import LaggingReplica
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory, finish
 from tests.viewer.conftest import play
-from tournaments.play.models import Bot, Match
+from tournaments.play.models import Bot
 from tournaments.play.visibility import PRIVATE_BOT
 from tournaments.site import page_cache, settled_reads
 
@@ -54,8 +54,9 @@ def _made_private(bot: Bot) -> None:
 @pytest.fixture
 def listed() -> Bot:
     version = BotVersionFactory(bot__name="sneaky-bot", bot__is_public=True)
-    match = MatchFactory(status=Match.Status.FINISHED)
+    match = MatchFactory()
     SeatFactory(match=match, number=0, bot_version=version)
+    finish(match)
     return version.bot
 
 

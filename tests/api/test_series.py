@@ -9,11 +9,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from games.engine.platform_events import MATCH_FINISHED
-from replays import store
-from replays.store import NewEvent
 from tests.api.conftest import Enqueued
-from tests.factories import BotFactory, BotVersionFactory
+from tests.factories import BotFactory, BotVersionFactory, finish, outcome_of
 from tournaments.competition.models import Series
 from tournaments.play.models import BotVersion, Match
 
@@ -167,16 +164,14 @@ def test_a_series_matchs_seed_opens_once_its_whole_deal_is_over(
 ) -> None:
     body = api.post("/api/series/", {**PLAIN, "deals": 1}, format="json").json()
     first, *rest = (Match.objects.get(pk=m["id"]) for m in body["matches"])
-    outcome = {"ranks": [1, 2, 3], "scores": [3.0, 2.0, 1.0]}
+    outcome = outcome_of([1, 2, 3], [3.0, 2.0, 1.0])
     for match in [first, *rest[:-1]]:
-        event = NewEvent(type=MATCH_FINISHED, payload={"outcome": outcome, "seed": match.seed})
-        store.append(match.id, [event], 0)
+        finish(match, outcome)
     shown = api.get(f"/api/matches/{first.pk}/").json()
     assert shown["status"] == "finished" and shown["seed"] is None
     listed = {m["id"]: m for m in api.get("/api/matches/").json()["results"]}
     assert listed[str(first.pk)]["seed"] is None
-    event = NewEvent(type=MATCH_FINISHED, payload={"outcome": outcome, "seed": first.seed})
-    store.append(rest[-1].id, [event], 0)
+    finish(rest[-1], outcome)
     assert api.get(f"/api/matches/{first.pk}/").json()["seed"] == first.seed
     listed = {m["id"]: m for m in api.get("/api/matches/").json()["results"]}
     assert listed[str(first.pk)]["seed"] == first.seed

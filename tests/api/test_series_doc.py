@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from tests.api.conftest import Enqueued
 from tests.tournaments.test_series import finish, twin_outcome
+from tournaments.competition import selectors
 from tournaments.competition import series as series_service
 from tournaments.competition.models import Series
 from tournaments.play.models import Match
@@ -46,9 +47,9 @@ def test_the_worked_example_runs_as_the_page_shows(api: APIClient, enqueued: Enq
     series = Series.objects.get(pk=sid)
     won = twin_outcome("builtin:greedy", "builtin:cautious", True)
     # 12 pairs, all won: no bound crossed yet at elo1 = 50 (the page's numbers)
-    while len(series_service.pairs(series)) < 12:
+    while len(selectors.pairs(series)) < 12:
         for match in Match.objects.filter(series=series, status="queued"):
-            if len(series_service.pairs(series)) < 12:
+            if len(selectors.pairs(series)) < 12:
                 finish(match, *won(match))
         series_service.advance(series)
     got = api.get(read[1].format(id=sid)).json()["results"]["test"]

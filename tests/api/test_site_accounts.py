@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from tests.api.conftest import throttle_rates
 from tests.factories import BotFactory, UserFactory
-from tournaments.play import tokens
+from tournaments.play import services, tokens
 from tournaments.play.models import AccountOrigin, ApiToken
 
 pytestmark = pytest.mark.django_db
@@ -205,11 +205,10 @@ def test_bad_token_names_are_a_400_with_the_message(name: str, message: str) -> 
 
 
 def test_an_account_has_at_most_so_many_tokens() -> None:
-    from tournaments.play import tokens
 
     user = UserFactory()
     for n in range(tokens.MAX_TOKENS):
-        tokens.create_token(user=user, name=f"t{n}")
+        services.create_token(user=user, name=f"t{n}")
     r = _logged_in(user).post("/accounts/tokens/", {"name": "one more"})
     assert r.status_code == 400 and "revoke one first" in r.content.decode()
 
@@ -259,7 +258,7 @@ def test_a_get_on_a_form_s_address_goes_to_the_form_s_page(url: str, page: str) 
     user = UserFactory()
     c = _logged_in(user)
     bot = BotFactory(owner=user)
-    token, _key = tokens.create_token(user=user, name="ci")
+    token, _key = services.create_token(user=user, name="ci")
     url, page = (x.format(bot=bot.pk, token=token.pk) for x in (url, page))
     r = c.get(url)
     assert (r.status_code, r["Location"]) == (302, page)

@@ -23,7 +23,7 @@ from tests.factories import (
     SeatFactory,
     UserFactory,
 )
-from tournaments.competition import ladders
+from tournaments.competition import selectors as competition_selectors
 from tournaments.competition.models import Ladder
 from tournaments.play import services
 from tournaments.play.models import Bot, BotVersion, Fault
@@ -292,12 +292,14 @@ def test_activating_a_version_has_ladders_play_it(owner: Any, site: Client) -> N
     v2 = BotVersionFactory(bot=bot)
     pending = BotVersionFactory(bot=bot, status=BotVersion.Status.PENDING)
     ladder = Ladder.objects.create(name="l", game="brexit", seats=3)
-    assert f"v:{v2.pk}" in ladders.members(ladder)
+    assert f"v:{v2.pk}" in competition_selectors.members(ladder)
     r = site.post(f"/bots/{bot.pk}/activate/", {"number": "1"})
     assert r.status_code == 302
     bot.refresh_from_db()
     assert bot.active_version_id == v1.pk
-    assert f"v:{v1.pk}" in ladders.members(ladder) and f"v:{v2.pk}" not in ladders.members(ladder)
+    assert f"v:{v1.pk}" in competition_selectors.members(
+        ladder
+    ) and f"v:{v2.pk}" not in competition_selectors.members(ladder)
     assert "Ladders now play v1" in _text(site.get(f"/bots/{bot.pk}/manage/"))
     mine = _text(site.get("/bots/mine/"))
     assert 'v1 <span class="muted">(chosen)</span>' in mine
@@ -313,7 +315,7 @@ def test_activating_a_version_has_ladders_play_it(owner: Any, site: Client) -> N
     bot.refresh_from_db()
     assert bot.active_version_id is None
     v4 = BotVersionFactory(bot=bot)
-    assert f"v:{v4.pk}" in ladders.members(ladder)
+    assert f"v:{v4.pk}" in competition_selectors.members(ladder)
 
 
 def test_settings_make_a_bot_private_and_change_its_description(owner: Any, site: Client) -> None:

@@ -18,7 +18,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from tests.factories import UserFactory
-from tournaments.play import tokens
+from tournaments.play import services
 from tournaments.site.api import token_cache
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,7 +53,7 @@ def drf_key(user: Any) -> str:
 @pytest.mark.parametrize("kind", ["drf", "named"])
 def test_a_token_is_looked_up_once(kind: str) -> None:
     user = UserFactory()
-    key = drf_key(user) if kind == "drf" else tokens.create_token(user=user, name="ci")[1]
+    key = drf_key(user) if kind == "drf" else services.create_token(user=user, name="ci")[1]
     client = client_with(key)
     first = token_queries(client)
     again = token_queries(client)
@@ -90,11 +90,11 @@ def test_the_cache_holds_no_key_and_no_password() -> None:
 
 def test_a_revoked_named_token_is_refused_on_the_very_next_request() -> None:
     user = UserFactory()
-    token, key = tokens.create_token(user=user, name="laptop")
+    token, key = services.create_token(user=user, name="laptop")
     client = client_with(key)
     assert client.get(WHO).status_code == 200
     assert client.get(WHO).status_code == 200
-    assert tokens.revoke_token(user=user, token_id=token.pk)
+    assert services.revoke_token(user=user, token_id=token.pk)
     assert client.get(WHO).status_code == 401
 
 

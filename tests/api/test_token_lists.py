@@ -26,6 +26,7 @@ from tests.factories import (
     RatingFactory,
     SeatFactory,
     UserFactory,
+    finish,
 )
 from tournaments.competition.models import Ladder
 from tournaments.play.models import Match
@@ -52,12 +53,11 @@ def table() -> dict[str, Any]:
     ladder = Ladder.objects.create(name="brexit 3", game="brexit", seats=3, builtins=["random"])
     version = BotVersionFactory(bot__name="listed-bot", bot__is_public=True)
     hidden = BotVersionFactory(bot__name="hidden-bot", bot__is_public=False)
-    matches = [
-        MatchFactory(status=Match.Status.FINISHED, ladder=ladder, rated=True) for _ in range(3)
-    ]
+    matches = [MatchFactory(ladder=ladder, rated=True) for _ in range(3)]
     for match in matches:
         for n in range(3):
             SeatFactory(match=match, number=n, bot_version=None, builtin="random")
+        finish(match)
     Match.objects.filter(pk=matches[-1].pk).update(created_by=version.bot.owner)
     for v in (version, hidden):
         RatingFactory(ladder=ladder, player=f"v:{v.pk}", bot_version=v, rating=1500.0, games=20)
@@ -180,7 +180,7 @@ def test_a_token_that_just_wrote_gets_its_own_list(table: dict[str, Any]) -> Non
     )
     assert made.status_code == 201, made.content
     assert cache.get(token_lists.wrote_key(author.pk)) is not None
-    new = MatchFactory(status=Match.Status.FINISHED, created_by=author)  # as its challenge would
+    new = finish(MatchFactory(created_by=author))  # as its challenge would
     mine = get(LIST, client)
     assert not hit(mine)
     assert str(new.pk) in mine.content.decode()

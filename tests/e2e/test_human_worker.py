@@ -13,7 +13,7 @@ import pytest
 from tests.e2e.conftest import Worker, wait_until
 from tests.factories import UserFactory
 from tournaments import tasks
-from tournaments.play import humans, services
+from tournaments.play import services
 from tournaments.play.models import Match
 
 assert tasks  # registered here: the services send them by name (tournaments/play/dispatch.py)
@@ -45,7 +45,7 @@ def test_a_waiting_match_holds_no_worker(start_worker: Callable[..., Worker]) ->
     wait_until(lambda: status(other) == "finished", 90, "the other match to be played", worker)
     assert status(waiting) == "waiting" and waiting.last_version == step  # untouched meanwhile
 
-    humans.submit(user=person, match_id=waiting.pk, action={"place": []}, step=step)
+    services.submit_action(user=person, match_id=waiting.pk, action={"place": []}, step=step)
     wait_until(
         lambda: status(waiting) == "finished" or (waiting.waiting_step or 0) > (step or 0),
         60,

@@ -18,8 +18,7 @@ from django.conf import settings
 from django.test import Client
 
 from replays import store
-from replays.store import NewEvent
-from tests.factories import UserFactory
+from tests.factories import UserFactory, flush
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_owner_tools import SECRET, with_a_timeout
 from tournaments import tasks
@@ -181,11 +180,7 @@ def test_a_running_match_shows_new_events_as_they_arrive(
     wait_board(page, 40)
     assert page.locator("#live-badge").is_visible()
     more = store.read(finished.id, from_version=41, to_version=60)
-    store.append(
-        running.id,
-        [NewEvent(type=e.type, payload=e.payload, metadata=e.metadata) for e in more],
-        40,
-    )
+    flush(running, [e.as_engine_event() for e in more])  # its worker's next flush
     # The viewer sat on the last step, so it follows the new ones.
     page.wait_for_selector('#log li[data-step="60"]')
     wait_board(page, 60)

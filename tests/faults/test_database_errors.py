@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from replays import store
-from tests.factories import MatchFactory, SeatFactory
+from tests.factories import MatchFactory, SeatFactory, claim
 from tournaments.play import lifecycle, outages, runner
 from tournaments.play.models import Match
 
@@ -88,17 +88,12 @@ def test_an_outage_hidden_behind_a_failed_clean_up_is_seen() -> None:
 def leased_brexit_match() -> Match:
     """Built-in bots, but running under an expired lease (a dead worker's): claimed like a
     sandboxed match, each flush one transaction with the lease's heartbeat."""
-    match = MatchFactory(
-        game="brexit",
-        seed=5,
-        status=Match.Status.RUNNING,
-        attempts=1,
-        lease_owner="dead-worker",
-        lease_expires_at=timezone.now() - timedelta(minutes=1),
-    )
+    match = MatchFactory(game="brexit", seed=5)
     for number in range(3):
         SeatFactory(match=match, number=number, bot_version=None, builtin="random")
-    return match
+    claimed = claim(match, "dead-worker")
+    expire_lease(claimed)  # the worker died
+    return claimed
 
 
 def fail_leased_flush(monkeypatch: pytest.MonkeyPatch) -> None:

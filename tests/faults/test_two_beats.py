@@ -14,6 +14,7 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from config import queues
+from tests.factories import finish
 from tests.faults.conftest import Stack, assert_intact, platform_env, wait_until
 from tournaments import tasks
 from tournaments.competition import ladders
@@ -33,6 +34,12 @@ def waiting_on(queue: str) -> int:
         return int(conn.default_channel.queue_declare(queue=queue, passive=True).message_count)
 
 
+def finish_all(ladder: Ladder) -> None:
+    """The ladder's queued matches played to their end, as its workers would."""
+    for match in Match.objects.filter(ladder=ladder, status=Match.Status.QUEUED):
+        finish(match)
+
+
 def two_builtins() -> Ladder:
     """One table of two a round, played as a duplicate set: two matches a round."""
     return Ladder.objects.create(name="beats", game="brexit", seats=2, builtins=BUILTINS)
@@ -44,7 +51,7 @@ def test_a_second_round_task_in_the_same_slot_queues_nothing(monkeypatch: Any) -
     ladder = two_builtins()
     assert tasks.run_ladders() == 2
     # The round's matches are over before the second beat's task arrives: every bot is free.
-    Match.objects.filter(ladder=ladder).update(status=Match.Status.FINISHED)
+    finish_all(ladder)
     assert tasks.run_ladders() == 0
     assert Match.objects.filter(ladder=ladder).count() == 2
     # The next slot plays its round.
@@ -63,7 +70,7 @@ def test_a_slot_whose_task_was_lost_is_played_by_the_next_one(monkeypatch: Any) 
     step = timedelta(seconds=ladders.round_seconds())
     now = timezone.now()
     assert ladders.play_rounds(now=now) == 2
-    Match.objects.filter(ladder=ladder).update(status=Match.Status.FINISHED)
+    finish_all(ladder)
     # The next slot's task is lost (the broker was down); the one after plays both.
     assert ladders.play_rounds(now=now + 2 * step) == 2  # the missed slot's; its bots then busy
     slots = list(LadderRound.objects.filter(ladder=ladder).order_by("slot"))
@@ -71,7 +78,7 @@ def test_a_slot_whose_task_was_lost_is_played_by_the_next_one(monkeypatch: Any) 
     assert [r.matches for r in slots] == [2, 2, 0]
     assert ladders.play_rounds(now=now + 2 * step) == 0  # and once only
     # A long outage: only the newest missed slots are played late, not a burst of them.
-    Match.objects.filter(ladder=ladder).update(status=Match.Status.FINISHED)
+    finish_all(ladder)
     later = now + 20 * step
     assert ladders.missed_slots(
         ladder, ladders.slot_of(later, int(step.total_seconds())), int(step.total_seconds())

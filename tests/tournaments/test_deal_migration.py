@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.factories import MatchFactory
+from tests.factories import MatchFactory, finish, taken_to
 from tournaments import migrations
 from tournaments.competition.models import Fixture, Ladder, Season
 from tournaments.play import visibility
@@ -38,15 +38,15 @@ def _run_the_migrations_sql() -> None:
 def test_the_sets_still_playing_get_a_deal_and_stay_closed() -> None:
     ladder = Ladder.objects.create(name="trios", game="brexit", seats=3)
     live = [
-        MatchFactory(ladder=ladder, seed=5, status=status)
+        taken_to(MatchFactory(ladder=ladder, seed=5), status)
         for status in ("finished", "running", "queued")
     ]
     done = [
-        MatchFactory(ladder=ladder, seed=6, status=status) for status in ("finished", "aborted")
+        taken_to(MatchFactory(ladder=ladder, seed=6), status) for status in ("finished", "aborted")
     ]
-    lone = MatchFactory(seed=5, status="finished")  # a challenge on the same seed: no set
+    lone = finish(MatchFactory(seed=5))  # a challenge on the same seed: no set
     season = Season.objects.create(name="s", game="brexit", seats=3, state="running")
-    played = MatchFactory(season=season, seed=8, status="finished")
+    played = finish(MatchFactory(season=season, seed=8))
     Fixture.objects.create(
         season=season, round=1, table=1, game_number=1, players=[], seed=8, match=played
     )

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.factories import BotFactory, BotVersionFactory, RatingFactory
-from tournaments.competition import ladders
+from tournaments.competition import selectors as competition_selectors
 from tournaments.competition.models import Ladder
 from tournaments.rating import ladder_order, ratings
 from tournaments.rating.models import Rating
@@ -31,7 +31,7 @@ def test_order_is_by_conservative_estimate_among_equally_known_bots() -> None:
 
 
 def test_a_provisional_bot_comes_after_every_established_bot() -> None:
-    games = ladder_order.PROVISIONAL_GAMES
+    games = ratings.PROVISIONAL_GAMES
     skills = {
         "established": Skill(mu=20.0, sigma=2.0, games=games),
         "provisional": Skill(mu=40.0, sigma=2.0, games=games - 1),
@@ -43,7 +43,7 @@ def test_a_provisional_bot_comes_after_every_established_bot() -> None:
 def test_an_established_newcomer_is_ranked_as_if_as_well_known_as_the_field() -> None:
     """Its deviation, twice the field's after 8 games, is counted at the field's median."""
     field = {f"p{i}": Skill(mu=20.0 + i, sigma=1.0, games=60) for i in range(9)}
-    newcomer = Skill(mu=24.6, sigma=2.0, games=ladder_order.PROVISIONAL_GAMES)
+    newcomer = Skill(mu=24.6, sigma=2.0, games=ratings.PROVISIONAL_GAMES)
     order = ladder_order.order({**field, "new": newcomer})
     assert order.index("new") == 4  # below p8..p5 (mu 28..25), above p4 (mu 24)
     uncapped = sorted({**field, "new": newcomer}.items(), key=lambda kv: -kv[1].conservative)
@@ -97,7 +97,7 @@ def test_the_sql_and_the_pure_form_give_the_same_order_and_scores(
     assert [r.player for r in rows] == ladder_order.order(first_rated)
     cap = ladder_order.uncertainty_cap(field)
     for row in rows:
-        assert row.provisional == ladder_order.is_provisional(row.games)
+        assert row.provisional == ratings.is_provisional(row.games)
         assert row.score == ladder_order.ladder_score(first_rated[row.player], cap)
 
 
@@ -132,4 +132,7 @@ def test_a_ladders_equal_bots_are_listed_in_the_order_they_were_first_rated() ->
     RatingFactory(ladder=ladder, player=f"v:{private.pk}", skill=same, bot_version=private)
     RatingFactory(ladder=ladder, player=f"v:{public.pk}", skill=same, bot_version=public)
     assert f"v:{public.pk}" < f"v:{private.pk}"
-    assert [r.player for r in ladders.ratings_of(ladder)] == [f"v:{private.pk}", f"v:{public.pk}"]
+    assert [r.player for r in competition_selectors.ratings_of(ladder)] == [
+        f"v:{private.pk}",
+        f"v:{public.pk}",
+    ]

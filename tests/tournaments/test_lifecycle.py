@@ -20,9 +20,9 @@ from tests.api.test_human_seats import some_action
 from tests.factories import UserFactory
 from tests.tournaments.conftest import MakeMatch
 from tournaments.play import dispatch, lifecycle, runner
-from tournaments.play.forks import decision_step
 from tournaments.play.models import Match, Seat
 from tournaments.play.players import builtin_player
+from tournaments.play.services import decision_step
 
 pytestmark = pytest.mark.django_db
 

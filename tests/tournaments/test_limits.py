@@ -13,7 +13,7 @@ from games.engine.platform_events import BOT_VERDICT, MATCH_ABORTED
 from replays import store
 from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
 from tests.tournaments.conftest import MakeMatch
-from tournaments.play import runner
+from tournaments.play import lifecycle, runner
 from tournaments.play.models import BotLog, Match
 
 pytestmark = pytest.mark.django_db
@@ -112,9 +112,9 @@ def test_a_match_whose_workers_keep_dying_ends_with_a_reason(builtin_match: Make
     """Each worker that died left the match running with an expired lease; the next one stops."""
     match = builtin_match()
     long_ago = timezone.now() - timedelta(minutes=5)
-    Match.objects.filter(id=match.id).update(
-        status=Match.Status.RUNNING, attempts=runner.MAX_ATTEMPTS, lease_expires_at=long_ago
-    )
+    for n in range(runner.MAX_ATTEMPTS):
+        assert lifecycle.do_claim(match.id, f"worker-{n}")
+        Match.objects.filter(id=match.id).update(lease_expires_at=long_ago)  # it died
     assert runner.run_match(match.id) is runner.RunResult.ABORTED
     assert_aborted_with(match, f"{runner.MAX_ATTEMPTS} workers started this match", "no result")
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.factories import MatchFactory, UserFactory
+from tests.factories import MatchFactory, UserFactory, claim, finish
 from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,7 @@ def staff_client() -> Client:
 
 
 def test_a_running_match_cannot_be_marked_finished_in_the_admin(staff_client: Client) -> None:
-    match: Any = MatchFactory(status=Match.Status.RUNNING)
+    match: Any = claim(MatchFactory())
     page = staff_client.get(f"/admin/tournaments/match/{match.pk}/change/")
     assert page.status_code == 200
     body = page.content.decode()
@@ -46,8 +46,8 @@ def test_a_matchs_duplicate_deal_cannot_be_changed_in_the_admin(staff_client: Cl
     import uuid
 
     deal = uuid.uuid4()
-    match: Any = MatchFactory(status=Match.Status.FINISHED, deal=deal)
-    MatchFactory(status=Match.Status.RUNNING, deal=deal)
+    match: Any = finish(MatchFactory(deal=deal))
+    claim(MatchFactory(deal=deal))
     page = staff_client.get(f"/admin/tournaments/match/{match.pk}/change/")
     assert page.status_code == 200
     assert 'name="deal"' not in page.content.decode()

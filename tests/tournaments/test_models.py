@@ -7,8 +7,7 @@ from django.db import connection
 
 from games.engine.platform_events import finished_event
 from games.engine.types import Outcome
-from replays import store
-from replays.store import NewEvent
+from tests.factories import claim, flush
 from tests.tournaments.conftest import MakeMatch
 from tournaments.play.models import Match
 from tournaments.play.projection import RESULT_TRIGGER
@@ -25,12 +24,13 @@ def test_the_result_trigger_named_by_the_model_is_on_the_events_table() -> None:
 
 
 def test_appending_the_final_event_gives_the_match_its_result(builtin_match: MakeMatch) -> None:
-    match = builtin_match()
+    match = claim(builtin_match())
+    loaded = Match.objects.get(pk=match.pk)
     outcome: Outcome = {"scores": [3.0, 1.0, 2.0], "ranks": [1, 3, 2], "detail": {}}
-    final = NewEvent.from_engine(finished_event(outcome, seed=1), engine_version="test")
-    store.append(match.id, [final], 0)
+    flush(match, [finished_event(outcome, seed=1)])  # as the worker's last flush appends it
 
-    assert match.status == Match.Status.QUEUED  # the loaded object knows nothing yet...
+    assert loaded.status == Match.Status.RUNNING  # a loaded object knows nothing yet...
+    match = loaded
     match.refresh_from_db()  # ...the row has it
     assert (match.status, match.outcome, match.last_version) == ("finished", outcome, 1)
     assert match.finished_at is not None and match.lease_owner == ""

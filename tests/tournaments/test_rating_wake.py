@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.factories import MatchFactory, SeatFactory
+from tests.factories import MatchFactory, SeatFactory, abort
 from tournaments import tasks
 from tournaments.play import runner
 
@@ -40,11 +40,7 @@ def test_a_stored_result_wakes_the_ratings_once_it_commits(
 def test_nothing_is_sent_for_events_that_end_no_match(
     sent: list[str], django_capture_on_commit_callbacks: Any
 ) -> None:
-    from games.engine.platform_events import aborted_event
-    from replays import store
-    from replays.store import NewEvent
-
     match = finished_match()
     with django_capture_on_commit_callbacks(execute=True):
-        store.append(match.id, [NewEvent.from_engine(aborted_event("stop"), engine_version="1")], 0)
+        abort(match, "stop")  # its stream ends with match_aborted
     assert sent == []

@@ -227,6 +227,7 @@ def test_a_builtin_match_that_crashes_mid_copy_writes_only_whole_flushes(
 
 def test_events_of_other_streams_touch_no_match(builtin_match: MakeMatch) -> None:
     match = builtin_match()
+    # A stream that is no match's, written straight to the store: no lifecycle writes one.
     store.append(uuid.uuid4(), [NewEvent(type="x", payload={})], 0)
     match.refresh_from_db()
     assert (match.status, match.last_version) == ("queued", 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -14,7 +14,15 @@ from django.utils import timezone
 from games.engine.driver import Flush, SeatStats
 from games.engine.types import Event
 from replays import store
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tests.factories import (
+    BotVersionFactory,
+    MatchFactory,
+    SeatFactory,
+    UserFactory,
+    claim,
+    finish,
+    suspend,
+)
 from tournaments import tasks
 from tournaments.competition.models import Ladder
 from tournaments.play import lifecycle, runner, scheduler, worker_time
@@ -33,10 +41,30 @@ def queued(by: Any = None, *, priority: int = PLAY, **fields: Any) -> Match:
     return match
 
 
-def running(by: Any = None, **fields: Any) -> Match:
-    """A match a live worker is playing for ``by``."""
-    expires = timezone.now() + timedelta(minutes=5)
-    return queued(by, status=Match.Status.RUNNING, lease_expires_at=expires, **fields)
+def at(match: Match, **times: Any) -> Match:
+    """``match`` as if its transitions happened at ``times`` (started_at, finished_at...): the
+    lifecycle stamps them with the test transaction's clock, which does not move."""
+    Match.objects.filter(pk=match.pk).update(**times)
+    match.refresh_from_db()
+    return match
+
+
+def running(
+    by: Any = None, owner: str = "worker", *, started_at: datetime | None = None, **fields: Any
+) -> Match:
+    """A match a live worker (``owner``) is playing for ``by`` (since ``started_at``)."""
+    match = claim(queued(by, **fields), owner)
+    return match if started_at is None else at(match, started_at=started_at)
+
+
+def ended(by: Any = None, *, priority: int = PLAY, **times: Any) -> Match:
+    """A match of ``by`` played to its end."""
+    return at(finish(queued(by, priority=priority)), **times)
+
+
+def died(by: Any = None, owner: str = "dead-worker") -> Match:
+    """A match whose worker (``owner``) died: running, its lease run out a second ago."""
+    return at(claim(queued(by), owner), lease_expires_at=timezone.now() - timedelta(seconds=1))
 
 
 def pick(upto: int = PLAY, sandbox: bool = True) -> uuid.UUID | None:
@@ -133,7 +161,7 @@ def test_a_person_answering_at_once_takes_turns_until_the_gap_passes(
     challenge = queued(other)  # the oldest: first among equals once no head start is left
     just_now = timezone.now() - timedelta(seconds=1)
     # The match that just stopped (this one, or another of the address's) and its next segment.
-    queued(helper if same_address else script, status=Match.Status.WAITING, suspended_at=just_now)
+    at(suspend(queued(helper if same_address else script)), suspended_at=just_now)
     answered = queued(script, priority=PERSON, suspended_at=just_now)
     assert pick() == challenge.id
     assert pick() == answered.id
@@ -151,12 +179,7 @@ def test_an_addresss_next_urgent_match_waits_the_gap_after_one_ended(
     uploader, other = UserFactory(), UserFactory()
     AccountOrigin.objects.create(user=uploader, address="198.51.100.7")
     challenge = queued(other)
-    queued(
-        uploader,
-        priority=urgent,
-        status=Match.Status.FINISHED,
-        finished_at=timezone.now() - timedelta(seconds=1),
-    )
+    ended(uploader, priority=urgent, finished_at=timezone.now() - timedelta(seconds=1))
     following = queued(uploader, priority=urgent)
     assert pick() == challenge.id
     assert pick() == following.id
@@ -239,13 +262,8 @@ def test_an_account_over_its_hourly_budget_waits_behind_the_others(settings: Any
 
 def test_a_match_whose_worker_died_is_taken_again() -> None:
     user = UserFactory()
-    dead = queued(
-        user,
-        status=Match.Status.RUNNING,
-        lease_owner="dead-worker",
-        lease_expires_at=timezone.now() - timedelta(seconds=1),
-        attempts=1,
-    )
+    dead = died(user)
+    assert dead.attempts == 1
     picked = scheduler.pick(upto=PLAY, owner="test-worker", sandbox=True)
     assert picked is not None and picked.id == dead.id
     dead.refresh_from_db()
@@ -377,12 +395,7 @@ def test_a_worker_reading_the_matches_queue_takes_any_class_whatever_message_wok
     settings.FAIR_HEAD_START_GAP_SECONDS = 30.0
     uploader, other = UserFactory(), UserFactory()
     challenge = queued(other)
-    queued(
-        uploader,
-        priority=VALIDATION,
-        status=Match.Status.FINISHED,
-        finished_at=timezone.now() - timedelta(seconds=1),
-    )
+    ended(uploader, priority=VALIDATION, finished_at=timezone.now() - timedelta(seconds=1))
     smoke = queued(uploader, priority=VALIDATION)
     played: list[uuid.UUID] = []
     monkeypatch.setattr(
@@ -413,7 +426,7 @@ def test_a_users_match_overtaken_by_as_many_as_the_busy_workers_goes_first() -> 
     # the other worker was already playing.
     made = timezone.now() - timedelta(seconds=5)
     Match.objects.filter(pk=challenge.pk).update(created_at=made)
-    running(uploaders[0], lease_owner="worker-a", started_at=made - timedelta(seconds=5))
+    running(uploaders[0], "worker-a", started_at=made - timedelta(seconds=5))
     # The other worker ("test-worker") takes two addresses' smoke matches in turn, then the
     # challenge, overtaken by two: as many as the busy workers, not by the four addresses'.
     assert [pick(), pick(), pick()] == [smokes[1].id, smokes[2].id, challenge.id]
@@ -426,13 +439,10 @@ def test_a_flooders_overtaken_challenges_do_not_jump_ahead_of_an_upload() -> Non
     made = timezone.now() - timedelta(seconds=5)
     flood = queued(flooder)
     Match.objects.filter(pk=flood.pk).update(created_at=made)
-    queued(  # started before its queued one was made, ended after: it was being served
-        flooder,
-        status=Match.Status.FINISHED,
-        started_at=made - timedelta(seconds=1),
-        finished_at=made + timedelta(seconds=1),
+    ended(  # started before its queued one was made, ended after: it was being served
+        flooder, started_at=made - timedelta(seconds=1), finished_at=made + timedelta(seconds=1)
     )
-    queued(UserFactory(), status=Match.Status.FINISHED, started_at=made + timedelta(seconds=2))
+    ended(UserFactory(), started_at=made + timedelta(seconds=2))
     smoke = queued(uploader, priority=VALIDATION)
     assert pick() == smoke.id
 
@@ -440,10 +450,5 @@ def test_a_flooders_overtaken_challenges_do_not_jump_ahead_of_an_upload() -> Non
 def test_a_message_whose_running_match_was_not_picked_looks_again() -> None:
     # A dead worker's match: its lease was live when the pick looked and had expired when the
     # message was passed on; dropping the message left the match unplayed (seen in CI).
-    lapsed = queued(
-        None,
-        status=Match.Status.RUNNING,
-        lease_owner="dead",
-        lease_expires_at=timezone.now() - timedelta(seconds=1),
-    )
+    lapsed = died(None, "dead")
     assert scheduler._pass_on(lapsed.id, None) is True

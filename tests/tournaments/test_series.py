@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from games.engine.platform_events import MATCH_FINISHED
-from replays import store
-from replays.store import NewEvent
-from tests.factories import UserFactory
+from tests import factories
+from tests.factories import UserFactory, outcome_of
+from tournaments.competition import selectors, services
 from tournaments.competition import series as series_service
 from tournaments.competition.models import Series
 from tournaments.play import visibility, worker_time
@@ -26,9 +25,7 @@ Outcome = Callable[[Match], tuple[list[int], list[float]]]
 
 
 def finish(match: Match, ranks: list[int], scores: list[float]) -> None:
-    outcome = {"ranks": ranks, "scores": scores}
-    event = NewEvent(type=MATCH_FINISHED, payload={"outcome": outcome, "seed": match.seed})
-    store.append(match.id, [event], 0)
+    factories.finish(match, outcome_of(ranks, scores))
 
 
 def players_of(match: Match) -> list[str]:
@@ -98,7 +95,7 @@ def owner(db: None) -> Any:
 @pytest.mark.django_db(transaction=True)
 def test_a_plain_series_plays_each_deal_once_per_rotation_and_finishes(owner: Any) -> None:
     players = [{"builtin": "greedy"}, {"builtin": "random"}, {"builtin": "bold"}]
-    series = series_service.create_series(user=owner, game="brexit", players=players, deals=3)
+    series = services.create_series(user=owner, game="brexit", players=players, deals=3)
     assert Match.objects.filter(series=series).count() == 3 * 2  # two deals in flight, 3 seats
     series = play_out(series, lambda m: ([1, 2, 3], [3.0, 2.0, 1.0]))
     assert series.state == Series.State.FINISHED
@@ -116,7 +113,7 @@ def test_a_plain_series_plays_each_deal_once_per_rotation_and_finishes(owner: An
             "builtin:greedy",
             "builtin:random",
         ]
-    found = series_service.results(series)
+    found = selectors.series_results(series)
     assert found["games"] == 9
     assert {p["player"]: p["rank"]["mean"] for p in found["players"]} == {
         "builtin:greedy": 2.0,
@@ -133,7 +130,7 @@ def test_a_plain_series_plays_each_deal_once_per_rotation_and_finishes(owner: An
 @pytest.mark.django_db(transaction=True)
 def test_a_deal_stays_hidden_until_each_of_its_rotations_is_over(owner: Any) -> None:
     players = [{"builtin": "greedy"}, {"builtin": "random"}]
-    series = series_service.create_series(user=owner, game="brexit", players=players, deals=1)
+    series = services.create_series(user=owner, game="brexit", players=players, deals=1)
     first, second = Match.objects.filter(series=series)
     finish(first, [1, 2], [1.0, 0.0])
     assert not visibility.deal_over(Match.objects.get(pk=first.pk))
@@ -145,7 +142,7 @@ def test_a_deal_stays_hidden_until_each_of_its_rotations_is_over(owner: Any) -> 
 def test_a_series_keeps_within_the_owners_allowance(owner: Any) -> None:
     players = [{"builtin": "greedy"}, {"builtin": "random"}, {"builtin": "bold"}]
     with override_settings(FAIR_MAX_ACTIVE_MATCHES=4):
-        series = series_service.create_series(user=owner, game="brexit", players=players, deals=3)
+        series = services.create_series(user=owner, game="brexit", players=players, deals=3)
         assert Match.objects.filter(series=series).count() == 3  # a second deal would be 6 > 4
         series_service.advance(series)
         assert Match.objects.filter(series=series).count() == 3
@@ -158,7 +155,7 @@ def test_a_series_waits_while_its_owners_hour_of_worker_time_is_spent(owner: Any
     players = [{"builtin": "greedy"}, {"builtin": "random"}]
     worker_time.charge([f"u:{owner.pk}"], 100.0)  # over 60 s, well under the default 1800
     with override_settings(FAIR_WORKER_SECONDS_PER_HOUR=60.0):
-        series = series_service.create_series(user=owner, game="brexit", players=players, deals=2)
+        series = services.create_series(user=owner, game="brexit", players=players, deals=2)
         assert not Match.objects.filter(series=series).exists()
         assert series_service.advance(series) == 0
     assert series_service.advance(series) == 4  # the budget back: both deals start
@@ -170,7 +167,7 @@ def test_a_series_waits_while_its_owners_hour_of_worker_time_is_spent(owner: Any
 def test_an_ab_test_stops_at_the_first_bound_and_cancels_what_is_queued(
     owner: Any, wins: bool, verdict: str
 ) -> None:
-    series = series_service.create_series(user=owner, game="brexit", test=AB)
+    series = services.create_series(user=owner, game="brexit", test=AB)
     series = play_out(series, twin_outcome("builtin:greedy", "builtin:cautious", wins))
     # All one way, no equal pair: each constrained estimate puts no mass on equal pairs, so the
     # LLR moves by log(s1 / s0) a pair above, log((1 - s1) / (1 - s0)) below; the bounds are
@@ -180,7 +177,7 @@ def test_an_ab_test_stops_at_the_first_bound_and_cancels_what_is_queued(
     decided = pairs_to_cross(step, math.log(9))
     assert decided == (6 if wins else 3)
     assert (series.verdict, series.decided_pairs) == (verdict, decided)
-    found = series_service.results(series)["test"]
+    found = selectors.series_results(series)["test"]
     assert found["pairs"] == decided and found["verdict"] == verdict
     expected = [round(step * n, 4) for n in range(1, decided + 1)]
     assert found["llr"] == pytest.approx(expected, abs=1e-4)
@@ -209,7 +206,7 @@ def test_an_undecided_ab_test_stops_at_its_cap(owner: Any) -> None:
         wins = twins.setdefault(match.deal, next(flip) % 2 == 0)
         return twin_outcome("builtin:greedy", "builtin:cautious", wins)(match)
 
-    series = series_service.create_series(user=owner, game="brexit", test={**AB, "max_games": 4})
+    series = services.create_series(user=owner, game="brexit", test={**AB, "max_games": 4})
     series = play_out(series, alternate)
     assert (series.verdict, series.decided_pairs) == ("cap", 4)
     assert Match.objects.filter(series=series).count() == 8
@@ -218,13 +215,13 @@ def test_an_undecided_ab_test_stops_at_its_cap(owner: Any) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_cancelling_a_series_aborts_its_queued_matches(owner: Any) -> None:
     players = [{"builtin": "greedy"}, {"builtin": "random"}]
-    series = series_service.create_series(user=owner, game="brexit", players=players, deals=5)
-    series = series_service.cancel_series(series=series)
+    series = services.create_series(user=owner, game="brexit", players=players, deals=5)
+    series = services.cancel_series(series=series)
     assert series.state == Series.State.CANCELLED
     assert set(Match.objects.filter(series=series).values_list("status", flat=True)) == {"aborted"}
     assert series_service.advance(series) == 0
     with pytest.raises(Invalid):
-        series_service.cancel_series(series=series)
+        services.cancel_series(series=series)
 
 
 @pytest.mark.django_db
@@ -255,6 +252,6 @@ def test_a_series_is_refused_with_a_message_per_field(
     owner: Any, kwargs: dict[str, Any], field: str
 ) -> None:
     with pytest.raises(Invalid) as refused:
-        series_service.create_series(user=owner, **{"game": "brexit", **kwargs})
+        services.create_series(user=owner, **{"game": "brexit", **kwargs})
     assert list(refused.value.errors) == [field] and refused.value.errors[field][0]
     assert not Series.objects.exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 
 from tournaments.rating import ratings, settling
-from tournaments.rating.ladder_order import PROVISIONAL_GAMES
+from tournaments.rating.ratings import PROVISIONAL_GAMES
 
 
 def test_a_placed_bot_within_the_cap_is_settled_and_a_new_one_needs_its_placement() -> None:

@@ -12,7 +12,7 @@ import pytest
 from replays import store
 from replays.store import NewEvent
 from tests import own_cache
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory, claim
 from tournaments.play.models import Match, Seat
 from tournaments.play.runner import RunResult, run_match
 
@@ -48,21 +48,17 @@ def play(
 
 
 def running_copy(original: Match, upto: int, owner: Any | None = None) -> Match:
-    """A running match whose stream is the original's first ``upto`` events."""
-    match = MatchFactory(game=original.game, seed=original.seed, status=Match.Status.RUNNING)
+    """A running match whose stream is the original's first ``upto`` events: created with
+    copies of them, as a fork is, and claimed by a worker."""
+    events = store.read(original.id, to_version=upto)
+    copies = [NewEvent(type=e.type, payload=e.payload, metadata=e.metadata) for e in events]
+    match = MatchFactory(game=original.game, seed=original.seed, events=copies)
     for seat in Seat.objects.filter(match=original).order_by("number"):
         SeatFactory(match=match, number=seat.number, bot_version=None, builtin="random")
     if owner is not None:
         version = BotVersionFactory(bot__owner=owner, bot__game=original.game)
         Seat.objects.filter(match=match, number=0).update(bot_version=version, builtin="")
-    events = store.read(original.id, to_version=upto)
-    store.append(
-        match.id,
-        [NewEvent(type=e.type, payload=e.payload, metadata=e.metadata) for e in events],
-        0,
-    )
-    match.refresh_from_db()
-    return match
+    return claim(match)
 
 
 @pytest.fixture

@@ -5,12 +5,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from games.engine.platform_events import aborted_event
-from replays import store
-from replays.store import NewEvent
-from tests.factories import UserFactory
+from tests.factories import UserFactory, abort
 from tests.viewer.conftest import play, running_copy
-from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 
@@ -21,8 +17,7 @@ REASON = "worker lost: platform-internal-trace"
 def test_abort_line_reads_cleanly_without_the_reason(who: str) -> None:
     owner = UserFactory.create()
     m = running_copy(play("brexit", 3, None, seed=9), upto=10, owner=owner)
-    store.append(m.id, [NewEvent.from_engine(aborted_event(REASON), engine_version="t")], 10)
-    Match.objects.filter(pk=m.pk).update(status=Match.Status.ABORTED, error=REASON)
+    abort(m, REASON)
     c = Client()
     if who != "anon":
         c.force_login(owner if who == "owner" else UserFactory.create())

@@ -13,6 +13,7 @@ from django.test import Client
 from games.engine.registry import get
 from replays import store
 from tests.factories import BotVersionFactory, UserFactory
+from tests.viewer.conftest import running_copy
 from tournaments.play.models import Bot, Match, Seat
 from tournaments.play.runner import RunResult, run_match
 
@@ -201,7 +202,8 @@ def test_only_an_owner_may_fork_a_finished_match(brexit_match: Match, owner: Any
     )
     stranger = logged_in(UserFactory())
     assert stranger.post(url, {"step": 5}, content_type="application/json").status_code == 400
-    Match.objects.filter(pk=brexit_match.pk).update(status=Match.Status.RUNNING)
+    running = running_copy(brexit_match, brexit_match.last_version - 1, owner=owner)
+    url = f"/api/matches/{running.pk}/fork/"
     r = logged_in(owner).post(url, {"step": 5}, content_type="application/json")
     assert r.status_code == 400 and "finished" in r.content.decode()
 

@@ -15,10 +15,11 @@ from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
+from games.engine.registry import get
 from replays import archive, feed, partitions, snapshots, store
 from replays.models import FeedCheckpoint
 from tests import own_cache
-from tests.factories import uuid7_at
+from tests.factories import MatchFactory, flush, uuid7_at
 from tests.support.processes import wait_until
 from tests.support.reads import reading_meanwhile
 from tests.viewer.conftest import play
@@ -161,11 +162,11 @@ def test_an_archived_match_reads_as_before_through_every_door(
 
 
 def test_nothing_is_compacted_before_every_feed_reader_has_passed_it(owner: Any) -> None:
+    running = flush(MatchFactory(game="brasilis", seed=4), get("brasilis").rules.setup(4, 4, None))
     match = play("brexit", 4, owner)
-    running = play("brasilis", 4, None)
-    Match.objects.filter(pk=running.pk).update(status=Match.Status.RUNNING)
     assert archiving.compactable(10) == []  # no reader has a checkpoint yet
-    _consume_past(running)
+    _consume_past(match)  # and past the running one's events, written before
+    assert feed.checkpoint(rating_feed.CONSUMER) > match_position(running)
     assert archiving.compactable(10) == [(match.pk, "brexit")]  # the running one stays
     out = io.StringIO()
     call_command("archive", "--limit", "10", stdout=out)

@@ -19,7 +19,7 @@ def test_bench_replay_reports_both_sides_and_their_ratio() -> None:
     ratio = figures["random_step_ms"]["median"] / figures["step_1_ms"]["median"]
     assert figures["ratio_median"] == pytest.approx(ratio, abs=0.01)
     # The match is finished: a step's first read folds its pass of 1,000 steps whole and keeps
-    # every step (tournaments/site/replay.py: folded), so no step is folded from a snapshot and
+    # every step (tournaments/play/selectors/replay.py: folded), so no step is folded from a snapshot and
     # none is left behind (a live match's reads still leave one every 50 events:
     # tests/replays/test_snapshots.py).
     assert Snapshot.objects.count() == 0

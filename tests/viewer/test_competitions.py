@@ -13,9 +13,8 @@ from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
 from config import queues
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory, finish
 from tournaments.competition.models import Fixture, Ladder, Season, Series
-from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +27,7 @@ def _fixtures(season: Season, finished: int, waiting: int, round_number: int = 1
     for n in range(finished + waiting):
         match = None
         if n < finished:
-            match = MatchFactory(status=Match.Status.FINISHED, season=season)
+            match = finish(MatchFactory(season=season))
         Fixture.objects.create(
             season=season,
             round=round_number,
@@ -106,7 +105,7 @@ def test_each_match_says_what_it_is_on_the_list_and_in_the_api() -> None:
     ladder = Ladder.objects.create(name="L", game="brexit", seats=3)
     season = _season("S", Season.State.RUNNING)
     series = Series.objects.create(owner=owner, game="brexit", seats=3, deals=1)
-    original = MatchFactory(status=Match.Status.FINISHED)
+    original = finish(MatchFactory())
     made = {
         "ladder": MatchFactory(ladder=ladder),
         "season": MatchFactory(season=season),

@@ -10,9 +10,17 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.template import Context, engines
 
-from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tests.factories import (
+    BotVersionFactory,
+    MatchFactory,
+    SeatFactory,
+    UserFactory,
+    abort,
+    finish,
+    outcome_of,
+    suspend,
+)
 from tournaments.competition.models import Ladder
-from tournaments.play.models import Match
 from tournaments.site.templatetags.seats import match_row
 
 pytestmark = pytest.mark.django_db
@@ -34,16 +42,18 @@ def matches() -> tuple[list[Any], dict[str, Any]]:
     public = BotVersionFactory(bot__name="<b>&\"pub'lic", bot__owner=owner)
     hidden = BotVersionFactory(bot__name="hidden-bot", bot__is_public=False, bot__owner=owner)
     ladder = Ladder.objects.create(name="l", game="brexit", seats=3, builtins=["random"])
-    rated = MatchFactory(status=Match.Status.FINISHED, ladder=ladder, rated=True)
-    SeatFactory(match=rated, number=0, bot_version=public, rank=2)
-    SeatFactory(match=rated, number=1, bot_version=hidden, rank=1)
-    SeatFactory(match=rated, number=2, bot_version=None, builtin="random", rank=3)
+    rated = MatchFactory(ladder=ladder, rated=True)
+    SeatFactory(match=rated, number=0, bot_version=public)
+    SeatFactory(match=rated, number=1, bot_version=hidden)
+    SeatFactory(match=rated, number=2, bot_version=None, builtin="random")
+    finish(rated, outcome_of([2, 1, 3]))
     smoke = MatchFactory(validation_of=hidden, created_by=owner)
     SeatFactory(match=smoke, number=0, bot_version=hidden)
-    people = MatchFactory(status=Match.Status.WAITING, created_by=person)
+    people = MatchFactory(created_by=person)
     SeatFactory(match=people, number=0, bot_version=None, player=person)
     SeatFactory(match=people, number=1, bot_version=None, builtin="random")
-    empty = MatchFactory(game="brasilis", status=Match.Status.ABORTED)
+    suspend(people, seats=[0])
+    empty = abort(MatchFactory(game="brasilis"))
     users = {"anonymous": AnonymousUser(), "owner": owner, "person": person}
     users["staff"] = UserFactory(is_staff=True)
     return [rated, smoke, people, empty], users

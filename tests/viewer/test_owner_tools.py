@@ -12,9 +12,18 @@ from django.test import Client
 
 from games.engine.builtin import builtin_names
 from games.engine.platform_events import verdict_event
+from games.engine.types import Event
 from replays import store
 from replays.store import NewEvent
-from tests.factories import BotLogFactory, BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tests.factories import (
+    BotLogFactory,
+    BotVersionFactory,
+    MatchFactory,
+    SeatFactory,
+    UserFactory,
+    claim,
+    flush,
+)
 from tests.viewer.conftest import play
 from tournaments.play.models import Match, Seat
 
@@ -25,25 +34,30 @@ SECRET = "my-secret-debug-line"
 
 def with_a_timeout(owner: Any) -> tuple[Match, int]:
     """A finished Brexit match whose seat 0 (``owner``'s bot) timed out once, and wrote stderr."""
+    match, verdict_version, final = timing_out(owner)
+    flush(match, [final])
+    assert match.status == Match.Status.FINISHED
+    return match, verdict_version
+
+
+def timing_out(owner: Any) -> tuple[Match, int, Event]:
+    """``with_a_timeout``'s match still running, and the final event its worker will flush."""
     source = play("brexit", 3, None, seed=9)
     events = store.read(source.id)
     cut = next(
         e.version for e in events if e.metadata.get("actor") == 0 and e.type == "cards_placed"
     )
-    match = MatchFactory(game="brexit", seed=source.seed)
-    SeatFactory(match=match, number=0, bot_version=BotVersionFactory(bot__owner=owner))
-    for n in (1, 2):
-        SeatFactory(match=match, number=n, bot_version=None, builtin="random")
     copied = [NewEvent(type=e.type, payload=e.payload, metadata=e.metadata) for e in events]
     verdict = verdict_event(
         0, "timeout", detail="no answer in 1.0 s", elapsed_ms=1000, strikes=1, step=cut - 1
     )
     copied.insert(cut, NewEvent.from_engine(verdict, engine_version="brexit-1"))
-    store.append(match.id, copied, 0)
+    match = MatchFactory(game="brexit", seed=source.seed, events=copied[:-1])  # as a fork starts
+    SeatFactory(match=match, number=0, bot_version=BotVersionFactory(bot__owner=owner))
+    for n in (1, 2):
+        SeatFactory(match=match, number=n, bot_version=None, builtin="random")
     BotLogFactory(match=match, seat=0, version=cut - 1, text=SECRET)
-    match.refresh_from_db()
-    assert match.status == Match.Status.FINISHED
-    return match, cut + 1
+    return claim(match), cut + 1, events[-1].as_engine_event()
 
 
 def test_owner_sees_verdict_marks_and_stderr(owner: Any) -> None:
@@ -84,12 +98,12 @@ def test_others_see_neither_marks_nor_stderr(owner: Any, who: str) -> None:
 
 
 def test_staff_see_logs_only_once_the_match_is_over(owner: Any) -> None:
-    match, _ = with_a_timeout(owner)
+    match, _, final = timing_out(owner)
     staff = Client()
     staff.force_login(UserFactory.create(is_staff=True))
-    assert SECRET in staff.get(f"/matches/{match.pk}/").content.decode()
-    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
     assert SECRET not in staff.get(f"/matches/{match.pk}/").content.decode()
+    flush(match, [final])
+    assert SECRET in staff.get(f"/matches/{match.pk}/").content.decode()
 
 
 def test_act_download_is_what_the_bot_was_asked(owner: Any) -> None:

@@ -15,7 +15,7 @@ from django.test import Client
 
 from games.engine.registry import GAMES
 from tests.factories import UserFactory
-from tournaments.play import humans, runner, services
+from tournaments.play import runner, selectors, services
 from tournaments.play.models import Match
 from tournaments.site.pages.views import clock
 
@@ -40,12 +40,12 @@ def waiting(game: str, person: Any, **options: Any) -> Match:
 
 def move_once(person: Any, match: Match) -> Match:
     """The person's first legal action, then the bots' reply."""
-    (decision,) = humans.decisions(person, match.pk)
+    (decision,) = selectors.person_decisions(person, match.pk)
     legal = decision.legal or {}
     action = legal["actions"][0] if legal.get("actions") else {"place": []}
     if "bid" in (legal.get("space") or {}):
         action = {"bid": 0}
-    humans.submit(user=person, match_id=match.pk, action=action, step=decision.step)
+    services.submit_action(user=person, match_id=match.pk, action=action, step=decision.step)
     runner.run_match(uuid.UUID(str(match.pk)))
     match.refresh_from_db()
     return match

@@ -8,10 +8,16 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.factories import BotFactory, BotVersionFactory, MatchFactory, SeatFactory, UserFactory
+from tests.factories import (
+    BotFactory,
+    BotVersionFactory,
+    MatchFactory,
+    SeatFactory,
+    UserFactory,
+    finish,
+)
 from tournaments.competition import seasons
 from tournaments.competition.models import Ladder, Season, SeasonEntrant
-from tournaments.play.models import Match
 from tournaments.rating.models import Rating
 
 pytestmark = pytest.mark.django_db
@@ -33,9 +39,7 @@ def world() -> dict[str, Any]:
     for builtin in ("greedy", "random"):
         SeasonEntrant.objects.create(season=season, builtin=builtin)
     for winner in ("private", "greedy", "random"):
-        match = MatchFactory(
-            game="brexit", status=Match.Status.FINISHED, season=season, ladder=ladder
-        )
+        match = MatchFactory(game="brexit", season=season, ladder=ladder)
         order = [winner, *(p for p in ("private", "greedy", "random") if p != winner)]
         for number, who in enumerate(order):
             SeatFactory(
@@ -43,8 +47,8 @@ def world() -> dict[str, Any]:
                 number=number,
                 bot_version=version if who == "private" else None,
                 builtin="" if who == "private" else who,
-                rank=number + 1,
             )
+        finish(match)  # seat 0 first, then 1, then 2
     seasons.recompute_standings(season=season)
     Rating.objects.create(
         pool=f"ladder:{ladder.pk}",

@@ -19,16 +19,16 @@ from rest_framework.authtoken.models import Token
 
 from games.engine.registry import get
 from replays import snapshots, store
-from replays.store import NewEvent
 from tests import own_cache
-from tests.factories import MatchFactory, UserFactory
+from tests.factories import MatchFactory, UserFactory, flush
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import client_for, hidden_from, leaked, public_urls
 from tournaments.play import read_cache
 from tournaments.play.models import Match
+from tournaments.play.selectors import replay
+from tournaments.play.selectors.replay import LogLine
 from tournaments.play.visibility import ALL, PUBLIC, View, seat_view
-from tournaments.site import page_cache, replay
-from tournaments.site.replay import LogLine
+from tournaments.site import page_cache
 from tournaments.site.templatetags.replay_log import log_items
 
 pytestmark = pytest.mark.django_db
@@ -101,12 +101,7 @@ def test_a_live_page_that_is_not_full_is_read_afresh(running: Match) -> None:
     url = f"/api/matches/{running.pk}/events/?after={running.last_version - 2}&limit=50"
     before = Client().get(url).json()
     assert len(before["events"]) == 2
-    last = store.read(running.id)[-1]
-    store.append(
-        running.id,
-        [NewEvent(type=last.type, payload=last.payload, metadata=last.metadata)],
-        running.last_version,
-    )
+    flush(running, [store.read(running.id)[-1].as_engine_event()])  # its worker's next flush
     assert len(Client().get(url).json()["events"]) == 3
 
 

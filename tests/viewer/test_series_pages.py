@@ -13,7 +13,7 @@ from django.test import Client
 from games.engine.builtin import builtin_names
 from tests.factories import BotVersionFactory, UserFactory
 from tests.tournaments.test_series import finish, play_out, twin_outcome
-from tournaments.competition import series as series_service
+from tournaments.competition import services as series_service
 from tournaments.competition.models import Series
 from tournaments.play.models import BotVersion, Match
 

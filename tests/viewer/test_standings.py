@@ -9,9 +9,15 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.factories import BotFactory, BotVersionFactory, MatchFactory, RatingFactory, SeatFactory
+from tests.factories import (
+    BotFactory,
+    BotVersionFactory,
+    MatchFactory,
+    RatingFactory,
+    SeatFactory,
+    finish,
+)
 from tournaments.competition.models import Ladder, Season
-from tournaments.play.models import Match
 from tournaments.rating import settling
 from tournaments.rating.models import Rating, RatingHistory
 from tournaments.rating.ratings import ELO_PER_MU, Skill
@@ -68,10 +74,11 @@ def test_home_shows_a_top_table_per_ladder_not_raw_text(ladder: Ladder) -> None:
 def test_season_page_shows_fitted_standings_with_intervals_and_builtins() -> None:
     season = Season.objects.create(name="demo", game="brexit", seats=3, state="running")
     for winner in ("greedy", "greedy", "random"):
-        match = MatchFactory(game="brexit", season=season, status=Match.Status.FINISHED)
+        match = MatchFactory(game="brexit", season=season)
         others = [b for b in ("greedy", "random", "search") if b != winner]
         for number, name in enumerate([winner, *others]):
-            SeatFactory(match=match, number=number, bot_version=None, builtin=name, rank=number + 1)
+            SeatFactory(match=match, number=number, bot_version=None, builtin=name)
+        finish(match)  # seat 0 first, then 1, then 2
     html = Client().get(f"/seasons/{season.pk}/").content.decode()
     assert "No finished matches yet" not in html
     assert "builtin:greedy" in html and "builtin:search" in html
@@ -85,9 +92,7 @@ def rated(
     """One rated match of ``version`` in the ladder's or the season's pool, rated ``value`` after."""
     pool = f"ladder:{ladder.pk}" if ladder is not None else f"season:{season.pk}"
     made: RatingHistory = RatingHistory.objects.create(
-        match=MatchFactory(
-            game="brexit", ladder=ladder, season=season, status=Match.Status.FINISHED
-        ),
+        match=finish(MatchFactory(game="brexit", ladder=ladder, season=season)),
         position=position,
         pool=pool,
         player=f"v:{version.pk}",

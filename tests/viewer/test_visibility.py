@@ -22,7 +22,7 @@ from replays import store
 from tests.factories import UserFactory
 from tests.viewer.conftest import play, running_copy
 from tournaments.play.models import Match
-from tournaments.site import replay
+from tournaments.play.selectors import replay
 
 pytestmark = pytest.mark.django_db
 

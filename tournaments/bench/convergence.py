@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tournaments.bench.simulation import kendall_tau, plackett_luce_draw
 from tournaments.competition import matchmaking
 from tournaments.rating import ladder_order, ratings
 
@@ -57,7 +58,7 @@ class _Ladder:
         played: dict[str, int] = {}
         for table in matchmaking.round_tables(entrants, self.settings, self.rng):
             for seating in matchmaking.rotations(table, self.settings.duplicate):
-                ranks = ratings.plackett_luce_draw([self.strength[p] for p in seating], self.rng)
+                ranks = plackett_luce_draw([self.strength[p] for p in seating], self.rng)
                 new = ratings.rate([skills[p] for p in seating], ranks)
                 for p, s in zip(seating, new, strict=True):
                     skills[p] = s
@@ -103,7 +104,7 @@ def _settled(ladder: _Ladder, games_per_bot: int, target: float) -> tuple[float 
     taus: list[tuple[float, float]] = []
     while ladder.mean_games() < games_per_bot:
         ladder.play_round()
-        tau = ratings.kendall_tau(ladder_order.order(ladder.skills), ladder.true_order())
+        tau = kendall_tau(ladder_order.order(ladder.skills), ladder.true_order())
         taus.append((ladder.mean_games(), tau))
     settled_at = None
     for games, tau in reversed(taus):
@@ -201,7 +202,7 @@ def oracle_newcomer_error(
         table = [true, *(field[i] for i in rng.sample(nearest, seats - 1))]
         for rotation in matchmaking.rotations([str(i) for i in range(seats)]):
             seating = [int(i) for i in rotation]
-            ranks = ratings.plackett_luce_draw([table[i] for i in seating], rng)
+            ranks = plackett_luce_draw([table[i] for i in seating], rng)
             finish = sorted(range(seats), key=lambda k: ranks[k])
             # Back in the table's own order (the newcomer is table[0]).
             seen.append((table, [seating[k] for k in finish]))

@@ -10,7 +10,7 @@ many as the workers, for the whole run: every general worker is always busy.
 Meanwhile a person (a script thinking ``think`` seconds before each move, as a person reading
 the board does, longer than the scheduler's ``FAIR_HEAD_START_GAP_SECONDS``) plays ``games``
 Brexit games against two built-in bots through the same service the API calls
-(``humans.submit``), choosing what the game's random bot would. Measured on the database's
+(``services.submit_action``), choosing what the game's random bot would. Measured on the database's
 clock, for each move: from the person's action (``Match.human_acted_at``) to the match
 waiting for them again (``Match.suspended_at``) or over (``finished_at``): the bots' reply,
 as the person sees it. Target: p95 ≤ 1,000 ms. A move after which the person decides again
@@ -35,7 +35,7 @@ from replays import snapshots
 from tournaments.bench.children import delete_queues, routed_to
 from tournaments.bench.scale import BenchWorker, worker_env
 from tournaments.competition.models import Ladder
-from tournaments.play import dispatch, humans, services
+from tournaments.play import dispatch, services
 from tournaments.play.models import Match, Seat
 
 GAME = "brexit"
@@ -106,7 +106,9 @@ class _Person:
         time.sleep(self.think)  # a person reading the board, not a wait for a condition
         state, _ = snapshots.state_at_step(self.rules, match.id, match.last_version)
         action = self.choose(state, 0, self.rng)
-        humans.submit(user=self.user, match_id=match.pk, action=action, step=match.waiting_step)
+        services.submit_action(
+            user=self.user, match_id=match.pk, action=action, step=match.waiting_step
+        )
         acted = Match.objects.values_list("human_acted_at", flat=True).get(pk=match.pk)
         assert acted is not None
         return acted

@@ -19,19 +19,33 @@ import random
 import statistics
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 from django.db import DatabaseError, connection
+from openskill.models import PlackettLuce
 from uuid_utils.compat import uuid7
 
 from games.engine.platform_events import MATCH_FINISHED
+from tournaments.bench.simulation import plackett_luce_draw
 from tournaments.competition.models import Ladder
 from tournaments.rating import rating_feed, ratings
 
 SEATS = 4
 PLAYERS = 40
+
+
+_LIBRARY = PlackettLuce(mu=ratings.MU, sigma=ratings.SIGMA, beta=ratings.BETA, tau=0.0)
+"""The library as the ratings configure it (tournaments/rating/ratings.py), for the bare run."""
+
+
+def bare_rate(skills: Sequence[tuple[float, float]], ranks: Sequence[int]) -> list[ratings.Skill]:
+    """The library call alone: what :func:`ratings.rate` costs without Elo."""
+    teams = [[_LIBRARY.rating(mu=mu, sigma=sigma)] for mu, sigma in skills]
+    new = _LIBRARY.rate(teams, ranks=[float(r) for r in ranks])
+    return [ratings.Skill(mu=t[0].mu, sigma=t[0].sigma) for t in new]
 
 
 def _copy(cur: Any, sql: str, lines: list[str]) -> None:
@@ -61,7 +75,7 @@ def store_results(
             for _ in range(min(10_000, count - start)):
                 match_id = uuid7()
                 table = rng.sample(names, SEATS)
-                ranks = ratings.plackett_luce_draw([strength[p] for p in table], rng)
+                ranks = plackett_luce_draw([strength[p] for p in table], rng)
                 played.append((tuple(f"builtin:{p}" for p in table), tuple(ranks)))
                 matches.append(
                     f"{match_id}\tbrexit\t{{}}\t{rng.getrandbits(62)}\tqueued\tt\t{ladder.pk}\n"
@@ -107,9 +121,7 @@ def _bare(played: Played, skills: dict[str, tuple[float, float]]) -> float:
     """
     start = time.perf_counter()
     for players, ranks in played:
-        new = ratings.bare_rate(
-            [skills.get(p, (ratings.MU, ratings.SIGMA)) for p in players], ranks
-        )
+        new = bare_rate([skills.get(p, (ratings.MU, ratings.SIGMA)) for p in players], ranks)
         for p, s in zip(players, new, strict=True):
             skills[p] = (s.mu, s.sigma)
     return time.perf_counter() - start

@@ -18,19 +18,18 @@ import random
 import secrets
 from collections import Counter
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Max
 from django.utils import timezone
 from uuid_utils.compat import uuid7
 
 from config import queues
 from tournaments.competition import matchmaking, selectors
 from tournaments.competition.models import Ladder, LadderRound
-from tournaments.play import read_cache, services
-from tournaments.play.models import BUILTIN_BOTS, BotVersion, Match, Seat
-from tournaments.rating import keys, ladder_order, rating_feed, ratings
+from tournaments.play import services
+from tournaments.play.models import Match, Seat
+from tournaments.rating import keys, rating_feed, ratings
 from tournaments.rating.models import Rating
 
 RECENT = timedelta(hours=24)
@@ -69,105 +68,6 @@ def slot_of(moment: datetime, seconds: int) -> datetime:
     return datetime.fromtimestamp(stamp, tz=UTC)
 
 
-def pool(ladder: Ladder) -> str:
-    return f"ladder:{ladder.pk}"
-
-
-def ratings_of(ladder: Ladder) -> QuerySet[Rating]:
-    """The ladder's ratings, built-in bots included, in the ladder's order (ladder_order.ranked:
-    best first, each annotated with ``provisional`` and ``score``)."""
-    return ladder_order.ranked(pool(ladder))
-
-
-TOPS_SECONDS = 15
-"""How long the home page's ladder tops are kept. A time, not an invalidation: ratings move with
-every rated match (10-20 a second at the planned rate), so clearing on each write would keep
-nothing, and a top ten 15 seconds old is as good on a home page."""
-TOPS_KEY = "home:ladder-tops:1"
-
-
-def tops(limit: int = 10) -> list[tuple[Ladder, list[Rating]]]:
-    """Each ladder, by game then name, with its best ``limit`` ratings (``ratings_of``'s order).
-
-    The ranking is cached (Redis, ``TOPS_SECONDS``); who the players are is not: the versions and
-    bots are read at each call, so a bot made private is never named from the cache."""
-
-    def rank() -> list[tuple[Ladder, list[dict[str, Any]]]]:
-        return [
-            (ladder, list(ratings_of(ladder).values(*_TOP_FIELDS)[:limit]))
-            for ladder in selectors.ladders_by_game()
-        ]
-
-    ranked = read_cache.remember(TOPS_KEY, rank, timeout=TOPS_SECONDS)
-    wanted = {row["bot_version_id"] for _, rows in ranked for row in rows}
-    versions = BotVersion.objects.select_related("bot").in_bulk(wanted - {None})
-    return [
-        (
-            ladder,
-            [
-                Rating(
-                    **{k: v for k, v in row.items() if k != "bot_version_id"},
-                    bot_version=versions.get(row["bot_version_id"]),
-                )
-                for row in rows
-                if row["bot_version_id"] is None or row["bot_version_id"] in versions
-            ],
-        )
-        for ladder, rows in ranked
-    ]
-
-
-_TOP_FIELDS = ("bot_version_id", "builtin", "rating", "deviation", "conservative", "games")
-
-
-def members(ladder: Ladder) -> list[str]:
-    """Each active bot's active version of the ladder's game (the one its owner chose, else its
-    newest ready one), and its built-in bots."""
-    ready = BotVersion.objects.filter(
-        bot__game=ladder.game, bot__is_active=True, status=BotVersion.Status.READY
-    )
-    # A chosen version is ready (services.activate_version): its bot plays it, not its newest.
-    chosen = list(ready.filter(bot__active_version=F("pk")).values_list("id", flat=True))
-    newest = (
-        ready.filter(bot__active_version__isnull=True)
-        .values("bot_id")
-        .annotate(number=Max("number"))
-    )
-    wanted = Q()
-    for row in newest:
-        wanted |= Q(bot_id=row["bot_id"], number=row["number"])
-    versions = chosen + (
-        list(BotVersion.objects.filter(wanted).values_list("id", flat=True)) if newest else []
-    )
-    builtins = [b for b in ladder.builtins if b in BUILTIN_BOTS]
-    return [f"v:{v}" for v in sorted(versions)] + [f"builtin:{b}" for b in builtins]
-
-
-def member_counts(ladders: list[Ladder]) -> dict[int, int]:
-    """``len(members(ladder))`` for each ladder, in one query however many ladders (lists)."""
-    newest = (
-        BotVersion.objects.filter(bot=OuterRef("bot"), status=BotVersion.Status.READY)
-        .order_by("-number")
-        .values("number")[:1]
-    )
-    per_game = dict(
-        BotVersion.objects.filter(
-            bot__game__in={ladder.game for ladder in ladders},
-            bot__is_active=True,
-            status=BotVersion.Status.READY,
-            number=Subquery(newest),
-        )
-        .values("bot__game")
-        .annotate(n=Count("id"))
-        .values_list("bot__game", "n")
-    )
-    return {
-        ladder.pk: per_game.get(ladder.game, 0)
-        + len([b for b in ladder.builtins if b in BUILTIN_BOTS])
-        for ladder in ladders
-    }
-
-
 def _players(seats: list[tuple[int | None, str]]) -> list[str]:
     return [keys.player_of(bot_version_id=v, builtin=b) for v, b in seats]
 
@@ -194,13 +94,13 @@ def entrants(ladder: Ladder, players: list[str]) -> tuple[list[matchmaking.Entra
     )
     stored = {
         (r.pool, r.player): ratings.Skill(mu=r.mu, sigma=r.sigma, elo=r.elo, games=r.games)
-        for r in Rating.objects.filter(pool=pool(ladder))
+        for r in Rating.objects.filter(pool=selectors.pool(ladder))
     }
     book = ratings.Book(stored)
     preds = rating_feed.predecessors(players)
     out = []
     for player in players:
-        skill = book.skill(pool(ladder), player, preds.get(player, ()))
+        skill = book.skill(selectors.pool(ladder), player, preds.get(player, ()))
         out.append(matchmaking.Entrant(player, skill.rating, skill.deviation, recent[player]))
     return out, pending
 
@@ -248,7 +148,7 @@ def play_round(
             record, new = LadderRound.objects.get_or_create(ladder=ladder, slot=slot)
             if not new:
                 return []
-        players = members(ladder)
+        players = selectors.members(ladder)
         withdraw_departed(ladder, players)
         everyone, pending = entrants(ladder, players)
         free = [e for e in everyone if e.player not in pending]

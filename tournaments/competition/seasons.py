@@ -17,15 +17,15 @@ import secrets
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 from uuid_utils.compat import uuid7
 
+from tournaments.competition import selectors
 from tournaments.competition.models import Fixture, Season
-from tournaments.play import services, visibility
-from tournaments.play.models import BotVersion, Match, Seat
+from tournaments.play import services
+from tournaments.play.models import BotVersion, Match
 from tournaments.rating import keys, ratings
 
 State = Season.State
@@ -137,7 +137,7 @@ def finish_season(*, season: Season) -> Season:
     """Freeze the standings; fixtures not played by now are not played."""
     with transaction.atomic():
         season = _end(season, State.FINISHED, reason="the season finished")
-        season.standings = standings(season)
+        season.standings = selectors.fitted_standings(season)
         season.save(update_fields=["state", "finished_at", "standings"])
     return season
 
@@ -374,83 +374,10 @@ def rerun_void(*, season: Season) -> int:
     return count
 
 
-# Standings
-
-
-def results(season: Season) -> list[dict[str, int]]:
-    """Each finished match of the season as ``{player: rank}``.
-
-    The seats' ranks, written from each ``match_finished`` event in the statement that appends
-    it (the result projection), as the season's end reads its matches' status: the ratings'
-    feed comes later (docs/architecture.md, "Ratings and standings: two reads of the results").
-    """
-    by_match: dict[Any, dict[str, int]] = {}
-    seats = Seat.objects.filter(
-        match__season=season, match__status=Match.Status.FINISHED, rank__isnull=False
-    ).values_list("match_id", "bot_version_id", "builtin", "rank")
-    for match_id, version, builtin, rank in seats:
-        by_match.setdefault(match_id, {})[
-            keys.player_of(bot_version_id=version, builtin=builtin)
-        ] = int(rank or 0)
-    return list(by_match.values())
-
-
-def label(player: str) -> str:
-    vid = keys.version_id(player)
-    if vid is None:
-        return player
-    version = BotVersion.objects.select_related("bot").filter(pk=vid).first()
-    return str(version) if version else player
-
-
-def standings(season: Season) -> list[dict[str, Any]]:
-    """Maximum-likelihood standings of the season's results so far, with 95% intervals."""
-    return [
-        {
-            "place": s.place,
-            "player": s.player,
-            "name": label(s.player),
-            "elo": round(s.elo, 1),
-            "low": round(s.low, 1),
-            "high": round(s.high, 1),
-            "games": s.games,
-        }
-        for s in ratings.season_standings(results(season))
-    ]
-
-
-def standings_seen_by(season: Season, user: Any) -> list[dict[str, Any]]:
-    """The standings as ``user`` may read them: frozen once fitted, else fitted now; private
-    bots under the neutral label and an opaque key for anyone but their owner and staff."""
-    rows = season.standings if season.standings is not None else standings(season)
-    hidden = hidden_entrants(season, user)
-    return [
-        {**r, "player": visibility.opaque_player(r["player"]), "name": visibility.PRIVATE_BOT}
-        if r["player"] in hidden
-        else r
-        for r in rows
-    ]
-
-
-def hidden_entrants(season: Season, user: Any) -> set[str]:
-    """The season's private bots' player keys that ``user`` sees only as opaque keys."""
-    return {
-        e.player
-        for e in season.entrants.select_related("bot_version__bot")
-        if visibility.hides_player(user, e.bot_version)
-    }
-
-
-def progress(season: Season) -> tuple[int, int]:
-    """(matches finished, matches scheduled) so far."""
-    fixtures = Fixture.objects.filter(season=season)
-    return fixtures.filter(match__status=Match.Status.FINISHED).count(), fixtures.count()
-
-
 def recompute_standings(*, season: Season) -> Season:
     """Fit the standings again from the results (a finished season's stay frozen otherwise)."""
     with transaction.atomic():
         season = Season.objects.select_for_update().get(pk=season.pk)
-        season.standings = standings(season)
+        season.standings = selectors.fitted_standings(season)
         season.save(update_fields=["standings"])
     return season

@@ -43,12 +43,14 @@ T = TypeVar("T")
 CACHE_DOWN = (RedisError, OSError)
 """What a cache that is away raises (replays are then computed, the rate limits fail open)."""
 
-VERSION = 4
+VERSION = 5
 """2: a sight names whether it shows the seed (a duplicate deal's finished match hides it).
 3: a log's lines are ``tournaments.site.replay.LogLine``, pickled by their module's path (issue 22
 moved it from ``tournaments.replay``: a value stored before would not load).
 4: boards give each card its value and effect, and a person's verdicts read as a person's
-(issue 24)."""
+(issue 24).
+5: a log's lines are ``tournaments.play.selectors.replay.LogLine`` (moved from
+``tournaments.site.replay`` when the replay reads joined play's selectors)."""
 TIMEOUT = 24 * 3600
 """Seconds a value stays: only so that a replay nobody reads any more leaves the cache."""
 
@@ -81,7 +83,7 @@ def state_key(match: Match | Keyed, step: int, view: View) -> str:
 
 def folded_key(match: Match | Keyed, first: int) -> str:
     """A finished match's whole states (``rules.dump``) in the block of steps from ``first``,
-    compressed together, kept by the viewer's whole-match fold (tournaments/site/replay.py:
+    compressed together, kept by the viewer's whole-match fold (tournaments/play/selectors/replay.py:
     ``FOLDED_BLOCK``, ``FOLDED_SECONDS``). Named apart from the one-state-a-key values it
     replaced (``folded:<step>``), which a process of the release before may still write."""
     return f"{_prefix(match)}:folded-block:{first}"

@@ -27,13 +27,27 @@ from rest_framework.authtoken.models import Token
 from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.match import replay
+from games.engine.platform_events import PLATFORM_EVENTS
 from games.engine.registry import GAMES
-from games.sandbox.upload import UploadError, check_filename, refuse_compiled, unpack
-from tournaments.play import allowance, dispatch, humans, lifecycle, selectors, webhooks
-from tournaments.play.models import AccountOrigin, Bot, BotVersion, Match, Seat
+from games.sandbox.upload import UploadError, check_filename, refuse_compiled, unpack, unprintable
+from replays import store
+from replays.store import NewEvent, StoredEvent
+from tournaments.play import allowance, dispatch, lifecycle, selectors, tokens, webhooks
+
+# What a write past the account's allowance raises (answered 429), named with the writes.
+from tournaments.play.allowance import OverLimit as OverLimit
+
+# What a person's action may be refused with (answered 400 and 409), named with the writes.
+from tournaments.play.lifecycle import Conflict as Conflict
+from tournaments.play.lifecycle import Refused as Refused
+from tournaments.play.models import AccountOrigin, ApiToken, Bot, BotVersion, Match, Seat
 from tournaments.play.origins import origin_of
+from tournaments.play.visibility import deal_over, is_over, seats_of, shows_bot
 
 MAX_SEED = 2**63 - 1
+DEFAULT_MOVE_SECONDS = 600
+"""A person's time for one decision unless the challenge sets ``human_move_seconds``."""
+MIN_MOVE_SECONDS, MAX_MOVE_SECONDS = 5, 7 * 24 * 3600
 
 log = logging.getLogger(__name__)
 
@@ -336,12 +350,12 @@ def create_challenge(
     elif not 0 <= seed <= MAX_SEED:
         raise Invalid({"seed": f"seed must be between 0 and {MAX_SEED}"})
     _check_start(info.rules, len(seats), seed, played_options)
-    move_seconds = humans.DEFAULT_MOVE_SECONDS if human_move_seconds is None else human_move_seconds
-    if not humans.MIN_MOVE_SECONDS <= move_seconds <= humans.MAX_MOVE_SECONDS:
+    move_seconds = DEFAULT_MOVE_SECONDS if human_move_seconds is None else human_move_seconds
+    if not MIN_MOVE_SECONDS <= move_seconds <= MAX_MOVE_SECONDS:
         raise Invalid(
             {
                 "human_move_seconds": f"a person's time per decision must be between"
-                f" {humans.MIN_MOVE_SECONDS} and {humans.MAX_MOVE_SECONDS} seconds"
+                f" {MIN_MOVE_SECONDS} and {MAX_MOVE_SECONDS} seconds"
             }
         )
     priority = priority_of(seats)
@@ -562,3 +576,173 @@ def cancel_queued_matches(*, matches: Any, reason: str) -> int:
     """Cancel the queued ones among ``matches`` (a queryset): they end aborted, never played
     (``lifecycle.do_cancel``); a match that a worker already started is left to finish."""
     return lifecycle.do_cancel(matches, reason)
+
+
+# Forks: a finished match at step N becomes a new unrated match that replays N events, then plays
+# on. A match of a duplicate deal is forked only once the whole deal is over
+# (``visibility.deal_over``): the fork would otherwise hand its seed and events out early. The
+# fork keeps the original's seed, so each step's random generator (derived from the seed and the
+# stream version) draws the same cards as the original wherever the decisions are the same. Its
+# stream begins with copies of the original's first N events; the runner resumes it like any
+# interrupted match.
+
+
+def decision_step(events: Sequence[StoredEvent], step: int) -> int:
+    """The latest step at or before ``step`` where a seat is about to decide.
+
+    A decision's consequences (flips, scoring, draws) are written with it; a
+    stream cut between them would leave the engine half-way through its own
+    work, so a fork always starts just before a decision.
+    """
+    for v in range(min(step, len(events) - 1), 0, -1):
+        nxt = events[v]  # the event at version v + 1
+        if nxt.metadata.get("actor") is not None and nxt.type not in PLATFORM_EVENTS:
+            return v
+    raise Invalid({"step": "no decision is taken at or before this step"})
+
+
+def fork_match(
+    *, user: Any, original: Match, step: int, seats: Sequence[Mapping[str, Any]] | None = None
+) -> Match:
+    """Create the fork (queued), its seats and its first events; the runner plays it on commit.
+
+    ``seats`` gives each seat in table order: {"bot_version": id}, {"builtin": name},
+    or {} to keep the original's player.
+    """
+    if not is_over(original):
+        raise Invalid({"match": "only a match that is over (finished or aborted) can be forked"})
+    if not deal_over(original):
+        # The fork would copy the seed and the events: the cards the rest of the set still plays.
+        raise Invalid(
+            {
+                "match": "this match is part of a duplicate deal whose other matches are still "
+                "being played; it can be forked once they are all over"
+            }
+        )
+    if not (user.is_staff or seats_of(user, original)):
+        raise Invalid({"match": "only the owner of a bot in this match can fork it"})
+    original_seats = list(
+        Seat.objects.filter(match=original).select_related("bot_version__bot").order_by("number")
+    )
+    wanted = list(seats) if seats else [{} for _ in original_seats]
+    if len(wanted) != len(original_seats):
+        raise Invalid({"seats": f"this match has {len(original_seats)} seats, not {len(wanted)}"})
+    if not 1 <= step < original.last_version:
+        raise Invalid({"step": f"step must be between 1 and {original.last_version - 1}"})
+    kept = [
+        dict(w)
+        if w
+        else (
+            {"bot_version": s.bot_version_id}
+            if s.bot_version_id
+            else {"human": True}  # the one who forks plays a person's seat on
+            if s.player_id
+            else {"builtin": s.builtin}
+        )
+        for w, s in zip(wanted, original_seats, strict=True)
+    ]
+    hidden = [
+        s.number
+        for w, s in zip(wanted, original_seats, strict=True)
+        if not w and s.bot_version is not None and not shows_bot(user, s.bot_version.bot)
+    ]
+    if hidden:
+        # Named without its version id, which would place the private bot among the versions.
+        raise Invalid(
+            {
+                "seats": [
+                    f"seat {n}: its bot is private; name a built-in or a bot of yours for it"
+                    for n in hidden
+                ]
+            }
+        )
+    versions = _seat_versions(user=user, game=original.game, seats=kept)
+    events = store.read(original.id)
+    step = decision_step(events, step)
+    copied = [
+        NewEvent(
+            type=ev.type,
+            payload=ev.payload,
+            schema_version=ev.schema_version,
+            metadata={
+                **ev.metadata,
+                "copied_from": {"match": str(original.id), "version": ev.version},
+            },
+        )
+        for ev in events[:step]
+    ]
+    with transaction.atomic():
+        allowance.check_matches(user)
+        fork = lifecycle.do_create(
+            seats=seat_rows(kept, versions, user=user),
+            events=copied,
+            game=original.game,
+            options=original.options,
+            seed=original.seed,
+            rated=False,
+            created_by=user,
+            forked_from=original,
+            forked_at=step,
+            priority=priority_of(kept),
+        )
+    fork.refresh_from_db()
+    return fork
+
+
+# --- named API tokens (tournaments/play/tokens.py) ----------------------------------------------
+
+
+def create_token(*, user: Any, name: str) -> tuple[ApiToken, str]:
+    """A new named token and its key, which is not kept: the caller shows it once."""
+    name = name.strip()
+    if not name:
+        raise Invalid({"name": "give the token a name (where it will be used)"})
+    if len(name) > 60:
+        raise Invalid({"name": "a token's name is at most 60 characters"})
+    found = unprintable(name)
+    if found:
+        raise Invalid({"name": f"the name has a control or invisible character ({found})"})
+    if ApiToken.objects.filter(user=user).count() >= tokens.MAX_TOKENS:
+        raise Invalid({"name": f"you have {tokens.MAX_TOKENS} tokens already; revoke one first"})
+    if ApiToken.objects.filter(user=user, name=name).exists():
+        raise Invalid({"name": f"you already have a token called {name!r}"})
+    prefix = secrets.token_hex(6)
+    key = f"{tokens.KEY_START}{prefix}_{secrets.token_urlsafe(32)}"
+    try:
+        with transaction.atomic():
+            token = ApiToken.objects.create(
+                user=user, name=name, prefix=prefix, digest=tokens.digest(key)
+            )
+    except IntegrityError:  # the same name at once (a 2**48 prefix collision reads the same)
+        raise Invalid({"name": f"you already have a token called {name!r}"}) from None
+    return token, key
+
+
+def revoke_token(*, user: Any, token_id: int) -> bool:
+    """Delete one of ``user``'s tokens; False if they have none with this id."""
+    deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
+    return deleted > 0
+
+
+# --- a person's action (tournaments/play/humans.py) ---------------------------------------------
+
+
+def submit_action(
+    *, user: Any, match_id: Any, action: Any, seat: int | None = None, step: int | None = None
+) -> Match:
+    """Apply a person's action for their seat, as the runner applies a bot's, and queue the bots.
+
+    ``step``: the decision the person answers (``waiting_step`` when they were asked); a
+    second submission for a decision already answered is a Conflict, not the next decision's
+    action. Raises NotFound, Refused or Conflict; on Refused and Conflict nothing is stored.
+    """
+    mine = set(selectors.own_seats(user, match_id))
+    if seat is None:
+        if len(mine) > 1:
+            raise Refused(f'you play seats {sorted(mine)} here: say which one with "seat"')
+        seat = next(iter(mine))
+    if seat not in mine:
+        raise selectors.NotFound(f"seat {seat} is not yours to play")
+    if not isinstance(action, dict):
+        raise Refused('the action must be a JSON object, e.g. {"pass": true}')
+    return lifecycle.take_action(match_id, seat, action, step)

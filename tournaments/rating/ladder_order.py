@@ -41,11 +41,14 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Least
 
 from tournaments.rating.models import Rating
-from tournaments.rating.ratings import CONSERVATIVE_K, ELO_PER_MU, SIGMA, Skill
-
-PROVISIONAL_GAMES = 8
-"""A bot's rating is provisional until its 8th game (two duplicate sets of a 4-seat ladder):
-until then the ladder lists it after the established bots."""
+from tournaments.rating.ratings import (
+    CONSERVATIVE_K,
+    ELO_PER_MU,
+    PROVISIONAL_GAMES,
+    SIGMA,
+    Skill,
+    is_provisional,
+)
 
 
 class Term(NamedTuple):
@@ -62,10 +65,6 @@ ORDER: tuple[Term, ...] = (
     Term("mu", descending=True),
 )
 """Best first; what these leave tied keeps the order in which the bots were first rated."""
-
-
-def is_provisional(games: int) -> bool:
-    return games < PROVISIONAL_GAMES
 
 
 def uncertainty_cap(skills: Iterable[Skill]) -> float:

@@ -27,7 +27,6 @@ the same factor. The season fit works in log-strengths ``theta`` where
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -48,6 +47,16 @@ CONSERVATIVE_K = 3.0
 NEW_VERSION_WIDEN = SIGMA / 2.0
 
 ELO_K = 32.0
+
+PROVISIONAL_GAMES = 8
+"""A bot's rating is provisional until its 8th game (two duplicate sets of a 4-seat ladder):
+until then the ladder lists it after the established bots."""
+
+
+def is_provisional(games: int) -> bool:
+    """Listed after the established bots (tournaments/rating/ladder_order.py)."""
+    return games < PROVISIONAL_GAMES
+
 
 _MODEL = PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, tau=0.0)
 
@@ -105,13 +114,6 @@ def rate(skills: Sequence[Skill], ranks: Sequence[int]) -> list[Skill]:
         Skill(team[0].mu, team[0].sigma, elo, s.games + 1)
         for s, team, elo in zip(skills, new, elos, strict=True)
     ]
-
-
-def bare_rate(skills: Sequence[tuple[float, float]], ranks: Sequence[int]) -> list[Skill]:
-    """The library call alone, for benchmarks: what :func:`rate` costs without Elo."""
-    teams = [[_MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma in skills]
-    new = _MODEL.rate(teams, ranks=[float(r) for r in ranks])
-    return [Skill(mu=t[0].mu, sigma=t[0].sigma) for t in new]
 
 
 def elo_update(elos: Sequence[float], ranks: Sequence[int], k: float = ELO_K) -> list[float]:
@@ -354,33 +356,3 @@ def _inverse(matrix: list[list[float]]) -> list[list[float]]:
                 f = a[r][col]
                 a[r] = [x - f * y for x, y in zip(a[r], a[col], strict=True)]
     return [row[n:] for row in a]
-
-
-# Tools for simulations and benchmarks
-
-
-def plackett_luce_draw(strengths: Sequence[float], rng: random.Random) -> list[int]:
-    """Ranks (1 best) drawn from Plackett-Luce with the given log-strengths: the true model."""
-    left = list(range(len(strengths)))
-    ranks = [0] * len(strengths)
-    for place in range(1, len(strengths) + 1):
-        weights = [math.exp(strengths[i]) for i in left]
-        pick = rng.choices(left, weights=weights)[0]
-        ranks[pick] = place
-        left.remove(pick)
-    return ranks
-
-
-def kendall_tau(a: Sequence[str], b: Sequence[str]) -> float:
-    """Kendall's tau between two orders of the same players (1 identical, -1 reversed)."""
-    where = {p: i for i, p in enumerate(b)}
-    n = len(a)
-    concordant = discordant = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            if where[a[i]] < where[a[j]]:
-                concordant += 1
-            else:
-                discordant += 1
-    pairs = n * (n - 1) // 2
-    return (concordant - discordant) / pairs if pairs else 1.0

@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from tournaments.play.models import Bot, BotVersion
 from tournaments.rating import ladder_order, settling
 from tournaments.rating.models import Rating, RatingHistory
-from tournaments.rating.ratings import ELO_PER_MU, Skill
+from tournaments.rating.ratings import ELO_PER_MU, Skill, is_provisional
 
 
 def history(pool: str, *, player: str | None = None) -> QuerySet[RatingHistory]:
@@ -75,7 +75,7 @@ def ladder_standings(bot: Bot) -> list[Standing]:
         pool = Rating.objects.filter(pool=row.pool).values_list("deviation", "games")
         skills = [Skill(sigma=d / ELO_PER_MU, games=g) for d, g in pool]
         cap = ladder_order.uncertainty_cap(skills)
-        placed = [s.deviation for s in skills if not ladder_order.is_provisional(s.games)]
+        placed = [s.deviation for s in skills if not is_provisional(s.games)]
         typical = statistics.median(placed) if placed else cap
         skill = Skill(mu=row.mu, sigma=row.sigma, elo=row.elo, games=row.games)
         out.append(

@@ -14,8 +14,7 @@ as one ("about"): real tables and results vary.
 
 from __future__ import annotations
 
-from tournaments.rating.ladder_order import PROVISIONAL_GAMES
-from tournaments.rating.ratings import ELO_PER_MU, Skill, rate
+from tournaments.rating.ratings import ELO_PER_MU, PROVISIONAL_GAMES, Skill, rate
 
 LIMIT = 500
 """Games looked ahead at most: a deviation that does not reach the cap by then never will."""

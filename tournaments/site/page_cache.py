@@ -18,8 +18,8 @@ Three rules keep it honest:
   generation* it was rendered under, and a write that can hide something (a bot made private,
   renamed, deactivated or given away; a bot, version, match or seat deleted; an account renamed
   or deactivated: a change of what the pages show, not any save) sets a new generation once it
-  commits (``hidden_changed``, connected to the models' signals in
-  ``connect``): an entry of an older generation is a miss. The generation is read in the same
+  commits (``hidden_changed``, connected to the models' signals by the app, tournaments/apps.py):
+  an entry of an older generation is a miss. The generation is read in the same
   round trip as the entry. A page rendered from rows read before such a commit is stored under
   the generation read before it, so it is never served after the bump. A page rendered *after*
   the bump from a replica (config/replica.py) may still lack the write, for as long as the
@@ -46,17 +46,12 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Model
-from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse
 
 from config import replica
-from tournaments.play import row_changes
-from tournaments.play.models import Bot, BotVersion, Match, Seat
 from tournaments.play.read_cache import CACHE_DOWN
 
 log = logging.getLogger(__name__)
@@ -272,7 +267,7 @@ BOT_SHOWN = frozenset({"name", "is_public", "is_active", "owner_id", "game"})
 and its game. Its description, webhook and chosen version are on no cached page."""
 
 
-def changes_shown(bot: Bot, changes: Mapping[str, Any]) -> bool:
+def changes_shown(bot: Any, changes: Mapping[str, Any]) -> bool:
     """Whether writing ``changes`` (a bot write's validated fields) to ``bot`` would change one of
     its ``BOT_SHOWN`` columns, and so retire every entry: what the ``visibility`` rate limit
     counts, on the API and on the site alike (tournaments/site/api/throttles.py)."""
@@ -284,28 +279,8 @@ ACCOUNT_SHOWN = frozenset({"username", "is_active"})
 profile edit does not change a page."""
 
 
-def connect() -> None:
-    """Bump the generation on every write that can hide what a cached page shows: a change of a
-    bot's ``BOT_SHOWN`` or an account's ``ACCOUNT_SHOWN`` columns (compared with the row before
-    the save, ``row_changes``), and the deletion of a bot, a version, a match, a seat or an
-    account. Any other save leaves the entries be: one account's edits of its own bots would
-    otherwise empty every visitor's cache. Match and seat saves (statuses, results) are left to
-    the expiry: they reveal, never hide."""
-    row_changes.watch(Bot, BOT_SHOWN, hidden_changed, "page cache")
-    row_changes.watch(get_user_model(), ACCOUNT_SHOWN, hidden_changed, "page cache")
-    deleted: list[type[Model]] = [Bot, BotVersion, Match, Seat, get_user_model()]
-    for model in deleted:
-        post_delete.connect(
-            hidden_changed, sender=model, dispatch_uid=f"page cache: {model.__name__} deleted"
-        )
-
-
-def _forked(instance: Match, created: bool = False, **_: Any) -> None:
+def forked(instance: Any, created: bool = False, **_: Any) -> None:
+    """A match saved: if it is a new fork, a new generation (the original's viewer page, kept for
+    as long as the settled reads, ``KEEP``, lists its forks). Connected in tournaments/apps.py."""
     if created and instance.forked_from_id is not None:
         hidden_changed()
-
-
-def connect_forks() -> None:
-    """Bump the generation when a match is forked: the original's viewer page, kept for as long
-    as the settled reads (``KEEP``), lists its forks."""
-    post_save.connect(_forked, sender=Match, dispatch_uid="page cache: a match forked")

@@ -25,7 +25,7 @@ from tournaments.competition import selectors as competition_selectors
 from tournaments.competition.models import Fixture, Ladder, Season, SeasonEntrant
 from tournaments.play import services, visibility
 from tournaments.play.models import BotVersion
-from tournaments.rating import ladder_order
+from tournaments.rating.ratings import is_provisional
 from tournaments.site.admin_base import DealsKeptAdmin
 
 
@@ -89,19 +89,19 @@ class LadderAdmin(DealsKeptAdmin):
 
     @admin.display(description="ratings")
     def table(self, ladder: Ladder) -> SafeString:
-        rows = ladders.ratings_of(ladder)
+        rows = competition_selectors.ratings_of(ladder)
         return format_html_join(
             "",
             "<div>{}. {}: {} ± {} (Elo {}, {} games{})</div>",
             (
                 (
                     n,
-                    seasons.label(r.player),
+                    competition_selectors.player_label(r.player),
                     f"{r.rating:.0f}",
                     f"{r.deviation:.0f}",
                     f"{r.elo:.0f}",
                     r.games,
-                    ", provisional" if ladder_order.is_provisional(r.games) else "",
+                    ", provisional" if is_provisional(r.games) else "",
                 )
                 for n, r in enumerate(rows, 1)
             ),
@@ -406,10 +406,14 @@ class SeasonAdmin(DealsKeptAdmin):
 
     @admin.display(description="progress (finished / scheduled)")
     def progress(self, season: Season) -> str:
-        done, total = seasons.progress(season)
+        done, total = competition_selectors.fixtures_done(season)
         return f"{done} / {total}"
 
     @admin.display(description="standings")
     def standings_table(self, season: Season) -> SafeString:
-        rows = season.standings if season.standings is not None else seasons.standings(season)
+        rows = (
+            season.standings
+            if season.standings is not None
+            else competition_selectors.fitted_standings(season)
+        )
         return _standings_table(rows)

@@ -53,7 +53,8 @@ from rest_framework.settings import api_settings
 from games.engine.registry import GAMES, get
 from tournaments.play import read_cache, selectors, visibility
 from tournaments.play.read_cache import CACHE_DOWN
-from tournaments.site import page_cache, replay
+from tournaments.play.selectors import replay
+from tournaments.site import page_cache
 from tournaments.site.api import token_cache
 
 VERSION = 1

@@ -32,20 +32,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models.signals import post_save
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
 from tournaments.play import read_cache, selectors, visibility
-from tournaments.play.models import Match
 from tournaments.play.read_cache import CACHE_DOWN
 from tournaments.site import page_cache
 from tournaments.site.api import token_cache
+
+if TYPE_CHECKING:
+    from tournaments.play.models import Match
 
 log = logging.getLogger(__name__)
 
@@ -225,9 +226,9 @@ def _wrote(request: HttpRequest, response: HttpResponse) -> None:
         read_cache.failed("token lists, marking a write", exc)
 
 
-def _smoke_made(instance: Match, created: bool = False, **_: Any) -> None:
+def smoke_made(instance: Any, created: bool = False, **_: Any) -> None:
     """A new smoke match (made by the upload's validation, later than the upload): its owner's
-    newest is asked again once it commits."""
+    newest is asked again once it commits. Connected to a match's save in tournaments/apps.py."""
     if not created or instance.validation_of_id is None or instance.created_by_id is None:
         return
     owner = instance.created_by_id
@@ -239,7 +240,3 @@ def _smoke_made(instance: Match, created: bool = False, **_: Any) -> None:
             log.warning("token lists: an account's smoke marker not dropped: %s", exc)
 
     transaction.on_commit(drop, robust=True)
-
-
-def connect() -> None:
-    post_save.connect(_smoke_made, sender=Match, dispatch_uid="token lists: a smoke match made")

@@ -35,7 +35,7 @@ Every transition, the function that makes it, and who calls it:
 
 The callers: the runner and the scheduler (claim, play, suspend, abort, release, the
 reaper), people's seats (tournaments/play/humans.py: the API's actions and the clock), the
-services and forks (create, cancel), validation (abort, release) and the management
+services (create, fork, cancel), validation (abort, release) and the management
 commands (the demo data, an import).
 
 A result is never written here: appending ``match_finished`` is the finish, and the events

@@ -2,7 +2,7 @@
 
 What a match is made of (its game, options, seed, seats, class) is decided and checked by
 whoever creates it: a challenge and a rated match (tournaments/play/services.py), an
-upload's smoke match (``services.smoke_match_for``), a fork (forks.py), the demo data. Here
+upload's smoke match (``services.smoke_match_for``), a fork (``services.fork_match``), the demo data. Here
 the row, its seats and its first events are written in one transaction, and the match's
 message is sent once it commits, so a worker never looks for a row that is not there.
 """

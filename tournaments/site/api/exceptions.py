@@ -20,8 +20,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from tournaments.play.allowance import OverLimit
-from tournaments.play.services import Invalid
+from tournaments.play.services import Invalid, OverLimit
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -12,7 +12,6 @@ from typing import Any
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from tournaments.competition import ladders
 from tournaments.competition.models import Ladder
 from tournaments.play import visibility
 from tournaments.play.models import GAME_CHOICES
@@ -47,20 +46,14 @@ class LadderSerializer(serializers.ModelSerializer[Ladder]):
             "created_at",
         ]
 
+    # Both counts are read by the views through competition's selectors, a page at once: the
+    # members in the context (``member_counts``), the rated players annotated (``rated``).
     def get_members(self, ladder: Ladder) -> int:
-        # A page of ladders is counted at once (the list serializer's instance is the page).
-        memo: dict[int, int] | None = self.context.get("member_counts")
-        if memo is None or ladder.pk not in memo:
-            page = getattr(self.parent, "instance", None) or [ladder]
-            memo = ladders.member_counts(list(page))
-            self.context["member_counts"] = memo  # type: ignore[index]  # a dict, per request
-        return memo[ladder.pk]
+        counts: dict[int, int] = self.context["member_counts"]
+        return counts[ladder.pk]
 
     def get_rated_players(self, ladder: Ladder) -> int:
-        rated = getattr(ladder, "rated", None)  # annotated by the list: no query per ladder
-        if rated is not None:
-            return int(rated)
-        return Rating.objects.filter(pool=ladders.pool(ladder)).count()
+        return int(ladder.rated)  # type: ignore[attr-defined]  # selectors.ladders_listed
 
 
 class RatingSerializer(serializers.ModelSerializer[Rating]):

@@ -18,7 +18,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.competition import ladders, selectors
+from tournaments.competition import selectors
 from tournaments.play import visibility
 from tournaments.rating import selectors as rating_selectors
 from tournaments.site import page_cache, token_lists
@@ -35,7 +35,21 @@ if TYPE_CHECKING:
     from tournaments.rating.models import Rating, RatingHistory
 
 
-class LadderListView(generics.ListAPIView["Ladder"]):
+class _LadderShapes(generics.GenericAPIView["Ladder"]):
+    """A ladder's shape counts its members: read here, for the page (or the one ladder) at once,
+    and handed to the serializer."""
+
+    def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            shown = list(args[0]) if kwargs.get("many") else [args[0]]
+            kwargs["context"] = {
+                **self.get_serializer_context(),
+                "member_counts": selectors.member_counts(shown),
+            }
+        return super().get_serializer(*args, **kwargs)
+
+
+class LadderListView(_LadderShapes, generics.ListAPIView["Ladder"]):
     serializer_class = LadderSerializer
     permission_classes = [AllowAny]
 
@@ -49,13 +63,13 @@ class LadderListView(generics.ListAPIView["Ladder"]):
         return super().get(request, *args, **kwargs)
 
 
-class LadderDetailView(generics.RetrieveAPIView["Ladder"]):
+class LadderDetailView(_LadderShapes, generics.RetrieveAPIView["Ladder"]):
     serializer_class = LadderSerializer
     permission_classes = [AllowAny]
     lookup_url_kwarg = "ladder_id"
 
     def get_queryset(self) -> QuerySet[Ladder]:
-        return selectors.ladders()
+        return selectors.ladders_listed()
 
     @extend_schema(summary="One ladder")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -67,7 +81,7 @@ class LadderRatingsView(generics.ListAPIView["Rating"]):
     permission_classes = [AllowAny]
 
     def get_queryset(self) -> QuerySet[Rating]:
-        return ladders.ratings_of(
+        return selectors.ratings_of(
             get_object_or_404(selectors.ladders(), pk=self.kwargs["ladder_id"])
         )
 
@@ -97,7 +111,7 @@ class LadderHistoryView(generics.ListAPIView["RatingHistory"]):
         ladder = get_object_or_404(selectors.ladders(), pk=self.kwargs["ladder_id"])
         filters = HistoryFilter(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        pool = ladders.pool(ladder)
+        pool = selectors.pool(ladder)
         player: str | None = None
         if "player" in filters.validated_data:
             private = rating_selectors.private_players(pool)

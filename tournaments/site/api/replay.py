@@ -6,7 +6,7 @@ rules the pages follow.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -18,12 +18,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.play import forks, selectors, visibility
-from tournaments.play.models import Match
-from tournaments.site import replay
+from tournaments.play import selectors, services, visibility
+from tournaments.play.selectors import replay
 from tournaments.site.api import serializers as s
 from tournaments.site.api.permissions import Authenticated, ReadOrAuthenticated
 from tournaments.site.api.throttles import ChallengeThrottle, ChargedOnSuccess
+
+if TYPE_CHECKING:
+    from tournaments.play.models import Match
 
 VIEW_PARAM = OpenApiParameter(
     "view",
@@ -149,7 +151,7 @@ class MatchForkView(ChargedOnSuccess, APIView):
         original = _match(request, match_id)
         data = ForkSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        fork = forks.fork_match(
+        fork = services.fork_match(
             user=request.user,
             original=original,
             step=data.validated_data["step"],

@@ -7,7 +7,6 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments.competition import seasons
 from tournaments.competition.models import Fixture, Season
 from tournaments.play import visibility
 from tournaments.play.models import GAME_CHOICES
@@ -64,14 +63,14 @@ class SeasonSerializer(serializers.ModelSerializer[Season]):
         ]
 
     def get_progress(self, season: Season) -> dict[str, int]:
-        if hasattr(season, "scheduled"):  # annotated by the list: no query per season
-            return {"finished": season.finished, "scheduled": season.scheduled}  # type: ignore[attr-defined]
-        done, total = seasons.progress(season)
-        return {"finished": done, "scheduled": total}
+        # Annotated by competition's selectors (``seasons_listed``): no query per season.
+        return {"finished": season.finished, "scheduled": season.scheduled}  # type: ignore[attr-defined]
 
     @extend_schema_field(StandingSerializer(many=True))
     def get_standings(self, season: Season) -> list[dict[str, Any]]:
-        return seasons.standings_seen_by(season, self.context["request"].user)
+        # Read by the view (selectors.standings_seen_by): fitted, or frozen, as the caller sees them.
+        standings: list[dict[str, Any]] = self.context["standings"]
+        return standings
 
     def get_standings_final(self, season: Season) -> bool:
         return season.standings is not None and season.state == Season.State.FINISHED

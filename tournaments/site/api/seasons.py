@@ -15,7 +15,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.competition import seasons, selectors
+from tournaments.competition import selectors
 from tournaments.site.api.season_serializers import (
     FixtureSerializer,
     SeasonFilter,
@@ -47,7 +47,14 @@ class SeasonDetailView(generics.RetrieveAPIView["Season"]):
     lookup_url_kwarg = "season_id"
 
     def get_queryset(self) -> QuerySet[Season]:
-        return selectors.seasons_with_entrants()
+        return selectors.seasons_listed()
+
+    def get_serializer(self, *args: Any, **kwargs: Any) -> Any:
+        # The standings are read here, as the caller may see them, and handed to the serializer.
+        if args:
+            standings = selectors.standings_seen_by(args[0], self.request.user)
+            kwargs["context"] = {**self.get_serializer_context(), "standings": standings}
+        return super().get_serializer(*args, **kwargs)
 
     @extend_schema(summary="One season: entrants, progress and standings with 95% intervals")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -60,7 +67,7 @@ class SeasonScheduleView(generics.ListAPIView["Fixture"]):
 
     def get_serializer_context(self) -> dict[str, Any]:
         season = get_object_or_404(selectors.seasons(), pk=self.kwargs["season_id"])
-        hidden = seasons.hidden_entrants(season, self.request.user)
+        hidden = selectors.hidden_entrants(season, self.request.user)
         return {**super().get_serializer_context(), "hidden": hidden}
 
     def get_queryset(self) -> QuerySet[Fixture]:

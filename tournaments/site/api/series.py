@@ -16,8 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.competition import selectors
-from tournaments.competition import series as series_service
+from tournaments.competition import selectors, services
 from tournaments.site.api.permissions import Authenticated
 from tournaments.site.api.series_serializers import (
     SeriesListSerializer,
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 
 
 def _detail(series: Series) -> dict[str, Any]:
-    context = {"matches": selectors.series_matches, "results": series_service.results}
+    context = {"matches": selectors.series_matches, "results": selectors.series_results}
     return dict(SeriesSerializer(series, context=context).data)
 
 
@@ -56,7 +55,7 @@ class SeriesListView(ChargedOnSuccess, generics.ListAPIView["Series"]):
         data = SeriesRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        series = series_service.create_series(
+        series = services.create_series(
             user=request.user,
             game=v["game"],
             players=v["players"],
@@ -86,4 +85,4 @@ class SeriesCancelView(APIView):
     @extend_schema(request=None, responses={200: SeriesSerializer}, summary="Cancel a series")
     def post(self, request: Request, series_id: int) -> Response:
         series = get_object_or_404(selectors.series_visible_to(request.user), pk=series_id)
-        return Response(_detail(series_service.cancel_series(series=series)))
+        return Response(_detail(services.cancel_series(series=series)))

@@ -8,7 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from tournaments.competition.models import Series
-from tournaments.competition.series import MAX_DEALS, MAX_PAIRS
+from tournaments.competition.services import MAX_DEALS, MAX_PAIRS
 from tournaments.play.models import GAME_CHOICES
 from tournaments.site.api.serializers import MAX_SEATS_ANY_GAME, SeatRequestSerializer
 

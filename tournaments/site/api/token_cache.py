@@ -11,10 +11,10 @@ Redis, and a field not kept (an e-mail, the password) is read from Postgres if a
 
 **A revoked token stops working on the very next request.** Every entry is stored with the
 *token generation* it was read under, read in the same round trip, and every write that can make
-a key stop working or change whose it is sets a new generation once it commits (``connect``): a
-token deleted (revoked, or DRF's replaced), an account saved with a change to its name, flags or
-password (compared with the row before the save: a login or a profile edit retires nothing), an
-account deleted. An entry of an older generation is a miss, looked up in Postgres.
+a key stop working or change whose it is sets a new generation once it commits
+(``tokens_changed``, connected in tournaments/apps.py): a token deleted (revoked, or DRF's
+replaced), an account saved with a change to its name, flags or password (compared with the row
+before the save: a login or a profile edit retires nothing), an account deleted. An entry of an older generation is a miss, looked up in Postgres.
 When the new generation cannot be written (Redis away) that is logged; the entries expire within
 ``TOKEN_CACHE_SECONDS``. When Redis is away every key is looked up in Postgres (slower, never
 refused).
@@ -34,11 +34,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models.signals import post_delete
-from rest_framework.authtoken.models import Token
 
-from tournaments.play import read_cache, row_changes
-from tournaments.play.models import ApiToken
+from tournaments.play import read_cache
 from tournaments.play.read_cache import CACHE_DOWN
 
 log = logging.getLogger(__name__)
@@ -116,13 +113,3 @@ def tokens_changed(**_: Any) -> None:
     commit is retired too."""
     bump()
     transaction.on_commit(bump, robust=True)
-
-
-def connect() -> None:
-    """Retire every entry when a token is deleted, or an account changed or deleted."""
-    user_model = get_user_model()
-    for model in (Token, ApiToken, user_model):
-        post_delete.connect(
-            tokens_changed, sender=model, dispatch_uid=f"token cache: {model.__name__} deleted"
-        )
-    row_changes.watch(user_model, ACCOUNT_CHANGES, tokens_changed, "token cache")

@@ -26,7 +26,7 @@ from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from games.sandbox.upload import MAX_PY_BYTES, MAX_ZIP_BYTES
-from tournaments.play import humans, selectors, services
+from tournaments.play import selectors, services
 from tournaments.site import page_cache, token_lists
 from tournaments.site.api import body_limits
 from tournaments.site.api import serializers as s
@@ -419,8 +419,8 @@ class MatchActionsView(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         try:
-            found = humans.decisions(request.user, match_id)
-        except humans.NotFound as exc:
+            found = selectors.person_decisions(request.user, match_id)
+        except selectors.NotFound as exc:
             raise Http404(str(exc)) from None
         return Response(s.DecisionSerializer([vars(d) for d in found], many=True).data)
 
@@ -441,18 +441,18 @@ class MatchActionsView(APIView):
         data.is_valid(raise_exception=True)
         v = data.validated_data
         try:
-            humans.submit(
+            services.submit_action(
                 user=request.user,
                 match_id=match_id,
                 action=v["action"],
                 seat=v.get("seat"),
                 step=v.get("step"),
             )
-        except humans.NotFound as exc:
+        except selectors.NotFound as exc:
             raise Http404(str(exc)) from None
-        except humans.Refused as exc:
+        except services.Refused as exc:
             return Response({"action": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
-        except humans.Conflict as exc:
+        except services.Conflict as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         fresh = selectors.match_detail(match_id, request.user).get()
         body = s.MatchSerializer(fresh, context={"request": request}).data

@@ -160,7 +160,7 @@ def account(request: HttpRequest) -> HttpResponse:
 def token_create(request: HttpRequest) -> HttpResponse:
     name = request.POST.get("name", "")
     try:
-        token, key = tokens.create_token(user=request.user, name=name)
+        token, key = services.create_token(user=request.user, name=name)
     except services.Invalid as exc:
         context = _account(request, values={"name": name}, errors=field_errors(exc.errors))
         return render(request, "site/account.html", context, status=400)
@@ -179,7 +179,7 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     if not write_allowed(throttle, request):
         context = _account(request, errors={"form": [budgets.message(budgets.TOKENS, throttle)]})
         return budgets.refused(render(request, "site/account.html", context), throttle)
-    if not tokens.revoke_token(user=request.user, token_id=token_id):
+    if not services.revoke_token(user=request.user, token_id=token_id):
         raise Http404("you have no such token")
     charge_accepted(request)
     messages.success(request, "The token is revoked: requests with it are refused from now on.")

@@ -22,8 +22,7 @@ from django.views.decorators.http import require_http_methods
 
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
-from tournaments.play import humans, selectors, services
-from tournaments.play.allowance import OverLimit
+from tournaments.play import selectors, services
 from tournaments.site.api import parsers
 from tournaments.site.api.throttles import ChallengeThrottle, charge_accepted, write_allowed
 
@@ -75,10 +74,10 @@ class ChallengeForm(forms.Form):
     )
     human_move_seconds = forms.IntegerField(
         required=False,
-        min_value=humans.MIN_MOVE_SECONDS,
-        max_value=humans.MAX_MOVE_SECONDS,
+        min_value=services.MIN_MOVE_SECONDS,
+        max_value=services.MAX_MOVE_SECONDS,
         label="Your time per decision (seconds)",
-        help_text=f"If you take a seat; default {humans.DEFAULT_MOVE_SECONDS}.",
+        help_text=f"If you take a seat; default {services.DEFAULT_MOVE_SECONDS}.",
     )
 
     def __init__(self, *args: Any, user: Any, game: str, **kwargs: Any) -> None:
@@ -162,7 +161,7 @@ def challenge_page(request: HttpRequest) -> HttpResponse:
             for message in messages:
                 form.add_error(field if field in form.fields else None, message)
         return _render(request, form, game, status=400)
-    except OverLimit as exc:
+    except services.OverLimit as exc:
         form.add_error(None, exc.message)
         return _render(request, form, game, status=429, retry_after=exc.retry_after)
     charge_accepted(request)

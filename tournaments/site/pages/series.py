@@ -18,8 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
 from games.engine.registry import GAMES
-from tournaments.competition import selectors
-from tournaments.competition import series as series_service
+from tournaments.competition import selectors, services
 from tournaments.play.services import Invalid
 from tournaments.site.pages.charts import llr_chart
 from tournaments.site.pages.form_posts import form_on
@@ -91,10 +90,8 @@ def _start(user: Any, form: Any) -> Any:
         for name in TEST_NUMBERS:
             if form.get(name, "").strip():
                 test[name] = _number(form[name], name)
-        return series_service.create_series(
-            user=user, game=game, name=form.get("name", ""), test=test
-        )
-    return series_service.create_series(
+        return services.create_series(user=user, game=game, name=form.get("name", ""), test=test)
+    return services.create_series(
         user=user,
         game=game,
         name=form.get("name", ""),
@@ -205,7 +202,7 @@ def _named(results: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
 @require_safe
 def series_page(request: HttpRequest, pk: int) -> HttpResponse:
     series = get_object_or_404(selectors.series_visible_to(request.user), pk=pk)
-    results = series_service.results(series)
+    results = selectors.series_results(series)
     players = _players_of(series)
     named = {p["player"] for p in results["players"]}
     names = selectors.player_names(request.user, [*players, *named])
@@ -242,7 +239,7 @@ def series_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     """Its owner (or staff) stops a running series, as POST /api/series/{id}/cancel/ does."""
     series = get_object_or_404(selectors.series_visible_to(request.user), pk=pk)
     try:
-        series_service.cancel_series(series=series)
+        services.cancel_series(series=series)
     except Invalid as exc:  # not running any more (finished, or cancelled in another tab)
         messages.error(request, " ".join(m for said in exc.errors.values() for m in said))
     else:

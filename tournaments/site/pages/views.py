@@ -21,12 +21,12 @@ from django.views.decorators.http import require_safe
 
 from games.engine.builtin import builtin_names
 from games.engine.registry import GAMES
-from tournaments.competition import ladders, seasons
 from tournaments.competition import selectors as competition_selectors
-from tournaments.play import humans, keyset, selectors, visibility
-from tournaments.rating import ladder_order
+from tournaments.play import keyset, selectors, visibility
+from tournaments.play.selectors import replay
 from tournaments.rating import selectors as rating_selectors
-from tournaments.site import page_cache, replay, settled_reads
+from tournaments.rating.ratings import PROVISIONAL_GAMES, is_provisional
+from tournaments.site import page_cache, settled_reads
 from tournaments.site.pages import markdown
 from tournaments.site.pages.charts import rating_chart
 from tournaments.site.pages.errors import BadQuery
@@ -87,7 +87,7 @@ def _rating_rows(
 ) -> list[dict[str, Any]]:
     """The ladder's ratings as the API lists them (ladders.ratings_of, or ``ratings`` read
     already), named as ``user`` may see."""
-    qs = ladders.ratings_of(ladder) if ratings is None else ratings
+    qs = competition_selectors.ratings_of(ladder) if ratings is None else ratings
     rows = []
     for r in qs:
         shown = r.bot_version is not None and visibility.shows_bot(user, r.bot_version.bot)
@@ -99,7 +99,7 @@ def _rating_rows(
                 "deviation": r.deviation,
                 "conservative": r.conservative,
                 "games": r.games,
-                "provisional": ladder_order.is_provisional(r.games),
+                "provisional": is_provisional(r.games),
             }
         )
     return rows
@@ -121,7 +121,10 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         }
     else:
         season = get_object_or_404(competition_selectors.seasons(), pk=pk)
-        competition, standings = season, seasons.standings_seen_by(season, request.user)
+        competition, standings = (
+            season,
+            competition_selectors.standings_seen_by(season, request.user),
+        )
         played, planned = competition_selectors.season_progress(season)
         when = {"played": played, "planned": planned}
     return render(
@@ -131,7 +134,7 @@ def competition_page(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
             "kind": kind,
             "kind_shown": _kind_shown(kind, competition.name),
             "competition": competition,
-            "provisional_games": ladder_order.PROVISIONAL_GAMES,
+            "provisional_games": PROVISIONAL_GAMES,
             "ratings": rating_rows,
             "standings": standings,
             "latest": selectors.matches(
@@ -168,7 +171,7 @@ def home(request: HttpRequest) -> HttpResponse:
         {"name": g.name, "title": g.title, "blurb": g.blurb, "info": g} for g in GAMES.values()
     ]
     tops = []
-    for lad, best in ladders.tops(limit=10):
+    for lad, best in competition_selectors.tops(limit=10):
         top = _rating_rows(lad, request.user, best)
         tops.append(
             {"ladder": lad, "top": top, "has_provisional": any(r["provisional"] for r in top)}
@@ -183,7 +186,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "ladders": tops,
             "seasons": list(running[:10]),
             "latest": list(latest),
-            "provisional_games": ladder_order.PROVISIONAL_GAMES,
+            "provisional_games": PROVISIONAL_GAMES,
         },
     )
 
@@ -384,7 +387,7 @@ def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any
         panel["error"] = match.error if visibility.may_read_error(request.user, match) else ""
         return panel
     now = timezone.now()
-    decisions = humans.decisions(request.user, match.pk)
+    decisions = selectors.person_decisions(request.user, match.pk)
     if match.last_version == 0 and any(d.waiting for d in decisions):
         # Read before the game began, the seats had no names yet; the decisions are read now,
         # once it has: name the seat as the game does.

@@ -14,7 +14,7 @@ from html import escape
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from tournaments.site.replay import LogLine
+from tournaments.play.selectors.replay import LogLine
 
 register = template.Library()
 

@@ -3,7 +3,7 @@ rules), and a match table's row."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import template
 from django.template.defaultfilters import date
@@ -13,7 +13,9 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import localtime
 
 from tournaments.play import selectors, visibility
-from tournaments.play.models import Match, Seat
+
+if TYPE_CHECKING:
+    from tournaments.play.models import Match, Seat
 
 register = template.Library()
 

@@ -1,8 +1,11 @@
-"""Reads for the replay viewer and its API: a match at step N through one view.
+"""Play's replay reads, for the site's viewer and the API's replay views: a match at step N
+through one view, its events as sentences, its bots' logs by step, its whole document.
 
-The state at a step comes from snapshots (``replays.snapshots.state_at_step``),
-so every step costs about the same; what a view shows of it is decided by
-``tournaments.play.visibility`` and drawn from observations only.
+The state at a step comes from snapshots (``replays.snapshots.state_at_step``), so every step
+costs about the same; what a view shows of it is decided by ``tournaments.play.visibility``
+and drawn from observations only. The event store and the bots' logs are read here, not in
+the site: the pages and the API import no model and not the event store (an import-linter
+contract), so every read of a replay is one of these.
 """
 
 from __future__ import annotations

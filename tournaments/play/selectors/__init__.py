@@ -11,9 +11,11 @@ trigger when the final event is appended, not by Python: see models.Match.
 
 from __future__ import annotations
 
+import hmac
 import json
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -33,10 +35,13 @@ from django.db.models import (
     prefetch_related_objects,
 )
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
+from games.engine.registry import get
+from games.engine.types import JSON
 from replays import store
 from replays.document import match_document
-from tournaments.play import keyset, read_cache, visibility
+from tournaments.play import keyset, lifecycle, read_cache, tokens, visibility
 from tournaments.play.models import (
     ApiToken,
     Bot,
@@ -692,3 +697,77 @@ def newest_source(bot: Bot) -> str | None:
         return bytes(newest.upload).decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def user_for_token(key: str) -> Any | None:
+    """The active user a named key belongs to, or None; notes when the token was used."""
+    if not key.startswith(tokens.KEY_START):
+        return None
+    prefix, _, secret = key[len(tokens.KEY_START) :].partition("_")
+    if not prefix or not secret:
+        return None
+    token = ApiToken.objects.select_related("user").filter(prefix=prefix).first()
+    if token is None or not hmac.compare_digest(token.digest, tokens.digest(key)):
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at >= tokens.USED_EVERY:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.user if token.user.is_active else None
+
+
+# --- a person's seats (tournaments/play/humans.py) -------------------------------------------
+
+
+class NotFound(LookupError):
+    """No such match for this user, or no seat of theirs to act for (answered 404)."""
+
+
+def own_seats(user: Any, match_id: Any) -> list[int]:
+    """``user``'s seats in the match (NotFound if they may not see it or play none of it).
+
+    Who may act for a seat is visibility's rule (``person_seats``, ``may_act``).
+    """
+    match = matches_visible_to(user).filter(pk=match_id).first()
+    if match is None:
+        raise NotFound("no such match")
+    seats = visibility.person_seats(user, match)
+    if not seats:
+        raise NotFound("you have no seat to play in this match")
+    return seats
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What one person's seat is asked now (GET /api/matches/{id}/actions/, the page)."""
+
+    seat: int
+    waiting: bool
+    step: int | None
+    deadline: Any
+    status: str
+    observation: JSON | None = None
+    legal: JSON | None = None
+
+
+def person_decisions(user: Any, match_id: Any) -> list[Decision]:
+    """Each of ``user``'s seats: whether the match waits for it, and what it may do."""
+    seats = own_seats(user, match_id)
+    match = Match.objects.get(pk=match_id)
+    waiting = set(match.waiting_for or ()) if match.status == Match.Status.WAITING else set()
+    state = lifecycle.state_now(match)[0] if waiting & set(seats) else None
+    rules = get(match.game).rules
+    out = []
+    for number in seats:
+        asked = number in waiting and state is not None
+        out.append(
+            Decision(
+                seat=number,
+                waiting=asked,
+                step=match.waiting_step if asked else None,
+                deadline=match.deadline if asked else None,
+                status=match.status,
+                observation=rules.observe(state, number) if asked else None,
+                legal=dict(rules.legal(state, number)) if asked else None,
+            )
+        )
+    return out
