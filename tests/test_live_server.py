@@ -14,7 +14,7 @@ def test_the_live_server_accepts_connections_with_nagle_off() -> None:
     assert LiveServerThread.server_class is NoDelayServer
     server = NoDelayServer(("127.0.0.1", 0), WSGIRequestHandler)
     try:
-        with socket.create_connection(server.server_address[:2]):
+        with socket.create_connection(("127.0.0.1", server.server_port)):
             accepted, _ = server.get_request()
             with accepted:
                 assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
