@@ -12,7 +12,7 @@ Both designs are measured from the same games: deal ``i`` gives the duplicate pa
 independent deals, so the independent design's outcome distribution is the average over
 all of them (a U-statistic: its outcome depends on the two games' marginals only). The
 pairs a test needs go as ``variance / (mean - 1/2)^2`` of the pair score (the fixed-size
-formula, ``tournaments.rating.sprt.Test.fixed_pairs``; the SPRT's expected size scales the
+formula, ``tournaments.rating.sprt.SequentialTest.fixed_pairs``; the SPRT's expected size scales the
 same way), so the ratio of the two designs is that quantity's ratio. Its 95% interval is a
 bootstrap over deals.
 """

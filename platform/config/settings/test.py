@@ -74,7 +74,7 @@ if "REDIS_URL" not in os.environ:
 # other suite on the machine) mid-test: the suite's clear() forgets its own prefix only.
 CACHES["default"]["BACKEND"] = "tests.own_cache.RunOwnRedisCache"
 # Off: the suite's tests would meet each other's pages (one cache, rolled-back rows) and a list
-# read twice within seconds would not show what a test just made. tests/tournaments/test_page_cache.py
+# read twice within seconds would not show what a test just made. tests/api/test_page_cache.py
 # turns it on; a bench's children set it from the environment.
 PAGE_CACHE_SECONDS = env.float("PAGE_CACHE_SECONDS", default=0.0)
 # Off for the same reason (a test that deactivates an account by a queryset update would meet a

@@ -1,7 +1,7 @@
 """A match's lifecycle: every change of a match's status, and every write to its stream.
 
 Nothing else in tournaments/ sets ``Match.status`` (or the fields that go with it: the
-lease, the seats waited for) or appends to a match's stream; tests/tournaments/test_lifecycle.py
+lease, the seats waited for) or appends to a match's stream; tests/tournaments/test_lifecycle_writers.py
 reads the source to hold that. In Zulip's check/do style, a ``check_*`` function refuses with
 a typed ``Refusal`` and writes nothing, a ``do_*`` function writes. A transition that depends
 on the row's state (claim, suspend, abort) is one conditional UPDATE, whose condition is its

@@ -155,7 +155,7 @@ def _caption(label: str, pool: Pool | None) -> SafeString:
 
 
 def pool_shown(pool: str) -> Pool:
-    """A pool's key (tournaments.rating.rating_feed.pool_of) as a visitor reads it."""
+    """A pool's key (tournaments.rating.keys.pool_of) as a visitor reads it."""
     kind, _, key = pool.partition(":")
     if kind == "ladder" and key.isdigit():
         ladder = competition_selectors.ladders().filter(pk=int(key)).first()
