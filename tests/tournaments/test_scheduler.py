@@ -340,9 +340,8 @@ def wake_ups() -> Iterator[Callable[[], Sent]]:
             while (message := queue.get(no_ack=True)) is not None:
                 args, _kwargs, _embed = message.decode()
                 eta = message.headers.get("eta")
-                found.append(
-                    (message.headers["task"], args[0], eta and datetime.fromisoformat(eta))
-                )
+                when = datetime.fromisoformat(eta) if eta else None
+                found.append((message.headers["task"], args[0], when))
         return found
 
     try:
