@@ -1,8 +1,9 @@
-"""Can this host isolate bots? A real sandboxed smoke run says, once per process.
+"""Can this host isolate bots? A real sandboxed smoke run says; a yes is kept for the process,
+a no for ``FAILED_KEPT_SECONDS``.
 
-The worker asks at start (``isolation_status``), ``deploy/sandbox/setup.sh`` prints the answer, and
-every bot start goes through ``require_isolation``. It sits above connection.py (it starts a real
-bot), which sits above isolation.py (how a bot process is confined).
+The worker asks at start (``isolation_status``), its scheduler before each pick, ``deploy/sandbox/
+setup.sh`` prints the answer, and every bot start goes through ``require_isolation``. It sits above
+connection.py (it starts a real bot), which sits above isolation.py (how a bot process is confined).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from games.sandbox import cpu, packages
@@ -62,7 +64,14 @@ def act(observation, legal):
     return {"denied": denied, "uid": os.getuid(), "env": sorted(os.environ), "imported": imported}
 """
 
-_status_cache: dict[tuple[str, str], tuple[bool, str]] = {}
+FAILED_KEPT_SECONDS = 60.0
+"""How long a failed answer is kept before the next need checks again. The smoke run must answer
+within seconds, so a worker started during a load spike failed it and, the answer kept for good,
+never played an uploaded bot's match until restarted. A check costs a sandboxed start and numpy's
+import (a second or more), so it is not made at every need, and a yes is kept."""
+
+_status_cache: dict[tuple[str, str], tuple[bool, str, float]] = {}
+"""The answer by (mode, bots' interpreter), with when it was found (``time.monotonic``)."""
 
 
 def _check_bwrap() -> tuple[bool, str]:
@@ -156,19 +165,34 @@ def _explain(output: str) -> str:
 
 
 def isolation_status(refresh: bool = False) -> tuple[bool, str]:
-    """Whether uploaded bots may be started here, and why (the worker calls it at start)."""
+    """Whether uploaded bots may be started here, and why (the worker calls it at start, its
+    scheduler before each pick): checked at the first need, again at the first need
+    ``FAILED_KEPT_SECONDS`` after a no, never again after a yes; ``refresh`` checks now."""
     current = mode()
     if current == UNSAFE_DEV:
         return True, UNSAFE_WARNING
     if current != BWRAP:
         return False, f"unknown {MODE_ENV}={current!r}; use {BWRAP!r} (default) or {UNSAFE_DEV!r}"
     key = (current, bot_python())
-    if refresh or key not in _status_cache:
-        try:
-            _status_cache[key] = _check_bwrap()
-        except Exception as exc:  # the check itself must explain, not crash the worker
-            _status_cache[key] = (False, f"sandbox check failed: {exc!r}")
-    return _status_cache[key]
+    kept = _status_cache.get(key)
+    now = time.monotonic()
+    if not refresh and kept is not None and (kept[0] or now - kept[2] < FAILED_KEPT_SECONDS):
+        return kept[0], kept[1]
+    try:
+        ok, reason = _check_bwrap()
+    except Exception as exc:  # the check itself must explain, not crash the worker
+        ok, reason = False, f"sandbox check failed: {exc!r}"
+    _status_cache[key] = (ok, reason, time.monotonic())
+    if kept is not None and not kept[0]:  # the worker's start line said no: say what changed
+        if ok:
+            log.info("sandbox: ready now, uploaded bots will be started here: %s", reason)
+        else:
+            log.warning(
+                "sandbox still unavailable, checking again in %.0f s: %s",
+                FAILED_KEPT_SECONDS,
+                reason,
+            )
+    return ok, reason
 
 
 def require_isolation() -> str:

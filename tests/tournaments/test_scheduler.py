@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,6 +25,7 @@ from tests.factories import (
     suspend,
 )
 from tournaments import tasks
+from tournaments.bench.children import delete_queues, routed_to
 from tournaments.competition.models import Ladder
 from tournaments.play import lifecycle, runner, scheduler, worker_time
 from tournaments.play.models import AccountOrigin, Match, WorkerTime
@@ -315,6 +317,58 @@ def test_a_wake_up_that_plays_another_match_passes_its_message_on(
     served = scheduler.serve(upto=PLAY, hint=hint.id)
     assert served.match_id == fair.id  # ...the worker played the other account's...
     assert sent == [("play", str(hint.id))]  # ...and the flood's match keeps a message.
+
+
+Sent = list[tuple[str, str, datetime | None]]
+
+
+@pytest.fixture
+def wake_ups() -> Iterator[Callable[[], Sent]]:
+    """This process sends its tasks to queues of this test alone, on the real broker; yields a
+    reader of the wake-ups sent to the matches queue: (task, match id, when it is to run)."""
+    from config.celery import app
+
+    tag = uuid.uuid4().hex[:12]
+    kinds = ("celery", "matches", "validation", "people", "ratings")
+    names = {kind: f"test-wake-{kind}-{tag}" for kind in kinds}
+
+    def sent() -> Sent:
+        found: Sent = []
+        with app.connection_for_read() as conn:
+            queue = app.amqp.queues[names["matches"]](conn.default_channel)
+            queue.declare()
+            while (message := queue.get(no_ack=True)) is not None:
+                args, _kwargs, _embed = message.decode()
+                eta = message.headers.get("eta")
+                when = datetime.fromisoformat(eta) if eta else None
+                found.append((message.headers["task"], args[0], when))
+        return found
+
+    try:
+        with routed_to(names):
+            yield sent
+    finally:
+        delete_queues(list(names.values()))
+
+
+def test_a_wake_up_that_plays_another_match_sends_a_held_ones_message_for_its_lease_expiry(
+    wake_ups: Callable[[], Sent],
+) -> None:
+    # A worker died playing this match, whose lease has 30 s to run; its message was
+    # redelivered to a worker that took another match. Dropping the message left the match
+    # to the reaper, up to its period after the lease expired.
+    interrupted = at(
+        claim(queued(UserFactory()), "dead-worker"),
+        lease_expires_at=timezone.now() + timedelta(seconds=30),
+    )
+    other = queued(UserFactory())
+    served = scheduler.serve(upto=PLAY, hint=interrupted.id)
+    assert (served.match_id, served.result) == (other.id, "finished")
+    [(task, match_id, eta)] = wake_ups()
+    assert (task, match_id) == ("tournaments.play_match", str(interrupted.id))
+    expires = interrupted.lease_expires_at
+    assert expires is not None and eta is not None
+    assert expires < eta <= expires + timedelta(seconds=scheduler.LEASE_EXPIRY_MARGIN_SECONDS + 1)
 
 
 def test_a_message_for_a_match_held_by_a_live_worker_waits_for_its_lease() -> None:

@@ -101,10 +101,11 @@ def _wait(
 def _sandboxing_worker(name: str, queues: list[str], env: dict[str, str]) -> BenchWorker:
     """A started worker that can run uploaded bots, as every match of the flood needs.
 
-    A worker checks once, at its start, with a real sandboxed bot that must answer within
-    seconds (games/sandbox/readiness.py), and keeps the answer: on a loaded host the check can
-    time out, and that worker then takes none of the flood (its wake-ups find nothing it may
-    play), so the workers are never all busy with it. A fresh worker checks again."""
+    A worker checks at its start with a real sandboxed bot that must answer within seconds
+    (games/sandbox/readiness.py): on a loaded host the check can time out, and that worker then
+    takes none of the flood (its wake-ups find nothing it may play) until its next need a
+    minute later checks again (``FAILED_KEPT_SECONDS``), a long part of the bounded wait for
+    the workers to be busy. A fresh worker checks again at once."""
     refused = []
     for attempt in range(WORKER_TRIES):
         worker = BenchWorker(f"{name}-{attempt}", queues, env)

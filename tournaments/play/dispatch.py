@@ -31,12 +31,16 @@ from tournaments.play.models import Match
 log = logging.getLogger(__name__)
 
 
-def _send(task: str, arg: str | int) -> bool:
-    """Send ``task``; False (logged) if the broker cannot be reached."""
+def _send(task: str, arg: str | int, countdown: float | None = None) -> bool:
+    """Send ``task`` (to be run ``countdown`` seconds from now, else at once); False (logged) if
+    the broker cannot be reached."""
     try:
         if task not in current_app.tasks:
             current_app.loader.import_default_modules()
-        current_app.tasks[task].delay(arg)
+        if countdown is None:
+            current_app.tasks[task].delay(arg)
+        else:
+            current_app.tasks[task].apply_async((arg,), countdown=countdown)
     except (BrokerError, OSError) as exc:
         log.warning(
             "broker unavailable, %s(%s) not sent; the reaper will send it: %s", task, arg, exc
@@ -46,14 +50,19 @@ def _send(task: str, arg: str | int) -> bool:
 
 
 def play_match(
-    match_id: str, priority: int | None = None, validation_of: int | None = None
+    match_id: str,
+    priority: int | None = None,
+    validation_of: int | None = None,
+    *,
+    countdown: float | None = None,
 ) -> bool:
-    """Wake a worker for the match, on the queue of its class (``Match.Priority``)."""
+    """Wake a worker for the match, on the queue of its class (``Match.Priority``), at once or
+    ``countdown`` seconds from now."""
     if priority == Match.Priority.PERSON:
-        return _send(queues.PLAY_PERSON_MATCH, match_id)
+        return _send(queues.PLAY_PERSON_MATCH, match_id, countdown)
     if priority == Match.Priority.VALIDATION and validation_of is not None:
-        return _send(queues.VALIDATE_BOT_VERSION, validation_of)
-    return _send(queues.PLAY_MATCH, match_id)
+        return _send(queues.VALIDATE_BOT_VERSION, validation_of, countdown)
+    return _send(queues.PLAY_MATCH, match_id, countdown)
 
 
 def validate_bot_version(version_id: int) -> bool:

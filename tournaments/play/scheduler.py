@@ -36,8 +36,10 @@ played for is charged to its account and origin when the worker lets it go (work
 
 The message still names a match (the hint). A worker that takes another one sends the hint's
 message again if the hint is still queued, so every queued match keeps a message waiting for
-it; one whose hint is held under a live lease by another worker retries after a lease, as
-before (a redelivered message of a dead worker's match). Claiming, leases, late
+it, and if the hint is held under a live lease by another worker (which may have died: this can
+be the redelivered message of its match), for when that lease expires; one that takes nothing
+and finds the hint so held retries after a lease. So a dead worker's match is taken again
+about a second after its lease expires, not only at the reaper's next round. Claiming, leases, late
 acknowledgement, the reaper and the attempts limit are the runner's, unchanged; the claim
 itself (which rows may be claimed, what claiming sets) is the lifecycle's (``CLAIMABLE``,
 ``CLAIM_PICKED`` in tournaments/play/lifecycle/leases.py), which this statement ends with.
@@ -232,6 +234,10 @@ class Served:
     """Nothing was played and the hint is held by another worker's live lease."""
 
 
+LEASE_EXPIRY_MARGIN_SECONDS = 1.0
+"""How long after a live lease's expiry a worker is woken for its match (the clocks of the
+worker, the broker's timer and Postgres need not agree to the millisecond)."""
+
 WIDEST: int | None = None
 """The latest class this worker's queues carry (set when the worker starts: tasks.py), None
 when unknown (a test calling serve directly)."""
@@ -306,9 +312,18 @@ def _pass_on(hint: uuid.UUID, picked: Picked | None) -> bool:
         return False
     status, priority, validation_of, expires = row
     running = status == Match.Status.RUNNING
-    held = running and expires is not None and expires >= timezone.now()
+    now = timezone.now()
+    held = running and expires is not None and expires >= now
     if picked is not None and (status == Match.Status.QUEUED or (running and not held)):
         dispatch.play_match(str(hint), priority, validation_of)
+    elif picked is not None and held:
+        # Its worker may have died (this may be its redelivered message, the match's last):
+        # wake a worker once the lease can have expired, as a wake-up that took nothing does
+        # (it retries after a lease: tasks.py), rather than drop the message and leave the
+        # match to the reaper, up to its period later. A live worker renews the lease
+        # meanwhile, and that wake-up sends the message on again until the match is over.
+        wait = (expires - now).total_seconds() + LEASE_EXPIRY_MARGIN_SECONDS
+        dispatch.play_match(str(hint), priority, validation_of, countdown=wait)
     # Nothing picked and the hint running: its lease was live when the pick looked and may have
     # expired since (a dead worker's match): look again after a lease rather than drop the
     # message, which was the match's last (a killed worker's match was never resumed).

@@ -199,7 +199,16 @@ def test_killing_its_parent_and_every_process_fails(seat: Seat) -> None:
         bystander.kill()
         bystander.wait()
     assert verdicts(decisions) == [Verdict.CRASH, Verdict.CRASH]
-    assert "PermissionError" in decisions[0].detail
+    # Every attempt was made and refused: kill(-1) too, which a bot whose first refusal ended
+    # its act() never reached.
+    detail = decisions[0].detail
+    reports = [line for line in detail.splitlines() if line.startswith("RuntimeError: ")]
+    attempts = [a for report in reports for a in report.removeprefix("RuntimeError: ").split("; ")]
+    assert [attempt.split(" of ")[-1] for attempt in attempts] == [
+        "its parent: PermissionError",
+        "every process: PermissionError",
+        "pid 1: PermissionError",
+    ], detail
 
 
 def test_crash_at_import_restarts_then_disqualifies(seat: Seat) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,28 @@ def test_missing_bwrap_is_refused_with_the_fix(
     assert reason == "bubblewrap (bwrap) is not installed; run deploy/sandbox/setup.sh as root"
     with pytest.raises(SandboxUnavailable, match="bubblewrap"):
         SeatController("/nonexistent", game="g", seat=0, seats=2).start()
+
+
+def test_a_failed_check_is_kept_for_a_while_then_checked_again_and_a_success_for_good(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, sandbox_ready: None
+) -> None:
+    """A worker whose start check failed (a load spike timed the smoke bot out) played no
+    uploaded bot's match until restarted: the no was kept for the process's life."""
+    monkeypatch.delenv("BACKROOM_SANDBOX", raising=False)
+    monkeypatch.setattr(readiness, "_status_cache", {})
+    monkeypatch.setattr(readiness, "FAILED_KEPT_SECONDS", 0.5)
+    host_path = os.environ["PATH"]
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap to be found: the check fails
+    ok, reason = isolation_status()
+    assert not ok and "bubblewrap (bwrap) is not installed" in reason
+    monkeypatch.setenv("PATH", host_path)  # the host can sandbox again...
+    assert not isolation_status()[0]  # ...but the check is not made at every need
+    time.sleep(0.6)
+    ok, reason = isolation_status()  # the first need once the no has expired checks again
+    assert ok and reason.startswith("bubblewrap sandbox ready"), reason
+    monkeypatch.setenv("PATH", str(tmp_path))
+    time.sleep(0.6)
+    assert isolation_status() == (ok, reason)  # a yes is kept: no smoke run at every need
 
 
 def test_unsafe_dev_mode_is_allowed_but_logged_at_every_start(
