@@ -188,6 +188,13 @@ def test_the_images_collectstatic_step_runs_here(collected_static: Path) -> None
     assert command[-4:] == ["collectstatic", "--no-input", "--verbosity", "0"]
     assert (collected_static / "staticfiles.json").exists()  # the manifest whitenoise serves from
     assert list(collected_static.glob("admin/css/base.*.css"))
+    # The site's own assets, the viewer's script, and each shipped game's styles from its package
+    # (replays/game_static.py); the tests' own game is not registered in production.
+    for name in ("site/site.*.css", "site/play.*.js", "replays/viewer.*.js"):
+        assert list(collected_static.glob(name)), name
+    for game in ("brexit", "brasilis"):
+        assert list(collected_static.glob(f"{game}/styles.*.css")), game
+    assert not (collected_static / "highcard").exists()
     # Served compressed, but not the source maps only developer tools fetch (settings/base.py).
     assert list(collected_static.glob("admin/css/base.*.css.br"))
     assert list(collected_static.rglob("*.map")) and not list(collected_static.rglob("*.map.*"))
