@@ -1,8 +1,9 @@
 """One decision: a seat's move turned into the events that record it.
 
-A decision is taken in two places: the match loop (``driver.MatchDriver``) asks a bot, and a
-person's seat answers through the API (``tournaments.play.lifecycle``). Both call
-:func:`take`, so the two cannot drift apart: the step's random generator is derived from the
+A decision is taken in three places: the match loop (``driver.MatchDriver``) asks a bot, a
+person's seat answers through the API (``tournaments.play.lifecycle``), and an in-memory match
+between trusted players (``match.LocalMatch``: simulate, the bots' tests) applies one. All call
+:func:`take`, so they cannot drift apart: the step's random generator is derived from the
 seed and the stream version before the decision (a resumed match draws what an uninterrupted
 one would), the rules decide, and the verdict on the move, when the seat's decisions are
 recorded, comes first in the stream, followed by the rules' events, at the step's version.

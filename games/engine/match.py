@@ -1,4 +1,12 @@
-"""Playing a match in memory: the same loop the platform's runner uses, without storage."""
+"""Playing a match in memory, between trusted in-process players: simulate, the bots' tests and
+``bench engine`` use it.
+
+It is not the platform's match loop (``driver.MatchDriver``, which every stored match, ``manage.py
+play`` and validation's smoke matches go through), but each decision becomes events the same way:
+through ``decision.take``, so the rules decide with the same step generator (from the seed and
+the stream version) and a LocalMatch's game events are the ones the driver would store for the
+same actions. What differs is the loop around it (see :meth:`LocalMatch.play_out`).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +14,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic
 
-from games.engine.rng import step_rng
+from games.engine.decision import Move, take
 from games.engine.rules import Rules, StateT
 from games.engine.types import Action, Event, Outcome, Pending, Seat
 
@@ -48,8 +56,20 @@ class LocalMatch(Generic[StateT]):
         return self.rules.pending(self.state)
 
     def play(self, seat: Seat, action: Action) -> list[Event]:
-        """Apply one decision; raises IllegalAction (and changes nothing) if illegal."""
-        new = self.rules.decide(self.state, seat, action, step_rng(self.seed, self.version))
+        """Apply one decision; raises IllegalAction (and changes nothing) if illegal.
+
+        No verdict is recorded (as for the driver's built-in bots): the events are the rules'.
+        """
+        new = take(
+            self.rules,
+            self.state,
+            seat,
+            Move(action),
+            seed=self.seed,
+            version=self.version,
+            strikes=0,
+            recorded=False,
+        )
         self.events.extend(new)
         return new
 
@@ -59,7 +79,15 @@ class LocalMatch(Generic[StateT]):
     def play_out(
         self, players: Sequence[Player], rng: random.Random, max_steps: int = 100_000
     ) -> Outcome:
-        """Let trusted in-process ``players`` (one per seat) play to the end."""
+        """Let trusted in-process ``players`` (one per seat) play to the end.
+
+        Unlike the driver's loop: every player draws from the one ``rng`` given, in the order the
+        seats decide (the driver gives each built-in bot its own generator per decision,
+        ``rng.bot_rng``, so the same seed and bots do not play the same game there); an illegal
+        action raises instead of costing a strike and playing the default; nothing is flushed,
+        no verdict or platform event (the match's end) is recorded, and the only limit is
+        ``max_steps``.
+        """
         for _ in range(max_steps):
             pending = self.rules.pending(self.state)
             if not pending:

@@ -8,6 +8,7 @@ A game is one package (``GameInfo.package``), laid out by convention:
 - ``view/__init__.py``: ``VIEW``, its :class:`~games.engine.view.GameView` (board,
   sentences, seat labels, a person's controls);
 - ``templates/board.html``: its board, which the site's templates name ``<name>/board.html``;
+- ``static/styles.css`` (optional): its board's styles, which the site names ``<name>/styles.css``;
 - its rules as Markdown (``rules_doc``), which the site shows at /docs/<name>/.
 
 Everything is imported lazily, by module path, so that importing the registry stays
@@ -87,6 +88,17 @@ class GameInfo:
     @property
     def board_template(self) -> str:
         return f"{self.name}/board.html"
+
+    @property
+    def static(self) -> Path:
+        """The folder of the game's static files (the site names them ``<name>/<file>``)."""
+        return self.folder / "static"
+
+    @cached_property
+    def styles(self) -> str:
+        """The game's stylesheet as the site names it (``""`` if the game has none): its board's
+        look, and its accent on the home page."""
+        return f"{self.name}/styles.css" if (self.static / "styles.css").is_file() else ""
 
     @property
     def rules_path(self) -> Path:

@@ -20,9 +20,9 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.db import connections as django_connections
 
-from tests.e2e.conftest import ROOT
 from tests.factories import MatchFactory, SeatFactory
 from tests.faults.services import need
+from tests.support import ROOT
 from tests.tournaments.test_rating_feed import settle
 from tournaments.play import runner, services
 from tournaments.play.models import Match, Seat

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -17,8 +18,23 @@ from games.engine.builtin import builtin_names, make_player
 from games.engine.match import LocalMatch
 from games.engine.registry import GAMES, ROOT, GameInfo, get, register
 from games.engine.view import GameView
+from tests.support.shipped import NOT_GAMES, SHIPPED_FOLDER, shipped_games
 
 TESTS_GAME = ROOT / "tests" / "support" / "games" / "highcard"
+GAME_LISTS = {
+    ("each game is independent of the others", "modules"),
+    ("the rules (the engine and every game) never import the sandbox", "source_modules"),
+    (
+        "a game is one package: outside games/, only the registry finds a game (issue 22)",
+        "forbidden_modules",
+    ),
+    (
+        "the engine names no game: the registry imports each lazily, by module path",
+        "forbidden_modules",
+    ),
+    ("the sandbox is independent of each game's internals", "forbidden_modules"),
+}
+"""The import-linter contracts' lists of games (pyproject.toml), by contract name and key."""
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -82,3 +98,31 @@ def test_a_game_without_its_package_is_named_in_the_error() -> None:
     missing = GameInfo("nothing", "Nothing", package="tests.support.games.nothing")
     with pytest.raises(ModuleNotFoundError, match="nothing"):
         missing.folder  # noqa: B018 (the property is the call under test)
+
+
+def _games_named(modules: list[str]) -> set[str]:
+    """The packages under games/ that ``modules`` names, but the engine and the sandbox."""
+    return {m for m in modules if m.startswith("games.") and m.split(".")[1] not in NOT_GAMES}
+
+
+def test_every_package_under_games_is_a_registered_game() -> None:
+    # A game's folder the registry does not know would be in no test's list and no contract.
+    folders = {p.name for p in SHIPPED_FOLDER.iterdir() if (p / "__init__.py").is_file()}
+    assert folders - NOT_GAMES == {get(name).folder.name for name in shipped_games()}
+    assert "highcard" not in shipped_games()  # registered by the test settings, not shipped
+
+
+def test_every_shipped_game_is_in_each_import_contract_that_lists_the_games() -> None:
+    """High Card is in none: import-linter's root packages (games, replays, tournaments,
+    config, backroom_cli) hold no tests, so its imports are not graphed."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contracts = pyproject["tool"]["importlinter"]["contracts"]
+    packages = {get(name).package for name in shipped_games()}
+    lists = {
+        (c["name"], key): _games_named(value)
+        for c in contracts
+        for key, value in c.items()
+        if isinstance(value, list) and _games_named(value)
+    }
+    assert set(lists) == GAME_LISTS  # a list of games added or renamed: name it above
+    assert {where: packages for where in GAME_LISTS} == lists

@@ -34,7 +34,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support import ROOT
+
 BIN = Path(sys.executable).parent
 
 

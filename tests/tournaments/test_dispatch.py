@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from tests.e2e.conftest import ROOT
+from tests.support import ROOT
 
 WEB_PROCESS = """
 import sys, django

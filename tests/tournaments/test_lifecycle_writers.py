@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT
 from tests.factories import MatchFactory
+from tests.support import ROOT
 
 WRITES = {"update", "create", "get_or_create", "update_or_create", "bulk_create", "bulk_update"}
 MATCH_ONLY = {

@@ -197,7 +197,7 @@ def test_the_picker_sends_the_game_the_form_shows(staff_client: Client) -> None:
     html = staff_client.get(reverse("admin:tournaments_season_add")).content.decode()
     url = reverse("admin:tournaments_season_entrant_versions")
     assert f'data-ajax--url="{url}"' in html and 'class="entrant-autocomplete"' in html
-    assert "replays/entrant_autocomplete.js" in html
+    assert "site/entrant_autocomplete.js" in html
     assert "admin-autocomplete" not in html.split('class="entrant-autocomplete"')[0][-400:]
 
 

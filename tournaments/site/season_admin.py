@@ -143,7 +143,7 @@ ENTRANT_VERSIONS_URL = "admin:tournaments_season_entrant_versions"
 
 class EntrantVersionSelect(AutocompleteSelect):
     """Django's autocomplete widget, asking EntrantVersions with the game the form shows
-    (replays/static/replays/entrant_autocomplete.js reads it as it is when the list opens)."""
+    (tournaments/static/site/entrant_autocomplete.js reads it as it is when the list opens)."""
 
     def get_url(self) -> str:
         return reverse(ENTRANT_VERSIONS_URL)
@@ -159,7 +159,7 @@ class EntrantVersionSelect(AutocompleteSelect):
         # After Django's own scripts, named here: the merge of media orders only what one list
         # orders (alone, the script came first, before jQuery).
         after = ("admin/js/jquery.init.js", "admin/js/autocomplete.js")
-        return super().media + forms.Media(js=[*after, "replays/entrant_autocomplete.js"])
+        return super().media + forms.Media(js=[*after, "site/entrant_autocomplete.js"])
 
 
 class EntrantVersionField(forms.ModelChoiceField):  # type: ignore[type-arg]

@@ -1,5 +1,6 @@
 """The public site: server-rendered pages (home, matches, the replay viewer, bots).
 
-Templates and static files live in ``replays/`` (the viewer's look); these views
-live here because they read matches and bots, which ``replays/`` must not import.
+Their templates live in tournaments/templates/site/, their styles and scripts in
+tournaments/static/site/ (the viewer's script, viewer.js, in replays/static/replays/, and each
+game's board template and styles in the game's own package, found through the registry).
 """

@@ -324,6 +324,7 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
             else [],
             "game_title": GAMES[match.game].title,
             "board_template": GAMES[match.game].board_template,
+            "game_styles": GAMES[match.game].styles,
             "rules": _rules_panel(match.game),
         }
     )
