@@ -210,7 +210,7 @@ class Match(models.Model):
         related_name="smoke_matches",
         help_text="Set on the smoke match that validated this version.",
     )
-    # People's seats (tournaments/play/humans.py): whose decision the match waits for, since which
+    # People's seats (tournaments/play/lifecycle/people.py): whose decision the match waits for, since which
     # step, and until when; past the deadline the reaper has the default action played.
     # Database defaults too: bulk loaders that COPY match rows (benchmarks) name no new column.
     waiting_for = models.JSONField(

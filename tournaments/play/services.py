@@ -320,7 +320,7 @@ def create_challenge(
     """An unrated match between chosen versions, built-ins and people, queued for the workers.
 
     Each seat is ``{"bot_version": id}``, ``{"builtin": name}`` or ``{"human": true}`` (the
-    caller plays it, through the API or the match's page; tournaments/play/humans.py), in table
+    caller plays it, through the API or the match's page; tournaments/play/lifecycle/people.py), in table
     order. ``human_move_seconds`` is a person's time for each decision. With
     ``queue=False`` the caller plays it itself (``manage.py play --persist`` runs it with the
     workers' runner, tournaments.play.runner.run_match, in its own process), and the account's
@@ -724,7 +724,7 @@ def revoke_token(*, user: Any, token_id: int) -> bool:
     return deleted > 0
 
 
-# --- a person's action (tournaments/play/humans.py) ---------------------------------------------
+# --- a person's action (tournaments/play/lifecycle/people.py) ------------------------------------
 
 
 def submit_action(

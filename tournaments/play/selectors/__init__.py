@@ -715,7 +715,7 @@ def user_for_token(key: str) -> Any | None:
     return token.user if token.user.is_active else None
 
 
-# --- a person's seats (tournaments/play/humans.py) -------------------------------------------
+# --- a person's seats (tournaments/play/lifecycle/people.py) ----------------------------------
 
 
 class NotFound(LookupError):
