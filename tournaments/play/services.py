@@ -13,6 +13,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -576,6 +577,47 @@ def cancel_queued_matches(*, matches: Any, reason: str) -> int:
     """Cancel the queued ones among ``matches`` (a queryset): they end aborted, never played
     (``lifecycle.do_cancel``); a match that a worker already started is left to finish."""
     return lifecycle.do_cancel(matches, reason)
+
+
+# --- staff's actions (tournaments/site/admin.py) ----------------------------------------------
+
+
+def requeue_matches(*, matches: Any) -> int:
+    """Wake a worker for each of ``matches`` (a queryset) that is queued or whose lease expired
+    (queued again first, as the reaper does), on the queue of its class (dispatch); how many
+    were sent. A match a live worker holds, one waiting for a person and one that is over are
+    left alone: a message for them would wake a worker for nothing."""
+    expired, _ = lifecycle.do_requeue_expired(timezone.now(), among=matches)
+    queued = Match.objects.filter(
+        id__in=[*matches.values_list("id", flat=True), *expired], status=Match.Status.QUEUED
+    ).values_list("id", "priority", "validation_of_id")
+    sent = list(queued)
+    for match_id, priority, validation_of in sent:
+        transaction.on_commit(partial(dispatch.play_match, str(match_id), priority, validation_of))
+    return len(sent)
+
+
+def revalidate_versions(*, versions: Any) -> int:
+    """Validate again the rejected ones among ``versions`` (a queryset), and send again the
+    pending ones' validation; how many were sent.
+
+    A version is validated once (docs/architecture.md, "A bot upload"): this is staff's way to
+    take back a rejection that was the platform's fault (``validation failed: ...``, a worker
+    that could not sandbox). The version is pending again, with a new smoke match queued as at
+    the upload. A ready version is never validated again: ladders, seasons and queued matches
+    may seat it, and a new verdict would pull it out of them mid-play.
+    """
+    chosen = versions.values("id")
+    with transaction.atomic():
+        BotVersion.objects.filter(id__in=chosen, status=BotVersion.Status.REJECTED).update(
+            status=BotVersion.Status.PENDING, validation_error="", validated_at=None
+        )
+        again = BotVersion.objects.filter(id__in=chosen, status=BotVersion.Status.PENDING)
+        sent = list(again.select_related("bot"))
+        for version in sent:
+            smoke_match_for(version)  # queued work the workers see, as at the upload
+            transaction.on_commit(partial(dispatch.validate_bot_version, version.pk))
+    return len(sent)
 
 
 # Forks: a finished match at step N becomes a new unrated match that replays N events, then plays
