@@ -760,6 +760,18 @@ def create_token(*, user: Any, name: str) -> tuple[ApiToken, str]:
     return token, key
 
 
+def user_for_token(*, key: str) -> Any | None:
+    """The active user a named key belongs to, or None; notes when the token was used (at most
+    every ``tokens.USED_EVERY``: not one UPDATE per request)."""
+    token = selectors.token_for_key(key)
+    if token is None:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at >= tokens.USED_EVERY:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.user if token.user.is_active else None
+
+
 def revoke_token(*, user: Any, token_id: int) -> bool:
     """Delete one of ``user``'s tokens; False if they have none with this id."""
     deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()

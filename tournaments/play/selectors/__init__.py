@@ -35,7 +35,6 @@ from django.db.models import (
     prefetch_related_objects,
 )
 from django.db.models.functions import Coalesce
-from django.utils import timezone
 
 from games.engine.registry import get
 from games.engine.types import JSON
@@ -699,8 +698,10 @@ def newest_source(bot: Bot) -> str | None:
         return None
 
 
-def user_for_token(key: str) -> Any | None:
-    """The active user a named key belongs to, or None; notes when the token was used."""
+def token_for_key(key: str) -> ApiToken | None:
+    """The named token ``key`` is (its user with it), or None: not a named key, or no token's
+    digest matches it. Whether its user may still use it is the caller's
+    (``services.user_for_token``, which also notes the use)."""
     if not key.startswith(tokens.KEY_START):
         return None
     prefix, _, secret = key[len(tokens.KEY_START) :].partition("_")
@@ -709,10 +710,7 @@ def user_for_token(key: str) -> Any | None:
     token = ApiToken.objects.select_related("user").filter(prefix=prefix).first()
     if token is None or not hmac.compare_digest(token.digest, tokens.digest(key)):
         return None
-    now = timezone.now()
-    if token.last_used_at is None or now - token.last_used_at >= tokens.USED_EVERY:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-    return token.user if token.user.is_active else None
+    return token
 
 
 # --- a person's seats (tournaments/play/lifecycle/people.py) ----------------------------------
