@@ -30,6 +30,7 @@ from tournaments.competition.models import Fixture, Ladder, LadderRound, Season,
 from tournaments.play import read_cache, visibility
 from tournaments.play import selectors as play_selectors
 from tournaments.play.models import BUILTIN_BOTS, BotVersion, Match, Seat
+from tournaments.play.selectors import sights
 from tournaments.rating import keys, ladder_order, ratings, sprt
 from tournaments.rating.models import Rating
 
@@ -42,7 +43,7 @@ SEASON_OVER = (Season.State.FINISHED, Season.State.CANCELLED)
 def fixture_to_play(deal: Any) -> Q:
     """Whether a fixture of the duplicate deal ``deal`` (a key, or ``OuterRef("deal")``) may still
     be played: not started yet, or void while its season runs (staff may re-run it, on the same
-    seed). Play's visibility asks it (``tournaments.play.visibility.DEAL_PLAYS_ON``)."""
+    seed). Play's visibility asks it (``tournaments.play.selectors.sights.DEAL_PLAYS_ON``)."""
     to_play = (
         Fixture.objects.filter(deal=deal)
         .exclude(season__state__in=SEASON_OVER)
@@ -56,6 +57,10 @@ def fixture_to_play(deal: Any) -> Q:
 
 def ladders() -> QuerySet[Ladder]:
     return Ladder.objects.all()
+
+
+def ladder_by_id(pk: int) -> Ladder | None:
+    return Ladder.objects.filter(pk=pk).first()
 
 
 def ladders_listed(**filters: Any) -> QuerySet[Ladder]:
@@ -188,6 +193,10 @@ def member_counts(ladders: list[Ladder]) -> dict[int, int]:
 
 def seasons() -> QuerySet[Season]:
     return Season.objects.all()
+
+
+def season_by_id(pk: int) -> Season | None:
+    return Season.objects.filter(pk=pk).first()
 
 
 def seasons_by_name() -> QuerySet[Season]:
@@ -370,7 +379,7 @@ def next_ladder_round(ladder: Ladder, now: datetime) -> datetime | None:
 def with_deal_opened(fixtures: QuerySet[Fixture]) -> QuerySet[Fixture]:
     """``fixtures`` with their matches, each marked ``opened`` if its duplicate deal is over
     (its seed may be shown), in the list's own query (the admin lists hundreds)."""
-    opened = Match.objects.filter(pk=OuterRef("match_id")).filter(visibility.deal_over_q())
+    opened = Match.objects.filter(pk=OuterRef("match_id")).filter(sights.deal_over_q())
     return fixtures.select_related("match").annotate(opened=Exists(opened))
 
 

@@ -52,6 +52,11 @@ from tournaments.play.models import (
     Seat,
     WebhookDelivery,
 )
+from tournaments.play.selectors import sights
+
+# Who may act for a seat, read with the rest of who-sees-what (sights.py).
+from tournaments.play.selectors.sights import may_act as may_act
+from tournaments.play.selectors.sights import person_seats as person_seats
 from tournaments.play.visibility import is_staff, user_id
 
 
@@ -182,7 +187,7 @@ def matches(
 ) -> QuerySet[Match]:
     """Matches ``user`` may see (None: as anonymous), newest first, filtered; results are public."""
     qs = (
-        visibility.with_deal_state(matches_visible_to(user))
+        sights.with_deal_state(matches_visible_to(user))
         .select_related("created_by")
         .prefetch_related(seats_with_players())
         .order_by(*keyset.NEWEST_FIRST)
@@ -218,7 +223,7 @@ def with_seats(matches: list[Match]) -> None:
 def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]:
     """The match (if ``user`` may see it) with what its serializer reads, prefetched."""
     return (
-        visibility.with_deal_state(matches_visible_to(user))
+        sights.with_deal_state(matches_visible_to(user))
         .filter(pk=match_id)
         .select_related("created_by")
         .prefetch_related(seats_with_players())
@@ -316,9 +321,10 @@ def bot_verdicts(user: Any, bot: Bot) -> list[tuple[str, int]]:
     return sorted((verdict, n) for verdict, n in rows)
 
 
-def bot_faults(user: Any, bot: Bot) -> QuerySet[Fault]:
-    """The bot's non-ok verdicts in matches ``user`` may see, grouped by verdict, newest first
-    in each group: read from the bot's index (``fault_bot_verdict``), whatever the history.
+def bot_faults(user: Any, bot: Bot, verdict: str | None = None) -> QuerySet[Fault]:
+    """The bot's non-ok verdicts in matches ``user`` may see (of the one ``verdict``, if given),
+    grouped by verdict, newest first in each group: read from the bot's index
+    (``fault_bot_verdict``), whatever the history.
 
     ``bot`` is one ``user`` may see (``bots_visible_to``); what of each row they may read
     (its detail) is ``visibility.may_read_fault_detail``.
@@ -331,7 +337,7 @@ def bot_faults(user: Any, bot: Bot) -> QuerySet[Fault]:
     if not visibility.may_read_bot_diagnostics(user, bot):
         # Another user's smoke matches are hidden (matches_visible_to): so are their verdicts.
         qs = qs.filter(match__validation_of__isnull=True)
-    return qs
+    return qs.filter(verdict=verdict) if verdict else qs
 
 
 def bot_fault_counts(user: Any, bot: Bot) -> list[tuple[str, int]]:
@@ -385,7 +391,7 @@ def public_versions_to_challenge(user: Any, game: str, *, limit: int = 100) -> l
 def logs_once_deal_over(logs: QuerySet[BotLog]) -> QuerySet[BotLog]:
     """``logs`` of matches whose deal is over: before, a line can quote the bot's hand, which
     the other matches of a duplicate deal are still dealing (staff's logs, the admin)."""
-    return logs.filter(match__in=Match.objects.filter(visibility.deal_over_q()))
+    return logs.filter(match__in=Match.objects.filter(sights.deal_over_q()))
 
 
 END_SEARCH = 32
@@ -723,12 +729,12 @@ class NotFound(LookupError):
 def own_seats(user: Any, match_id: Any) -> list[int]:
     """``user``'s seats in the match (NotFound if they may not see it or play none of it).
 
-    Who may act for a seat is visibility's rule (``person_seats``, ``may_act``).
+    Who may act for a seat: ``person_seats``, ``may_act`` (sights.py).
     """
     match = matches_visible_to(user).filter(pk=match_id).first()
     if match is None:
         raise NotFound("no such match")
-    seats = visibility.person_seats(user, match)
+    seats = sights.person_seats(user, match)
     if not seats:
         raise NotFound("you have no seat to play in this match")
     return seats
