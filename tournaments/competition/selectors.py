@@ -349,18 +349,44 @@ def last_ladder_round(ladder: Ladder) -> LadderRound | None:
     return ladder.rounds.order_by("-slot").first()
 
 
-def next_ladder_round(ladder: Ladder, now: datetime) -> datetime | None:
-    """When the ladder's next round is due: the next run of the enabled periodic tasks that
-    play the rounds (django-celery-beat's rows, staff's to change), None if the ladder is
-    inactive or no task runs the rounds."""
+DEFAULT_ROUND_SECONDS = queues.LADDER_ROUND_SECONDS
+"""The slot length when no enabled interval task runs the rounds (the migration's default)."""
+CRONTAB_ROUND_SECONDS = 60
+"""A crontab schedule fires at most once a minute."""
+
+
+def ladder_round_tasks() -> list[Any]:
+    """The enabled periodic tasks that play the ladders' rounds (django-celery-beat's rows,
+    staff's to change in the admin): the one read of them, for the slot's length
+    (``round_seconds``) and the next round's time (``next_ladder_round``)."""
     from django_celery_beat.models import PeriodicTask
 
+    return list(
+        PeriodicTask.objects.filter(task=queues.RUN_LADDERS, enabled=True).select_related(
+            "interval", "crontab"
+        )
+    )
+
+
+def round_seconds() -> int:
+    """The length of a round's time slot: the shortest interval of the tasks that play the
+    rounds (a crontab's is a minute)."""
+    lengths = []
+    for task in ladder_round_tasks():
+        if task.interval is not None:
+            lengths.append(int(task.interval.schedule.run_every.total_seconds()))
+        else:
+            lengths.append(CRONTAB_ROUND_SECONDS)
+    return max(1, min(lengths)) if lengths else DEFAULT_ROUND_SECONDS
+
+
+def next_ladder_round(ladder: Ladder, now: datetime) -> datetime | None:
+    """When the ladder's next round is due: the next run of the tasks that play the rounds
+    (``ladder_round_tasks``), None if the ladder is inactive or no task runs the rounds."""
     if not ladder.is_active:
         return None
     found: list[datetime] = []
-    for task in PeriodicTask.objects.filter(task=queues.RUN_LADDERS, enabled=True).select_related(
-        "interval", "crontab"
-    ):
+    for task in ladder_round_tasks():
         schedule = task.schedule
         if schedule is None:
             continue
@@ -641,7 +667,7 @@ def strengths(played: Sequence[Game]) -> list[dict[str, Any]]:
     ]
 
 
-def test_results(series: Series) -> dict[str, Any] | None:
+def ab_test_state(series: Series) -> dict[str, Any] | None:
     """An A/B test's state: its bounds, the LLR after each pair, the counts, the Elo estimate
     with its interval and the verdict (``continue`` while it runs)."""
     if series.test is None:
@@ -685,5 +711,5 @@ def series_results(series: Series) -> dict[str, Any]:
         "players": player_results(played),
         "head_to_head": head_to_head(played),
         "strengths": strengths(played),
-        "test": test_results(series),
+        "test": ab_test_state(series),
     }
