@@ -11,16 +11,16 @@ class TournamentsConfig(AppConfig):
     def ready(self) -> None:
         # Django's autodiscovery imports `<app>.admin`; the site's admin lives in the site context.
         # A duplicate deal plays on while a fixture of it may still be played: play's visibility
-        # asks competition without importing it (tournaments.play.visibility.DEAL_PLAYS_ON).
+        # asks competition without importing it (tournaments.play.selectors.sights.DEAL_PLAYS_ON).
         # Ratings follow the event store's feed, woken by each stored result.
         from replays import store
         from tournaments.competition.selectors import fixture_to_play
-        from tournaments.play import visibility
+        from tournaments.play.selectors import sights
         from tournaments.rating import wake
         from tournaments.site import admin  # noqa: F401
 
-        if fixture_to_play not in visibility.DEAL_PLAYS_ON:
-            visibility.DEAL_PLAYS_ON.append(fixture_to_play)
+        if fixture_to_play not in sights.DEAL_PLAYS_ON:
+            sights.DEAL_PLAYS_ON.append(fixture_to_play)
         store.stored.connect(wake.on_stored, dispatch_uid="ratings follow results")
         connect_site_caches()
 

@@ -19,7 +19,6 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import Retry
 from celery.signals import celeryd_after_setup, worker_process_init, worker_ready
-from django.conf import settings
 
 from config import queues
 
@@ -175,23 +174,13 @@ def validate_bot_version(
     return status
 
 
-def enqueue_match(match_id: str) -> None:
-    """Put a match on the workers' queue: ``MATCH_QUEUE``, where the task routes send
-    ``play_match`` too, read when sending (so a test can give its run a queue of its own).
-    Every worker that reads it takes people's matches and validations first."""
-    play_match.apply_async((match_id,), queue=settings.MATCH_QUEUE)
-
-
 @shared_task(name=queues.REAP_MATCHES)
 def reap_matches() -> int:
-    from tournaments.play import humans, runner, worker_time
+    """Queue again what no worker is left to do (tournaments/play/reaper.py)."""
+    from tournaments.play import reaper, worker_time
 
     worker_time.forget_old()
-    # People's seats too: play the default past a decision's deadline, end abandoned matches.
-    return runner.reap_expired_leases(
-        send=enqueue_match,
-        send_validation=lambda version_id: validate_bot_version.delay(version_id),
-    ) + humans.reap(send=enqueue_match)
+    return reaper.reap()
 
 
 @shared_task(name=queues.ADD_EVENT_PARTITIONS)

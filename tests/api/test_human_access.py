@@ -16,7 +16,7 @@ from django.test import Client
 
 from games.engine.registry import get
 from tests.factories import UserFactory
-from tournaments.play import runner, services, visibility
+from tournaments.play import runner, selectors, services
 from tournaments.play.models import Match
 from tournaments.play.selectors.replay import state_at
 
@@ -93,10 +93,10 @@ def test_only_the_person_may_act_and_staff_only_watch(
     waiting: tuple[Match, dict[str, Any]],
 ) -> None:
     match, users = waiting
-    assert visibility.may_act(users["person"], match, 0)
-    assert not visibility.may_act(users["person"], match, 1)  # a bot's seat
+    assert selectors.may_act(users["person"], match, 0)
+    assert not selectors.may_act(users["person"], match, 1)  # a bot's seat
     for role in ("anon", "other", "staff"):
-        assert not visibility.may_act(users[role], match, 0)
+        assert not selectors.may_act(users[role], match, 0)
         r = client(users[role]).post(
             f"/api/matches/{match.pk}/actions/",
             {"action": {"place": []}},

@@ -1,4 +1,5 @@
-"""A person's seat through the API: challenge, wait, act, the clock (tournaments/play/humans.py).
+"""A person's seat through the API: challenge, wait, act, the clock (tournaments/play/lifecycle/
+people.py; the clock's side in tournaments/play/reaper.py).
 
 The runner is called in-process where a worker would run it (the enqueued fixture records
 what would be sent); tests/e2e/test_human_worker.py does the same with a real worker.
@@ -24,7 +25,7 @@ from games.engine.registry import get
 from games.engine.rng import step_rng
 from replays import store
 from tests.api.conftest import Enqueued
-from tournaments.play import humans, runner, services
+from tournaments.play import reaper, runner, services
 from tournaments.play.models import Match
 
 pytestmark = pytest.mark.django_db
@@ -180,12 +181,12 @@ def test_a_missed_deadline_plays_the_default_action_with_a_timeout_verdict(
     match = play_bots(human_match(api, human_move_seconds=30))
     assert match.deadline is not None
     assert match.deadline - timezone.now() <= timedelta(seconds=30)
-    sent: list[str] = []
-    assert humans.reap(send=sent.append) == 0 and sent == []  # not yet
+    before = list(enqueued.play_match)
+    assert reaper.reap_people() == 0 and enqueued.play_match == before  # not yet
     Match.objects.filter(pk=match.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     step = match.waiting_step
     assert step is not None
-    assert humans.reap(send=sent.append) == 1 and sent == [str(match.pk)]
+    assert reaper.reap_people() == 1 and enqueued.play_match == [*before, str(match.pk)]
     # Nobody moved: the default waits its turn with everyone's work, not ahead of it.
     assert Match.objects.get(pk=match.pk).priority == Match.Priority.PLAY
     # Someone answering now is too late: the default is being played.
@@ -242,7 +243,7 @@ def test_a_match_abandoned_for_a_day_ends_aborted_with_its_reason(
     Match.objects.filter(pk=match.pk).update(
         human_acted_at=timezone.now() - timedelta(days=1, seconds=1)
     )
-    assert humans.reap(send=lambda _: None) == 1
+    assert reaper.reap_people() == 1
     match.refresh_from_db()
     assert match.status == "aborted" and "nobody played seat 0 for a day" in match.error
     last = store.read(match.pk)[-1]

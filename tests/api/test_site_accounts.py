@@ -117,6 +117,39 @@ def test_password_change() -> None:
     assert Client().login(username=user.username, password=PASSWORD)
 
 
+def test_finding_a_named_key_writes_nothing_and_using_it_notes_the_use_once_a_minute() -> None:
+    """The selector reads (it may run on the replica); the service notes the use, not on every
+    request (tokens.USED_EVERY)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from tournaments.play import selectors
+
+    user = UserFactory()
+    token, key = services.create_token(user=user, name="laptop")
+    with CaptureQueriesContext(connection) as read:
+        assert selectors.token_for_key(key) == token
+    assert [q["sql"] for q in read.captured_queries if not q["sql"].startswith("SELECT")] == []
+    token.refresh_from_db()
+    assert token.last_used_at is None
+
+    assert services.user_for_token(key=key) == user
+    token.refresh_from_db()
+    first = token.last_used_at
+    assert first is not None
+    assert services.user_for_token(key=key) == user  # a moment later: not written again
+    token.refresh_from_db()
+    assert token.last_used_at == first
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=first - tokens.USED_EVERY)
+    assert services.user_for_token(key=key) == user
+    token.refresh_from_db()
+    assert token.last_used_at is not None and first <= token.last_used_at <= timezone.now()
+    # An account that was deactivated keeps its token row, which lets nobody in.
+    type(user).objects.filter(pk=user.pk).update(is_active=False)
+    assert services.user_for_token(key=key) is None
+
+
 def test_account_pages_need_a_login() -> None:
     c = Client()
     for url in ("/accounts/", "/accounts/password/", "/bots/mine/", "/bots/new/"):

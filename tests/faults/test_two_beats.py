@@ -17,7 +17,7 @@ from config import queues
 from tests.factories import finish
 from tests.faults.conftest import Stack, assert_intact, platform_env, wait_until
 from tournaments import tasks
-from tournaments.competition import ladders
+from tournaments.competition import ladders, selectors
 from tournaments.competition.models import Ladder, LadderRound
 from tournaments.play.models import Match
 
@@ -55,7 +55,7 @@ def test_a_second_round_task_in_the_same_slot_queues_nothing(monkeypatch: Any) -
     assert tasks.run_ladders() == 0
     assert Match.objects.filter(ladder=ladder).count() == 2
     # The next slot plays its round.
-    later = timezone.now() + timedelta(seconds=ladders.round_seconds())
+    later = timezone.now() + timedelta(seconds=selectors.round_seconds())
     assert ladders.play_rounds(now=later) == 2
     assert list(LadderRound.objects.filter(ladder=ladder).values_list("matches", flat=True)) == [
         2,
@@ -67,7 +67,7 @@ def test_a_second_round_task_in_the_same_slot_queues_nothing(monkeypatch: Any) -
 def test_a_slot_whose_task_was_lost_is_played_by_the_next_one(monkeypatch: Any) -> None:
     monkeypatch.setattr(tasks.play_match, "delay", lambda match_id: None)
     ladder = two_builtins()
-    step = timedelta(seconds=ladders.round_seconds())
+    step = timedelta(seconds=selectors.round_seconds())
     now = timezone.now()
     assert ladders.play_rounds(now=now) == 2
     finish_all(ladder)

@@ -24,38 +24,18 @@ from django.db.models import Count, Max
 from django.utils import timezone
 from uuid_utils.compat import uuid7
 
-from config import queues
 from tournaments.competition import matchmaking, selectors
 from tournaments.competition.models import Ladder, LadderRound
 from tournaments.play import services
 from tournaments.play.models import Match, Seat
-from tournaments.rating import keys, rating_feed, ratings
+from tournaments.rating import keys, ratings
+from tournaments.rating import selectors as rating_selectors
 from tournaments.rating.models import Rating
 
 RECENT = timedelta(hours=24)
-DEFAULT_ROUND_SECONDS = queues.LADDER_ROUND_SECONDS
-"""The slot length when no enabled interval task runs the rounds (the migration's default)."""
-CRONTAB_ROUND_SECONDS = 60
-"""A crontab schedule fires at most once a minute."""
 MISSED_SLOTS_PLAYED = 3
 """How many of a ladder's newest missed slots a round task plays late, oldest first: a long
 broker outage does not turn into a burst of rounds (members still playing sit later ones out)."""
-
-
-def round_seconds() -> int:
-    """The length of a round's time slot: the shortest interval of the enabled periodic tasks
-    that run the rounds (staff edit it in the admin)."""
-    from django_celery_beat.models import PeriodicTask
-
-    lengths = []
-    for task in PeriodicTask.objects.filter(task=queues.RUN_LADDERS, enabled=True).select_related(
-        "interval"
-    ):
-        if task.interval is not None:
-            lengths.append(int(task.interval.schedule.run_every.total_seconds()))
-        else:
-            lengths.append(CRONTAB_ROUND_SECONDS)
-    return max(1, min(lengths)) if lengths else DEFAULT_ROUND_SECONDS
 
 
 def slot_of(moment: datetime, seconds: int) -> datetime:
@@ -97,7 +77,7 @@ def entrants(ladder: Ladder, players: list[str]) -> tuple[list[matchmaking.Entra
         for r in Rating.objects.filter(pool=selectors.pool(ladder))
     }
     book = ratings.Book(stored)
-    preds = rating_feed.predecessors(players)
+    preds = rating_selectors.predecessors(players)
     out = []
     for player in players:
         skill = book.skill(selectors.pool(ladder), player, preds.get(player, ()))
@@ -198,7 +178,7 @@ def missed_slots(ladder: Ladder, current: datetime, seconds: int) -> list[dateti
 def play_rounds(now: datetime | None = None) -> int:
     """The round of the current time slot of every active ladder that has not played it yet,
     after those of the slots it missed; returns how many matches were queued."""
-    seconds = round_seconds()
+    seconds = selectors.round_seconds()
     slot = slot_of(now or timezone.now(), seconds)
     queued = 0
     for ladder in Ladder.objects.filter(is_active=True):

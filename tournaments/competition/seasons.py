@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from uuid_utils.compat import uuid7
 
@@ -80,6 +81,15 @@ def start_season(*, season: Season, rng: random.Random | None = None) -> Season:
     return season
 
 
+def may_enter(game: str | None) -> Q:
+    """The versions a season of ``game`` may enter, as a filter on BotVersion: ready, of an
+    active bot, of the game (any game's when None). The one entry check: the season's start
+    (``start_season``), its entrants that left since (``_departed``), the admin's picker and
+    form (tournaments/site/season_admin.py)."""
+    enterable = Q(status=BotVersion.Status.READY, bot__is_active=True)
+    return enterable & Q(bot__game=game) if game else enterable
+
+
 def _check_field(season: Season, field: Sequence[str]) -> None:
     if len(field) < season.seats:
         raise services.Invalid(
@@ -87,7 +97,7 @@ def _check_field(season: Season, field: Sequence[str]) -> None:
         )
     versions = [keys.version_id(p) for p in field]
     bad = BotVersion.objects.filter(id__in=[v for v in versions if v is not None]).exclude(
-        status=BotVersion.Status.READY, bot__game=season.game, bot__is_active=True
+        may_enter(season.game)
     )
     if bad.exists():
         names = ", ".join(str(v) for v in bad.select_related("bot"))
@@ -310,11 +320,7 @@ def play_due(*, season: Season, now: datetime | None = None) -> list[Match]:
 def _departed(season: Season) -> set[str]:
     """Entrants whose bot was disabled (or version rejected) since the season started."""
     ids = [v for v in map(keys.version_id, players(season)) if v is not None]
-    ok = set(
-        BotVersion.objects.filter(
-            id__in=ids, status=BotVersion.Status.READY, bot__is_active=True
-        ).values_list("id", flat=True)
-    )
+    ok = set(BotVersion.objects.filter(may_enter(None), id__in=ids).values_list("id", flat=True))
     return {f"v:{v}" for v in ids if v not in ok}
 
 

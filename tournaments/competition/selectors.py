@@ -30,6 +30,7 @@ from tournaments.competition.models import Fixture, Ladder, LadderRound, Season,
 from tournaments.play import read_cache, visibility
 from tournaments.play import selectors as play_selectors
 from tournaments.play.models import BUILTIN_BOTS, BotVersion, Match, Seat
+from tournaments.play.selectors import sights
 from tournaments.rating import keys, ladder_order, ratings, sprt
 from tournaments.rating.models import Rating
 
@@ -42,7 +43,7 @@ SEASON_OVER = (Season.State.FINISHED, Season.State.CANCELLED)
 def fixture_to_play(deal: Any) -> Q:
     """Whether a fixture of the duplicate deal ``deal`` (a key, or ``OuterRef("deal")``) may still
     be played: not started yet, or void while its season runs (staff may re-run it, on the same
-    seed). Play's visibility asks it (``tournaments.play.visibility.DEAL_PLAYS_ON``)."""
+    seed). Play's visibility asks it (``tournaments.play.selectors.sights.DEAL_PLAYS_ON``)."""
     to_play = (
         Fixture.objects.filter(deal=deal)
         .exclude(season__state__in=SEASON_OVER)
@@ -56,6 +57,10 @@ def fixture_to_play(deal: Any) -> Q:
 
 def ladders() -> QuerySet[Ladder]:
     return Ladder.objects.all()
+
+
+def ladder_by_id(pk: int) -> Ladder | None:
+    return Ladder.objects.filter(pk=pk).first()
 
 
 def ladders_listed(**filters: Any) -> QuerySet[Ladder]:
@@ -188,6 +193,10 @@ def member_counts(ladders: list[Ladder]) -> dict[int, int]:
 
 def seasons() -> QuerySet[Season]:
     return Season.objects.all()
+
+
+def season_by_id(pk: int) -> Season | None:
+    return Season.objects.filter(pk=pk).first()
 
 
 def seasons_by_name() -> QuerySet[Season]:
@@ -340,18 +349,44 @@ def last_ladder_round(ladder: Ladder) -> LadderRound | None:
     return ladder.rounds.order_by("-slot").first()
 
 
-def next_ladder_round(ladder: Ladder, now: datetime) -> datetime | None:
-    """When the ladder's next round is due: the next run of the enabled periodic tasks that
-    play the rounds (django-celery-beat's rows, staff's to change), None if the ladder is
-    inactive or no task runs the rounds."""
+DEFAULT_ROUND_SECONDS = queues.LADDER_ROUND_SECONDS
+"""The slot length when no enabled interval task runs the rounds (the migration's default)."""
+CRONTAB_ROUND_SECONDS = 60
+"""A crontab schedule fires at most once a minute."""
+
+
+def ladder_round_tasks() -> list[Any]:
+    """The enabled periodic tasks that play the ladders' rounds (django-celery-beat's rows,
+    staff's to change in the admin): the one read of them, for the slot's length
+    (``round_seconds``) and the next round's time (``next_ladder_round``)."""
     from django_celery_beat.models import PeriodicTask
 
+    return list(
+        PeriodicTask.objects.filter(task=queues.RUN_LADDERS, enabled=True).select_related(
+            "interval", "crontab"
+        )
+    )
+
+
+def round_seconds() -> int:
+    """The length of a round's time slot: the shortest interval of the tasks that play the
+    rounds (a crontab's is a minute)."""
+    lengths = []
+    for task in ladder_round_tasks():
+        if task.interval is not None:
+            lengths.append(int(task.interval.schedule.run_every.total_seconds()))
+        else:
+            lengths.append(CRONTAB_ROUND_SECONDS)
+    return max(1, min(lengths)) if lengths else DEFAULT_ROUND_SECONDS
+
+
+def next_ladder_round(ladder: Ladder, now: datetime) -> datetime | None:
+    """When the ladder's next round is due: the next run of the tasks that play the rounds
+    (``ladder_round_tasks``), None if the ladder is inactive or no task runs the rounds."""
     if not ladder.is_active:
         return None
     found: list[datetime] = []
-    for task in PeriodicTask.objects.filter(task=queues.RUN_LADDERS, enabled=True).select_related(
-        "interval", "crontab"
-    ):
+    for task in ladder_round_tasks():
         schedule = task.schedule
         if schedule is None:
             continue
@@ -370,7 +405,7 @@ def next_ladder_round(ladder: Ladder, now: datetime) -> datetime | None:
 def with_deal_opened(fixtures: QuerySet[Fixture]) -> QuerySet[Fixture]:
     """``fixtures`` with their matches, each marked ``opened`` if its duplicate deal is over
     (its seed may be shown), in the list's own query (the admin lists hundreds)."""
-    opened = Match.objects.filter(pk=OuterRef("match_id")).filter(visibility.deal_over_q())
+    opened = Match.objects.filter(pk=OuterRef("match_id")).filter(sights.deal_over_q())
     return fixtures.select_related("match").annotate(opened=Exists(opened))
 
 
@@ -632,7 +667,7 @@ def strengths(played: Sequence[Game]) -> list[dict[str, Any]]:
     ]
 
 
-def test_results(series: Series) -> dict[str, Any] | None:
+def ab_test_state(series: Series) -> dict[str, Any] | None:
     """An A/B test's state: its bounds, the LLR after each pair, the counts, the Elo estimate
     with its interval and the verdict (``continue`` while it runs)."""
     if series.test is None:
@@ -676,5 +711,5 @@ def series_results(series: Series) -> dict[str, Any]:
         "players": player_results(played),
         "head_to_head": head_to_head(played),
         "strengths": strengths(played),
-        "test": test_results(series),
+        "test": ab_test_state(series),
     }

@@ -210,7 +210,7 @@ class Match(models.Model):
         related_name="smoke_matches",
         help_text="Set on the smoke match that validated this version.",
     )
-    # People's seats (tournaments/play/humans.py): whose decision the match waits for, since which
+    # People's seats (tournaments/play/lifecycle/people.py): whose decision the match waits for, since which
     # step, and until when; past the deadline the reaper has the default action played.
     # Database defaults too: bulk loaders that COPY match rows (benchmarks) name no new column.
     waiting_for = models.JSONField(
@@ -259,7 +259,7 @@ class Match(models.Model):
             # serves the scheduler's "queued matches", the ladder and season ones the foreign
             # keys' own lookups.
             models.Index(fields=["-created_at", "-id"], name="match_newest"),
-            # Whether a listed match's deal plays on (visibility.with_deal_state, every list):
+            # Whether a listed match's deal plays on (selectors.sights.with_deal_state, every list):
             # Postgres answers it for a page by hashing the deals of the matches not over, read
             # here, instead of every match's deal (a scan of the whole table per page).
             models.Index(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 
 from games.engine.builtin import make_player
 from games.engine.decision import Move
@@ -76,7 +77,7 @@ class HumanSeat:
     ``move`` says "later" (None) and the match suspends, except once for a decision whose
     deadline has passed (``expired``): then the game's default action is played with the
     verdict ``timeout``, as for a bot. A person is never disqualified: a match nobody plays
-    any more ends aborted after a day (tournaments.play.humans.reap).
+    any more ends aborted after a day (tournaments.play.reaper.reap_people).
     """
 
     expired: bool = False
@@ -101,6 +102,13 @@ class HumanSeat:
 
     def close(self, outcome: Outcome | None) -> str:
         return ""
+
+
+def take_expired(match: Match) -> frozenset[int]:
+    """The people's seats whose decision's deadline had passed when the match was queued."""
+    if match.deadline is None or match.deadline > timezone.now():
+        return frozenset()
+    return frozenset(match.waiting_for or ())
 
 
 def human_player(match: Match, seat: Seat, expired: frozenset[int]) -> HumanSeat:

@@ -14,7 +14,7 @@ abort) is a transition of tournaments/play/lifecycle/. Guarantees, and what give
   outcome and the seats' ranks and scores, by trigger, in the statement that
   appends it (tournaments/play/projection.py).
 * Survives a dead worker: the task is acknowledged late, so the broker
-  redelivers it; the reaper re-queues matches whose lease expired and re-sends
+  redelivers it; the reaper (reaper.py) re-queues matches whose lease expired and re-sends
   long-queued ones. A resumed match folds its stored events and plays on with
   the same random draws.
 * Survives a database outage: an operational database error (the server
@@ -32,11 +32,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Callable, Sequence
-from datetime import timedelta
-
-from django.conf import settings
-from django.utils import timezone
+from collections.abc import Sequence
 
 from games.engine.driver import (
     MatchDriver,
@@ -48,10 +44,10 @@ from games.engine.driver import (
 from games.engine.registry import get
 from games.sandbox.readiness import isolation_status
 from replays import store
-from tournaments.play import humans, lifecycle
-from tournaments.play.models import BotVersion, Match, Seat
+from tournaments.play import lifecycle
+from tournaments.play.models import Match, Seat
 from tournaments.play.outages import is_database_outage
-from tournaments.play.players import human_player, match_limits, player_for
+from tournaments.play.players import human_player, match_limits, player_for, take_expired
 from tournaments.play.selectors import match_to_play
 
 log = logging.getLogger(__name__)
@@ -87,8 +83,6 @@ class AttemptInterrupted(Exception):
 MAX_ATTEMPTS = 3
 """Workers that may start a match: one whose workers keep dying (killed for memory, say) ends
 aborted instead of being re-queued for ever. An attempt a database outage ended is not one."""
-STALE_QUEUED_AFTER = timedelta(minutes=10)
-"""A match queued for longer than this has probably lost its message: the reaper sends it again."""
 
 
 def attempts_reason(attempts: int) -> str:
@@ -247,7 +241,7 @@ def _play(match: Match, seats: list[Seat], sink: lifecycle.DatabaseSink) -> None
     # A match never started has no events: skip the read (the append would catch a stray one).
     fresh = match.last_version == 0
     stored = [] if fresh else [ev.as_engine_event() for ev in store.read(match.id)]
-    expired = humans.take_expired(match)  # people whose decision's deadline has passed
+    expired = take_expired(match)  # people whose decision's deadline has passed
     players: list[SeatPlayer] = [
         human_player(match, seat, expired)
         if seat.player_id is not None
@@ -266,45 +260,3 @@ def _play(match: Match, seats: list[Seat], sink: lifecycle.DatabaseSink) -> None
     )
     resume_seats(players, driver.stats)
     driver.run()  # which aborts the sink if it fails (see replays.store.Appender)
-
-
-def resend_after() -> timedelta:
-    """How long a match may stay queued (or a version pending) before the reaper re-sends it:
-    ``MATCH_RESEND_AFTER_SECONDS``, else STALE_QUEUED_AFTER."""
-    seconds = getattr(settings, "MATCH_RESEND_AFTER_SECONDS", None)
-    return STALE_QUEUED_AFTER if seconds is None else timedelta(seconds=float(seconds))
-
-
-def reap_expired_leases(
-    *,
-    send: Callable[[str], object],
-    stale_queued_after: timedelta | None = None,
-    send_validation: Callable[[int], object] | None = None,
-) -> int:
-    """Re-queue matches whose worker stopped renewing its lease, and re-send lost queued ones.
-
-    ``send`` puts a match id on the workers' queue (``tournaments.tasks.enqueue_match``): the
-    runner is called by the tasks and never imports them. A match whose message was never
-    sent (the broker was down when it was created) is one of the lost queued ones; so is a
-    version left pending for as long, which ``send_validation`` sends again.
-    """
-    if stale_queued_after is None:
-        stale_queued_after = resend_after()
-    now = timezone.now()
-    expired, requeued = lifecycle.do_requeue_expired(now)
-    stale = list(
-        Match.objects.filter(
-            status=Match.Status.QUEUED, created_at__lt=now - stale_queued_after
-        ).values_list("id", flat=True)
-    )
-    for match_id in {*expired, *stale}:
-        send(str(match_id))
-    if send_validation is not None:
-        pending = BotVersion.objects.filter(
-            status=BotVersion.Status.PENDING, created_at__lt=now - stale_queued_after
-        ).values_list("id", flat=True)
-        for version_id in pending:
-            send_validation(version_id)
-    if requeued:
-        log.warning("re-queued %d matches whose lease expired", requeued)
-    return requeued + len(stale)

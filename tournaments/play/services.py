@@ -13,6 +13,7 @@ import logging
 import secrets
 import uuid
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -320,7 +321,7 @@ def create_challenge(
     """An unrated match between chosen versions, built-ins and people, queued for the workers.
 
     Each seat is ``{"bot_version": id}``, ``{"builtin": name}`` or ``{"human": true}`` (the
-    caller plays it, through the API or the match's page; tournaments/play/humans.py), in table
+    caller plays it, through the API or the match's page; tournaments/play/lifecycle/people.py), in table
     order. ``human_move_seconds`` is a person's time for each decision. With
     ``queue=False`` the caller plays it itself (``manage.py play --persist`` runs it with the
     workers' runner, tournaments.play.runner.run_match, in its own process), and the account's
@@ -578,6 +579,47 @@ def cancel_queued_matches(*, matches: Any, reason: str) -> int:
     return lifecycle.do_cancel(matches, reason)
 
 
+# --- staff's actions (tournaments/site/admin.py) ----------------------------------------------
+
+
+def requeue_matches(*, matches: Any) -> int:
+    """Wake a worker for each of ``matches`` (a queryset) that is queued or whose lease expired
+    (queued again first, as the reaper does), on the queue of its class (dispatch); how many
+    were sent. A match a live worker holds, one waiting for a person and one that is over are
+    left alone: a message for them would wake a worker for nothing."""
+    expired, _ = lifecycle.do_requeue_expired(timezone.now(), among=matches)
+    queued = Match.objects.filter(
+        id__in=[*matches.values_list("id", flat=True), *expired], status=Match.Status.QUEUED
+    ).values_list("id", "priority", "validation_of_id")
+    sent = list(queued)
+    for match_id, priority, validation_of in sent:
+        transaction.on_commit(partial(dispatch.play_match, str(match_id), priority, validation_of))
+    return len(sent)
+
+
+def revalidate_versions(*, versions: Any) -> int:
+    """Validate again the rejected ones among ``versions`` (a queryset), and send again the
+    pending ones' validation; how many were sent.
+
+    A version is validated once (docs/architecture.md, "A bot upload"): this is staff's way to
+    take back a rejection that was the platform's fault (``validation failed: ...``, a worker
+    that could not sandbox). The version is pending again, with a new smoke match queued as at
+    the upload. A ready version is never validated again: ladders, seasons and queued matches
+    may seat it, and a new verdict would pull it out of them mid-play.
+    """
+    chosen = versions.values("id")
+    with transaction.atomic():
+        BotVersion.objects.filter(id__in=chosen, status=BotVersion.Status.REJECTED).update(
+            status=BotVersion.Status.PENDING, validation_error="", validated_at=None
+        )
+        again = BotVersion.objects.filter(id__in=chosen, status=BotVersion.Status.PENDING)
+        sent = list(again.select_related("bot"))
+        for version in sent:
+            smoke_match_for(version)  # queued work the workers see, as at the upload
+            transaction.on_commit(partial(dispatch.validate_bot_version, version.pk))
+    return len(sent)
+
+
 # Forks: a finished match at step N becomes a new unrated match that replays N events, then plays
 # on. A match of a duplicate deal is forked only once the whole deal is over
 # (``visibility.deal_over``): the fork would otherwise hand its seed and events out early. The
@@ -718,13 +760,25 @@ def create_token(*, user: Any, name: str) -> tuple[ApiToken, str]:
     return token, key
 
 
+def user_for_token(*, key: str) -> Any | None:
+    """The active user a named key belongs to, or None; notes when the token was used (at most
+    every ``tokens.USED_EVERY``: not one UPDATE per request)."""
+    token = selectors.token_for_key(key)
+    if token is None:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at >= tokens.USED_EVERY:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.user if token.user.is_active else None
+
+
 def revoke_token(*, user: Any, token_id: int) -> bool:
     """Delete one of ``user``'s tokens; False if they have none with this id."""
     deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
     return deleted > 0
 
 
-# --- a person's action (tournaments/play/humans.py) ---------------------------------------------
+# --- a person's action (tournaments/play/lifecycle/people.py) ------------------------------------
 
 
 def submit_action(

@@ -1,7 +1,8 @@
 """Named API tokens (``ApiToken``): what a key looks like and how it is kept. A token is made and
 revoked by play's services (``create_token``, ``revoke_token``) and its key checked on each
-request by play's selectors (``user_for_token``, for the API's token authentication,
-tournaments/site/api/authentication.py). Pure: no model, no query.
+request (the selector ``token_for_key`` finds it, the service ``user_for_token`` notes its use,
+for the API's token authentication, tournaments/site/api/authentication.py). Pure: no model, no
+query.
 
 A key reads ``br_<prefix>_<secret>``: the prefix finds the row, the SHA-256 of the whole key
 must match the stored one. The account's original token (DRF's ``Token``, 40 hex digits) keeps

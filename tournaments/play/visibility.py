@@ -21,7 +21,7 @@ Every page, API endpoint and download asks this module; none decides on its own.
   It can quote an exception from inside the platform.
 * A person's seat (``Seat.player``): that person sees it as a bot's owner sees their
   bot's seat (its hidden cards, its verdicts), and only they may act for it
-  (``may_act``); everyone else, staff included, sees the public view while it runs.
+  (``selectors.sights.may_act``); everyone else, staff included, sees the public view while it runs.
 
 "Over" is finished *or aborted*: an aborted match is never resumed (the runner
 skips it) and has no result, but nothing hidden in it can be played on any more,
@@ -38,26 +38,20 @@ forked either (a fork copies the seed and the events).
 
 Which matches a user may see at all (another user's smoke matches are hidden) is
 ``selectors.matches_visible_to``, a queryset over this module's ``is_staff`` and
-``user_id``.
+``user_id``. Who may act for a seat (``may_act``, ``person_seats``) and the rows these rules
+need (a deal's state, a match's seats) are read by play's selectors
+(tournaments/play/selectors/sights.py): this module writes no query of its own (the seats
+it walks are those its caller's selector prefetched, else Django loads them).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import (
-    BooleanField,
-    Case,
-    Exists,
-    OuterRef,
-    Q,
-    QuerySet,
-    Value,
-    When,
-)
+from django.db.models import Q
 from django.utils.crypto import salted_hmac
 
 from games.engine.events import can_see, redacted
@@ -90,44 +84,9 @@ def is_over(match: Match) -> bool:
 
 # --- duplicate deals: one seed, several matches ------------------------------------------------
 
-DEAL_PLAYS_ON: list[Callable[[Any], Q]] = []
-"""What else keeps a duplicate deal playing, besides a match of it not over: each takes the deal
-(a key, or ``OuterRef("deal")``) and gives a condition. Competition adds that a fixture of it may
-still be played (``tournaments.competition.selectors.fixture_to_play``, added by the app's
-``ready``): play names nothing of competition."""
 DEAL_PLAYING = "deal_playing"
-"""The attribute ``with_deal_state`` annotates: whether the match's deal still plays on."""
-
-
-def _deal_plays_on(deal: Any) -> Q:
-    """Whether the duplicate deal ``deal`` (a key, or ``OuterRef("deal")``) is still being played:
-    a match of it is not over, or a fixture of it may still be played (not started yet, or void
-    while its season runs: staff may re-run it, on the same seed)."""
-    unfinished = Match.objects.filter(deal=deal).exclude(status__in=OVER)
-    plays_on = Q(Exists(unfinished))
-    for condition in DEAL_PLAYS_ON:
-        plays_on |= condition(deal)
-    return plays_on
-
-
-def with_deal_state(matches: QuerySet[Match]) -> QuerySet[Match]:
-    """``matches`` with whether each one's deal plays on, in the same query (lists ask
-    ``deal_over`` of every row)."""
-    return matches.annotate(
-        **{
-            DEAL_PLAYING: Case(
-                When(deal__isnull=True, then=Value(False)),
-                When(_deal_plays_on(OuterRef("deal")), then=Value(True)),
-                default=Value(False),
-                output_field=BooleanField(),
-            )
-        }
-    )
-
-
-def deal_over_q() -> Q:
-    """``deal_over`` as a filter on Match."""
-    return Q(status__in=OVER) & (Q(deal__isnull=True) | ~_deal_plays_on(OuterRef("deal")))
+"""The attribute ``selectors.sights.with_deal_state`` annotates: whether the match's deal still
+plays on (what else keeps a deal playing is ``selectors.sights.DEAL_PLAYS_ON``)."""
 
 
 HIDDEN_UNTIL_OVER = "(hidden until the match and its duplicate deal are over)"
@@ -147,9 +106,11 @@ def deal_over(match: Match) -> bool:
         return True
     playing = getattr(match, DEAL_PLAYING, None)
     if playing is None:
-        playing = (
-            Match.objects.filter(pk=match.pk).filter(_deal_plays_on(OuterRef("deal"))).exists()
-        )
+        # Not read with its deal's state (a match in hand: the admin's, a service's): read it
+        # once, by play's selectors. Imported here: the selectors import these rules.
+        from tournaments.play.selectors import sights
+
+        playing = sights.deal_playing(match)
         setattr(match, DEAL_PLAYING, playing)  # asked several times a request: read once
     return not playing
 
@@ -182,32 +143,9 @@ def seats_of(user: Any, match: Match) -> frozenset[int]:
             if seat.player_id == uid
             or (seat.bot_version is not None and seat.bot_version.bot.owner_id == uid)
         )
-    return frozenset(
-        Seat.objects.filter(
-            Q(bot_version__bot__owner_id=uid) | Q(player_id=uid), match=match
-        ).values_list("number", flat=True)
-    )
+    from tournaments.play.selectors import sights  # the selectors import these rules
 
-
-def may_act(user: Any, match: Match, seat: int) -> bool:
-    """Whether ``user`` may submit actions for ``seat``: it is their own person's seat, and
-    the match is not over. Nobody else may, staff included."""
-    uid = user_id(user)
-    if uid is None or is_over(match):
-        return False
-    return Seat.objects.filter(match=match, number=seat, player_id=uid).exists()
-
-
-def person_seats(user: Any, match: Match) -> list[int]:
-    """The seats ``user`` plays in person in ``match`` (they act for them until it is over)."""
-    uid = user_id(user)
-    if uid is None:
-        return []
-    return list(
-        Seat.objects.filter(match=match, player_id=uid)
-        .order_by("number")
-        .values_list("number", flat=True)
-    )
+    return sights.seats_played_by(uid, match)
 
 
 def _seat_numbers(match: Match) -> frozenset[int]:

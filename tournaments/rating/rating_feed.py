@@ -26,8 +26,7 @@ from django.db import transaction
 
 from games.engine.platform_events import MATCH_FINISHED
 from replays import feed, upcasting
-from tournaments.play.models import BotVersion
-from tournaments.rating import keys, ratings, storage
+from tournaments.rating import keys, ratings, selectors, storage
 from tournaments.rating.storage import ResultRow
 
 CONSUMER = "ratings"
@@ -98,7 +97,7 @@ def results(
     """
     seen = set() if seen is None else seen
     versions = {p for row in rows if row[7] for p in row[7].split(",") if p.startswith("v:")}
-    earlier = predecessors(versions) if versions else {}
+    earlier = selectors.predecessors(versions) if versions else {}
     out: list[ratings.Result] = []
     for position, match, schema, ranks_text, game, ladder, season, players, rated in rows:
         if players is None or game is None or (skip_rated and rated) or match in seen:
@@ -128,25 +127,6 @@ def _ranks(position: int, schema_version: int, ranks: str | None) -> list[int] |
     _, upcast = upcasting.upcast(MATCH_FINISHED, schema_version, storage.payload(position))
     found = upcast.get("outcome", {}).get("ranks")
     return None if found is None else list(found)
-
-
-def predecessors(players: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """Each version's earlier versions of the same bot, newest first."""
-    ids = [v for v in map(keys.version_id, players) if v is not None]
-    if not ids:
-        return {}
-    bots = dict(BotVersion.objects.filter(id__in=ids).values_list("id", "bot_id"))
-    by_bot: dict[int, list[tuple[int, int]]] = {}
-    for vid, bot_id, number in BotVersion.objects.filter(bot_id__in=set(bots.values())).values_list(
-        "id", "bot_id", "number"
-    ):
-        by_bot.setdefault(bot_id, []).append((number, vid))
-    out: dict[str, tuple[str, ...]] = {}
-    for vid, bot_id in bots.items():
-        versions = sorted(by_bot[bot_id], reverse=True)
-        mine = next(n for n, v in versions if v == vid)
-        out[f"v:{vid}"] = tuple(f"v:{v}" for n, v in versions if n < mine)
-    return out
 
 
 @contextmanager

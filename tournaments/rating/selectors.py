@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import QuerySet
 
 from tournaments.play.models import Bot, BotVersion
-from tournaments.rating import ladder_order, settling
+from tournaments.rating import keys, ladder_order, settling
 from tournaments.rating.models import Rating, RatingHistory
 from tournaments.rating.ratings import ELO_PER_MU, Skill, is_provisional
 
@@ -110,4 +111,23 @@ def ladder_ratings_of_bots(bot_ids: list[int]) -> dict[int, list[tuple[int, str,
             continue
         seen.add((bot_id, ladder_id))
         out.setdefault(bot_id, []).append((ladder_id, name, rating, games))
+    return out
+
+
+def predecessors(players: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each version's earlier versions of the same bot, newest first."""
+    ids = [v for v in map(keys.version_id, players) if v is not None]
+    if not ids:
+        return {}
+    bots = dict(BotVersion.objects.filter(id__in=ids).values_list("id", "bot_id"))
+    by_bot: dict[int, list[tuple[int, int]]] = {}
+    for vid, bot_id, number in BotVersion.objects.filter(bot_id__in=set(bots.values())).values_list(
+        "id", "bot_id", "number"
+    ):
+        by_bot.setdefault(bot_id, []).append((number, vid))
+    out: dict[str, tuple[str, ...]] = {}
+    for vid, bot_id in bots.items():
+        versions = sorted(by_bot[bot_id], reverse=True)
+        mine = next(n for n, v in versions if v == vid)
+        out[f"v:{vid}"] = tuple(f"v:{v}" for n, v in versions if n < mine)
     return out

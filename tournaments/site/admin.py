@@ -1,15 +1,16 @@
-"""Staff tools: bots, versions, matches and their seats; re-queue or abort matches."""
+"""Staff tools: bots, versions, matches and their seats; re-queue or cancel matches.
+
+Every action writes through play's services, which send any work through
+tournaments/play/dispatch.py: the site never sends a task itself (a contract, pyproject.toml).
+"""
 
 from __future__ import annotations
 
-from functools import partial
-
 from django.contrib import admin, messages
-from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from tournaments.play import selectors, visibility
+from tournaments.play import selectors, services, visibility
 from tournaments.play.models import Bot, BotLog, BotVersion, Match, Seat
 from tournaments.site.admin_base import DealsKeptAdmin
 from tournaments.site.templatetags.scores import score_text
@@ -36,8 +37,6 @@ class BotAdmin(DealsKeptAdmin):
 
     @admin.action(description="Disable, and void their pending rated matches")
     def disable_and_void(self, request: HttpRequest, queryset: QuerySet[Bot]) -> None:
-        from tournaments.play import services
-
         for bot in queryset:
             services.deactivate_bot(bot=bot)
         messages.info(request, f"{queryset.count()} bots disabled; their queued matches are void")
@@ -51,15 +50,10 @@ class BotVersionAdmin(DealsKeptAdmin):
     search_fields = ["bot__name", "bot__owner__username"]  # season entrants' autocomplete
     readonly_fields = ["bot", "number", "filename", "sha256", "size", "created_at", "validated_at"]
 
-    @admin.action(description="Validate again")
+    @admin.action(description="Validate again (rejected or pending versions; ready ones stay)")
     def revalidate(self, request: HttpRequest, queryset: QuerySet[BotVersion]) -> None:
-        from tournaments.tasks import validate_bot_version
-
-        ids = list(queryset.values_list("id", flat=True))
-        queryset.update(status=BotVersion.Status.PENDING, validation_error="")
-        for version_id in ids:
-            transaction.on_commit(partial(validate_bot_version.delay, version_id))
-        messages.info(request, f"{len(ids)} versions queued for validation")
+        sent = services.revalidate_versions(versions=queryset)
+        messages.info(request, f"{sent} versions queued for validation")
 
     actions = ["revalidate"]
 
@@ -139,7 +133,7 @@ class MatchAdmin(DealsKeptAdmin):
         "created_at",
     ]
     inlines = [SeatInline]
-    actions = ["requeue"]
+    actions = ["requeue", "cancel"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # matches are created by challenges, ladders and seasons (services)
@@ -158,17 +152,14 @@ class MatchAdmin(DealsKeptAdmin):
 
     @admin.action(description="Re-queue (matches that are queued or whose lease expired)")
     def requeue(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
-        from tournaments.tasks import play_match
+        sent = services.requeue_matches(matches=queryset)
+        messages.info(request, f"{sent} matches sent to the workers")
 
-        ids = [
-            str(m)
-            for m in queryset.exclude(
-                status__in=[Match.Status.FINISHED, Match.Status.ABORTED]
-            ).values_list("id", flat=True)
-        ]
-        for match_id in ids:
-            transaction.on_commit(partial(play_match.delay, match_id))
-        messages.info(request, f"{len(ids)} matches sent to the workers")
+    @admin.action(description="Cancel (queued matches end aborted, never played)")
+    def cancel(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        # A running match is its worker's to end; a waiting one, the clock's (the reaper).
+        cancelled = services.cancel_queued_matches(matches=queryset, reason="by the staff")
+        messages.info(request, f"{cancelled} queued matches cancelled")
 
 
 @admin.register(BotLog)

@@ -11,7 +11,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.views.autocomplete import AutocompleteJsonView
 from django.contrib.admin.widgets import AutocompleteSelect
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -118,13 +118,6 @@ def entrant_label(version: BotVersion) -> str:
     return f"{version.bot.name} v{version.number} by {version.bot.owner.username}"
 
 
-def versions_to_enter(game: str | None) -> Q:
-    """The versions a season of ``game`` may enter (as start_season checks them): ready, of an
-    active bot, of the game (any game's while the form has none chosen)."""
-    enterable = Q(status=BotVersion.Status.READY, bot__is_active=True)
-    return enterable & Q(bot__game=game) if game else enterable
-
-
 class EntrantVersions(AutocompleteJsonView):
     """The entrants' autocomplete: Django's, offering only the versions the season's game may
     enter (the form sends the game chosen, ``game``) and naming each one's owner."""
@@ -132,7 +125,7 @@ class EntrantVersions(AutocompleteJsonView):
     def get_queryset(self) -> QuerySet[BotVersion]:
         found: QuerySet[BotVersion] = super().get_queryset()
         wanted = self.request.GET.get("game", "")
-        return found.filter(versions_to_enter(wanted)).select_related("bot__owner")
+        return found.filter(seasons.may_enter(wanted)).select_related("bot__owner")
 
     def serialize_result(self, obj: Any, to_field_name: str) -> dict[str, str]:
         return {"id": str(getattr(obj, to_field_name)), "text": entrant_label(obj)}
@@ -186,7 +179,7 @@ class EntrantFormSet(BaseInlineFormSet):  # type: ignore[type-arg]
                     f"{entrant_label(version)} plays {version.bot.get_game_display()}, "
                     f"not {season.get_game_display()}",
                 )
-            elif not BotVersion.objects.filter(versions_to_enter(None), pk=version.pk).exists():
+            elif not BotVersion.objects.filter(seasons.may_enter(None), pk=version.pk).exists():
                 form.add_error(
                     "bot_version",
                     f"{entrant_label(version)} cannot enter: it is {version.status}"

@@ -34,7 +34,7 @@ Every transition, the function that makes it, and who calls it:
                          season cancelled
 
 The callers: the runner and the scheduler (claim, play, suspend, abort, release, the
-reaper), people's seats (tournaments/play/humans.py: the API's actions and the clock), the
+reaper), people's seats (the API's actions; the clock, tournaments/play/reaper.py), the
 services (create, fork, cancel), validation (abort, release) and the management
 commands (the demo data, an import).
 

@@ -39,7 +39,7 @@ def do_abort(match: Match, owner: str, reason: str) -> bool:
 
 
 def do_abandon(match: Match, reason: str) -> bool:
-    """End a match that waits for people nobody played (tournaments.play.humans.reap)."""
+    """End a match that waits for people nobody played (tournaments.play.reaper.reap_people)."""
     return _end(match.id, match.game, reason, taken_from=Q(status=Match.Status.WAITING))
 
 

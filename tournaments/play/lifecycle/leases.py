@@ -101,11 +101,13 @@ def do_release(match_id: uuid.UUID, owner: str) -> bool:
     )
 
 
-def do_requeue_expired(now: datetime) -> tuple[list[uuid.UUID], int]:
+def do_requeue_expired(now: datetime, among: Any = None) -> tuple[list[uuid.UUID], int]:
     """Queue again the running matches whose lease expired before ``now`` (their worker stopped
-    renewing it): their ids, and how many this call queued (another reaper may have first)."""
+    renewing it): their ids, and how many this call queued (another reaper may have first).
+    ``among``: only these matches (a queryset: staff's re-queue), else every one."""
+    matches = Match.objects.all() if among is None else among
     expired = list(
-        Match.objects.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now).values_list(
+        matches.filter(status=Match.Status.RUNNING, lease_expires_at__lt=now).values_list(
             "id", flat=True
         )
     )

@@ -35,7 +35,6 @@ from django.db.models import (
     prefetch_related_objects,
 )
 from django.db.models.functions import Coalesce
-from django.utils import timezone
 
 from games.engine.registry import get
 from games.engine.types import JSON
@@ -53,6 +52,11 @@ from tournaments.play.models import (
     Seat,
     WebhookDelivery,
 )
+from tournaments.play.selectors import sights
+
+# Who may act for a seat, read with the rest of who-sees-what (sights.py).
+from tournaments.play.selectors.sights import may_act as may_act
+from tournaments.play.selectors.sights import person_seats as person_seats
 from tournaments.play.visibility import is_staff, user_id
 
 
@@ -183,7 +187,7 @@ def matches(
 ) -> QuerySet[Match]:
     """Matches ``user`` may see (None: as anonymous), newest first, filtered; results are public."""
     qs = (
-        visibility.with_deal_state(matches_visible_to(user))
+        sights.with_deal_state(matches_visible_to(user))
         .select_related("created_by")
         .prefetch_related(seats_with_players())
         .order_by(*keyset.NEWEST_FIRST)
@@ -219,7 +223,7 @@ def with_seats(matches: list[Match]) -> None:
 def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]:
     """The match (if ``user`` may see it) with what its serializer reads, prefetched."""
     return (
-        visibility.with_deal_state(matches_visible_to(user))
+        sights.with_deal_state(matches_visible_to(user))
         .filter(pk=match_id)
         .select_related("created_by")
         .prefetch_related(seats_with_players())
@@ -317,9 +321,10 @@ def bot_verdicts(user: Any, bot: Bot) -> list[tuple[str, int]]:
     return sorted((verdict, n) for verdict, n in rows)
 
 
-def bot_faults(user: Any, bot: Bot) -> QuerySet[Fault]:
-    """The bot's non-ok verdicts in matches ``user`` may see, grouped by verdict, newest first
-    in each group: read from the bot's index (``fault_bot_verdict``), whatever the history.
+def bot_faults(user: Any, bot: Bot, verdict: str | None = None) -> QuerySet[Fault]:
+    """The bot's non-ok verdicts in matches ``user`` may see (of the one ``verdict``, if given),
+    grouped by verdict, newest first in each group: read from the bot's index
+    (``fault_bot_verdict``), whatever the history.
 
     ``bot`` is one ``user`` may see (``bots_visible_to``); what of each row they may read
     (its detail) is ``visibility.may_read_fault_detail``.
@@ -332,7 +337,7 @@ def bot_faults(user: Any, bot: Bot) -> QuerySet[Fault]:
     if not visibility.may_read_bot_diagnostics(user, bot):
         # Another user's smoke matches are hidden (matches_visible_to): so are their verdicts.
         qs = qs.filter(match__validation_of__isnull=True)
-    return qs
+    return qs.filter(verdict=verdict) if verdict else qs
 
 
 def bot_fault_counts(user: Any, bot: Bot) -> list[tuple[str, int]]:
@@ -386,7 +391,7 @@ def public_versions_to_challenge(user: Any, game: str, *, limit: int = 100) -> l
 def logs_once_deal_over(logs: QuerySet[BotLog]) -> QuerySet[BotLog]:
     """``logs`` of matches whose deal is over: before, a line can quote the bot's hand, which
     the other matches of a duplicate deal are still dealing (staff's logs, the admin)."""
-    return logs.filter(match__in=Match.objects.filter(visibility.deal_over_q()))
+    return logs.filter(match__in=Match.objects.filter(sights.deal_over_q()))
 
 
 END_SEARCH = 32
@@ -699,8 +704,10 @@ def newest_source(bot: Bot) -> str | None:
         return None
 
 
-def user_for_token(key: str) -> Any | None:
-    """The active user a named key belongs to, or None; notes when the token was used."""
+def token_for_key(key: str) -> ApiToken | None:
+    """The named token ``key`` is (its user with it), or None: not a named key, or no token's
+    digest matches it. Whether its user may still use it is the caller's
+    (``services.user_for_token``, which also notes the use)."""
     if not key.startswith(tokens.KEY_START):
         return None
     prefix, _, secret = key[len(tokens.KEY_START) :].partition("_")
@@ -709,13 +716,10 @@ def user_for_token(key: str) -> Any | None:
     token = ApiToken.objects.select_related("user").filter(prefix=prefix).first()
     if token is None or not hmac.compare_digest(token.digest, tokens.digest(key)):
         return None
-    now = timezone.now()
-    if token.last_used_at is None or now - token.last_used_at >= tokens.USED_EVERY:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-    return token.user if token.user.is_active else None
+    return token
 
 
-# --- a person's seats (tournaments/play/humans.py) -------------------------------------------
+# --- a person's seats (tournaments/play/lifecycle/people.py) ----------------------------------
 
 
 class NotFound(LookupError):
@@ -725,12 +729,12 @@ class NotFound(LookupError):
 def own_seats(user: Any, match_id: Any) -> list[int]:
     """``user``'s seats in the match (NotFound if they may not see it or play none of it).
 
-    Who may act for a seat is visibility's rule (``person_seats``, ``may_act``).
+    Who may act for a seat: ``person_seats``, ``may_act`` (sights.py).
     """
     match = matches_visible_to(user).filter(pk=match_id).first()
     if match is None:
         raise NotFound("no such match")
-    seats = visibility.person_seats(user, match)
+    seats = sights.person_seats(user, match)
     if not seats:
         raise NotFound("you have no seat to play in this match")
     return seats

@@ -9,7 +9,7 @@ from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
 from config import replica
-from tournaments.play import selectors, tokens
+from tournaments.play import services, tokens
 from tournaments.site.api import token_cache
 
 
@@ -36,7 +36,7 @@ class NamedTokenAuthentication(TokenAuthentication):
         if not key.startswith(tokens.KEY_START):
             user, _ = super().authenticate_credentials(key)
             return user
-        user = selectors.user_for_token(key)
+        user = services.user_for_token(key=key)
         if user is None:
             raise AuthenticationFailed("Invalid token.")
         return user

@@ -39,9 +39,8 @@ class BotErrorsView(generics.ListAPIView["Fault"]):
     def get_queryset(self) -> QuerySet[Fault]:
         filters = FaultFilterSerializer(data=self.request.query_params)
         filters.is_valid(raise_exception=True)
-        faults = selectors.bot_faults(self.request.user, self.bot())
         verdict = filters.validated_data.get("verdict")
-        return faults.filter(verdict=verdict) if verdict else faults
+        return selectors.bot_faults(self.request.user, self.bot(), verdict=verdict)
 
     @extend_schema(
         parameters=[FaultFilterSerializer],

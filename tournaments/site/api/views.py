@@ -409,7 +409,7 @@ class MatchLogsView(generics.ListAPIView["BotLog"]):
 
 
 class MatchActionsView(APIView):
-    """A person's seat: what it is asked (GET), and its action (POST); tournaments/play/humans.py."""
+    """A person's seat: what it is asked (GET), and its action (POST); tournaments/play/lifecycle/people.py."""
 
     permission_classes = [Authenticated]
 

@@ -158,11 +158,11 @@ def pool_shown(pool: str) -> Pool:
     """A pool's key (tournaments.rating.keys.pool_of) as a visitor reads it."""
     kind, _, key = pool.partition(":")
     if kind == "ladder" and key.isdigit():
-        ladder = competition_selectors.ladders().filter(pk=int(key)).first()
+        ladder = competition_selectors.ladder_by_id(int(key))
         if ladder is not None:
             return Pool("ladder", ladder.name, reverse("site-ladder", args=[ladder.pk]))
     if kind == "season" and key.isdigit():
-        season = competition_selectors.seasons().filter(pk=int(key)).first()
+        season = competition_selectors.season_by_id(int(key))
         if season is not None:
             return Pool("season", season.name, reverse("site-season", args=[season.pk]))
     if kind in GAMES and key.isdigit():

@@ -42,9 +42,7 @@ def _page(
     kind = request.GET.get("kind") or None
     if kind is not None and kind not in FAULT_VERDICTS:
         raise BadQuery(f"kind must be one of {', '.join(FAULT_VERDICTS)}, not {kind[:40]!r}")
-    faults = selectors.bot_faults(request.user, bot)
-    if kind:
-        faults = faults.filter(verdict=kind)
+    faults = selectors.bot_faults(request.user, bot, verdict=kind)
     page = Paginator(faults, PAGE_SIZE).get_page(request.GET.get("page"))
     owner = request.user.is_authenticated and request.user.pk == bot.owner_id
     return render(

@@ -249,7 +249,7 @@ def _match(request: HttpRequest, match_id: Any) -> Match:
 def _view(request: HttpRequest, match: Match, seats: int) -> visibility.View:
     wanted = request.GET.get("view")
     if not wanted:  # a person sees the table from their own seat unless they ask otherwise
-        own = visibility.person_seats(request.user, match)
+        own = selectors.person_seats(request.user, match)
         wanted = f"seat{own[0]}" if own else None
     try:
         view = visibility.parse_view(wanted, seats)
@@ -295,7 +295,7 @@ def match_page(request: HttpRequest, match_id: Any) -> HttpResponse:
         if line.verdict and line.verdict != "ok" and line.actor in log_seats
     ]
     # A person's seat has no bot: no stderr, no act message, not "Your bot at this step".
-    bot_seats = sorted(set(log_seats) - set(visibility.person_seats(request.user, match)))
+    bot_seats = sorted(set(log_seats) - set(selectors.person_seats(request.user, match)))
     stderr = replay.logs_by_step(match, set(bot_seats)) if bot_seats else {}
     forks = selectors.forks_of(match)
     ctx.update(
@@ -368,7 +368,7 @@ def clock(seconds: int) -> str:
 
 def _play(request: HttpRequest, match: Match, names: list[str]) -> dict[str, Any] | None:
     """The person's panel: their decisions' controls, or who they wait for, or the ranking."""
-    own = visibility.person_seats(request.user, match)
+    own = selectors.person_seats(request.user, match)
     if not own:
         return None
     panel: dict[str, Any] = {"seats": own, "over": visibility.is_over(match), "decisions": []}
