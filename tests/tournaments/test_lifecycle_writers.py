@@ -61,18 +61,25 @@ def _is_match_status(node: ast.expr) -> bool:
     return text.startswith("Match.Status.")
 
 
+def _stream_write(node: ast.AST) -> str | None:
+    """What ``node`` does to a stream beside the lifecycle: imports or calls the store's writers."""
+    if isinstance(node, ast.ImportFrom) and node.module == "replays.store":
+        for alias in node.names:
+            if alias.name in ("append", "Appender"):
+                return f"imports replays.store.{alias.name}"
+    elif isinstance(node, ast.Attribute) and ast.unparse(node) in (
+        "store.append",
+        "store.Appender",
+    ):
+        return f"calls {ast.unparse(node)}"
+    return None
+
+
 def _writes(tree: ast.AST) -> Iterator[tuple[int, str]]:
     """Where the source writes a match or its stream, other than through the lifecycle."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "replays.store":
-            for alias in node.names:
-                if alias.name in ("append", "Appender"):
-                    yield node.lineno, f"imports replays.store.{alias.name}"
-        elif isinstance(node, ast.Attribute) and ast.unparse(node) in (
-            "store.append",
-            "store.Appender",
-        ):
-            yield node.lineno, f"calls {ast.unparse(node)}"
+        if stream_write := _stream_write(node):
+            yield node.lineno, stream_write
         elif isinstance(node, ast.Call):
             yield from _call_writes(node)
         elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
@@ -204,15 +211,8 @@ def _a_status(node: ast.expr) -> bool:
 def _test_writes(tree: ast.AST) -> Iterator[tuple[int, str]]:
     """Where a test writes a match's status or its stream itself."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "replays.store":
-            for alias in node.names:
-                if alias.name in ("append", "Appender"):
-                    yield node.lineno, f"imports replays.store.{alias.name}"
-        elif isinstance(node, ast.Attribute) and ast.unparse(node) in (
-            "store.append",
-            "store.Appender",
-        ):
-            yield node.lineno, f"calls {ast.unparse(node)}"
+        if stream_write := _stream_write(node):
+            yield node.lineno, stream_write
         elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
