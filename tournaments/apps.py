@@ -15,12 +15,16 @@ class TournamentsConfig(AppConfig):
         # Ratings follow the event store's feed, woken by each stored result.
         from replays import store
         from tournaments.competition.selectors import fixture_to_play
+        from tournaments.play import visibility
         from tournaments.play.selectors import sights
         from tournaments.rating import wake
         from tournaments.site import admin  # noqa: F401
 
         if fixture_to_play not in sights.DEAL_PLAYS_ON:
             sights.DEAL_PLAYS_ON.append(fixture_to_play)
+        # Who-sees-what's rules read through play's selectors, which import the rules.
+        visibility.READS.deal_playing = sights.deal_playing
+        visibility.READS.seats_played_by = sights.seats_played_by
         store.stored.connect(wake.on_stored, dispatch_uid="ratings follow results")
         connect_site_caches()
 

@@ -47,7 +47,7 @@ it walks are those its caller's selector prefetched, else Django loads them).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +89,24 @@ DEAL_PLAYING = "deal_playing"
 plays on (what else keeps a deal playing is ``selectors.sights.DEAL_PLAYS_ON``)."""
 
 
+@dataclass
+class Reads:
+    """The two reads these rules need for a match not read through play's selectors (a match in
+    hand: the admin's, a service's). They are play's selectors (``selectors.sights``), which
+    import these rules; ``tournaments.apps`` sets them when the app is ready, so that the rules
+    import no selector."""
+
+    deal_playing: Callable[[Match], bool] | None = None
+    seats_played_by: Callable[[int, Match], frozenset[int]] | None = None
+
+
+READS = Reads()
+
+
+def _not_ready(name: str) -> RuntimeError:
+    return RuntimeError(f"visibility.READS.{name} is not set: the tournaments app is not ready")
+
+
 HIDDEN_UNTIL_OVER = "(hidden until the match and its duplicate deal are over)"
 """What staff's admin pages show in place of a seed, options or time used before then."""
 
@@ -107,10 +125,10 @@ def deal_over(match: Match) -> bool:
     playing = getattr(match, DEAL_PLAYING, None)
     if playing is None:
         # Not read with its deal's state (a match in hand: the admin's, a service's): read it
-        # once, by play's selectors. Imported here: the selectors import these rules.
-        from tournaments.play.selectors import sights
-
-        playing = sights.deal_playing(match)
+        # once, by play's selectors.
+        if READS.deal_playing is None:
+            raise _not_ready("deal_playing")
+        playing = READS.deal_playing(match)
         setattr(match, DEAL_PLAYING, playing)  # asked several times a request: read once
     return not playing
 
@@ -143,9 +161,9 @@ def seats_of(user: Any, match: Match) -> frozenset[int]:
             if seat.player_id == uid
             or (seat.bot_version is not None and seat.bot_version.bot.owner_id == uid)
         )
-    from tournaments.play.selectors import sights  # the selectors import these rules
-
-    return sights.seats_played_by(uid, match)
+    if READS.seats_played_by is None:
+        raise _not_ready("seats_played_by")
+    return READS.seats_played_by(uid, match)
 
 
 def _seat_numbers(match: Match) -> frozenset[int]:
