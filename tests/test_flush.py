@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection
+from django.db import OperationalError, connection
 
 from tests import factories
 from tests.factories import BotLogFactory, SeatFactory, counted_moves
-from tests.support.flush import KEPT, empty_tables
+from tests.support.flush import KEPT, empty_tables, reset_if_interrupted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -60,3 +60,19 @@ def test_a_changed_permission_table_hands_over_to_djangos_flush() -> None:
     )
 
     assert not empty_tables()  # the teardown then runs Django's flush (and post_migrate)
+
+
+def test_a_connection_a_timeout_left_mid_statement_is_closed_and_the_next_reconnects() -> None:
+    connection.ensure_connection()
+    connection.connection.pgconn.send_query(b"SELECT pg_sleep(0.1)")  # as a timeout leaves it
+    with (
+        pytest.raises(OperationalError, match="another command is already in progress"),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute("SELECT 1")
+
+    reset_if_interrupted("default")
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)

@@ -102,6 +102,20 @@ def empty_tables(alias: str = "default") -> bool:
     return True
 
 
+def reset_if_interrupted(alias: str) -> None:
+    """Close a connection left in the middle of a statement, so that the next one reconnects.
+
+    pytest-timeout ends a test too slow under load by raising inside whatever it was waiting for,
+    a query included; psycopg then refuses every later statement on that connection ("another
+    command is already in progress"), and every test after it on the same xdist worker failed
+    (21 errors after one timeout, two suites side by side, 2026-12-03)."""
+    from psycopg import pq
+
+    raw = connections[alias].connection
+    if raw is not None and raw.pgconn.transaction_status == pq.TransactionStatus.ACTIVE:
+        connections[alias].close()
+
+
 def _fixture_teardown(
     original: Callable[[TransactionTestCase], None],
 ) -> Callable[[TransactionTestCase], None]:
@@ -110,6 +124,8 @@ def _fixture_teardown(
             original(self)  # a subset of apps, or restored data: Django's way
             return
         names = self._databases_names(include_mirrors=False)  # type: ignore[attr-defined]
+        for alias in names:
+            reset_if_interrupted(alias)
         if not all(empty_tables(alias) for alias in names):
             original(self)
             for alias in names:

@@ -140,7 +140,9 @@ def test_a_running_bot_reads_its_code_and_no_other_local_account_can(
     (bot / "bot.py").write_text(
         "from lib.helper import PICK\n\ndef act(observation, legal):\n    return {'pick': PICK}\n"
     )
-    (bot / "lib" / "helper.py").write_text(f"PICK = 1  # {tmp_path.name}\n")
+    # Marked with the whole temporary path: the staging folder is the machine's, and another
+    # suite running the same test at once stages a folder of the same name.
+    (bot / "lib" / "helper.py").write_text(f"PICK = 1  # {tmp_path}\n")
     with SeatController(bot, game="fake", seat=0, seats=2) as controller:
         legal: Legal = {"kind": "pick", "actions": [{"pick": 1}], "space": None}
         decision = controller.decide({}, legal, default={"pick": 0})
