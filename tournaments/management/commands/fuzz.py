@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+def _shard(text: str) -> tuple[int, int]:
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N with 0 <= K < N, e.g. 0/4")
+    return int(k), int(n)
 
 
 class Command(BaseCommand):
@@ -25,6 +33,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--positive-only", action="store_true", help="no requests the schema forbids"
         )
+        parser.add_argument(
+            "--shard",
+            type=_shard,
+            default=(0, 1),
+            metavar="K/N",
+            help="only the operations whose place in the schema is K modulo N (0 <= K < N):"
+            " N runs share the work",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -37,6 +53,7 @@ class Command(BaseCommand):
             examples=options["examples"],
             negative=not options["positive_only"],
             seed=options["seed"],
+            shard=options["shard"],
         )
         self.stdout.write(json.dumps(findings.as_dict(), indent=2))
         if findings.server_errors or findings.schema_violations:
