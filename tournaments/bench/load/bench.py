@@ -510,7 +510,10 @@ def bench_load(
                 else dict.fromkeys(("web_cpu_ms_per_read", "web_cpu_ms_per_write"))
             ),
             "worker_cpu_s": round(worker_cpu, 2),
-            "worker_cpu_ms_per_match": round(1000 * worker_cpu / max(1, loaded_n), 1),
+            # None when no match finished in the window (a machine too busy for the load).
+            "worker_cpu_ms_per_match": (
+                round(1000 * worker_cpu / loaded_n, 1) if loaded_n else None
+            ),
         },
         # Where the machine's cores went while locust ran (its start-up and shut-down included):
         # the platform's web and worker, the shared services, the load generator and this bench.
