@@ -135,4 +135,10 @@ def test_outages_do_not_use_up_a_match_s_attempts(own_postgres: OwnPostgres, sta
     with psycopg.connect(db) as conn:
         row = conn.execute("SELECT attempts FROM tournaments_match WHERE id = %s", ids).fetchone()
     assert row == (1,)  # its first claim; each outage's attempt was given back
-    assert worker.log.count("database unavailable, trying again") >= MAX_ATTEMPTS, worker.log
+    # Each outage was seen by the worker: the runner reports an attempt it ended, the task a
+    # retry that found the server still down. Which of the two an outage shows depends on where it
+    # caught the worker (under load, often the first alone), so both are counted.
+    seen = worker.log.count("interrupted by a database outage") + worker.log.count(
+        "database unavailable, trying again"
+    )
+    assert seen >= MAX_ATTEMPTS, worker.log
