@@ -31,6 +31,8 @@ pytest_plugins = [
     "tests.support.flush",
     "tests.support.live_server",
     "tests.support.no_cover",
+    "tests.support.prewarm",
+    "tests.support.untraced",
 ]
 
 # No run of the suite times hypothesis (a timing check is a flake on a shared machine: a fresh

@@ -195,6 +195,8 @@ def test_the_images_collectstatic_step_runs_here(collected_static: Path) -> None
     for game in ("brexit", "brasilis"):
         assert list(collected_static.glob(f"{game}/styles.*.css")), game
     assert not (collected_static / "highcard").exists()
+    # Only the hashed names, the ones {% static %} gives, are kept (settings/base.py).
+    assert not (collected_static / "site" / "site.css").exists()
     # Served compressed, but not the source maps only developer tools fetch (settings/base.py).
     assert list(collected_static.glob("admin/css/base.*.css.br"))
     assert list(collected_static.rglob("*.map")) and not list(collected_static.rglob("*.map.*"))

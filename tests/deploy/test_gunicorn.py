@@ -5,8 +5,10 @@ at their request limit never restart all at once (issue 21)."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import re
 import runpy
 import subprocess
 import sys
@@ -93,10 +95,39 @@ def test_the_health_check_passes_on_a_serving_production_instance_and_fails_with
     web = start_gunicorn(port, RUNTIME_DIRECTORY=str(tmp_path), **env)
     # The port opens with the master; the first answer waits for a worker to load the app.
     wait_until(lambda: health().returncode == 0, 90, "the health check to pass", web)
+    # Every static file a page names is served: only the hashed names are kept
+    # (WHITENOISE_KEEP_ONLY_HASHED_FILES), so a page naming an unhashed one would break here.
+    for page in ("/accounts/login/", "/api/docs/"):
+        for asset in static_names(get(port, page)):
+            assert get_status(port, asset) == 200, f"{page} names {asset}, which is not served"
     # Told a host the site does not serve, the check fails on the 400 rather than passing.
     env["ALLOWED_HOSTS"] = "elsewhere.example"
     wrong = health()
     assert wrong.returncode == 1 and "answered 400" in wrong.stderr
+
+
+PROXIED = {"Host": PRODUCTION["ALLOWED_HOSTS"], "X-Forwarded-Proto": "https"}
+
+
+def get(port: int, path: str) -> str:
+    """A page as the proxy asks for it (a Host the site serves, over HTTPS)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", path, headers=PROXIED)
+    response = connection.getresponse()
+    assert response.status == 200, (path, response.status)
+    return response.read().decode()
+
+
+def get_status(port: int, path: str) -> int:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", path, headers=PROXIED)
+    return connection.getresponse().status
+
+
+def static_names(page: str) -> set[str]:
+    names = set(re.findall(r'(?:href|src)="(/static/[^"]+)"', page))
+    assert names, "the page names no static file"
+    return names
 
 
 def serving_timeline(log: str) -> list[int]:

@@ -1,0 +1,117 @@
+"""Tests that run untraced by coverage: their lines are all reached by traced tests too.
+
+Coverage's tracer (Python 3.11 has no cheaper one) cost a third more CPU in the suite's own
+process (three modules, 2026-12-03: 47.2 s traced, 35.2 s not), and ``make test`` is CPU-bound
+on two cores. A test listed in ``untraced.txt`` beside this module gets pytest-cov's
+``no_cover`` mark (its call is not traced; its fixtures still are), so the run costs less and
+reports the same lines: a test is listed only if every line its call reaches is reached by a
+traced test's call or by any test's setup or teardown. The list is drawn from a run that records
+who reached each line, costliest tests first::
+
+    .venv/bin/pytest -n 6 --dist loadgroup --cov --cov-context=test --cov-report= \\
+        -p tests.support.cputime --cpu-log var/cpu.jsonl
+    .venv/bin/python -m tests.support.untraced .coverage var/cpu.jsonl > tests/support/untraced.txt
+
+A test already marked ``no_cover`` in its module was untraced in that run and is left as it is.
+A test added since is traced; a listed test that changes may come to reach a line no traced test
+does, which the coverage floor would then miss: draw the list again when the floor moves.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+LIST = Path(__file__).with_name("untraced.txt")
+
+# A test's coverage context is ``<node id>|setup``, ``|run`` or ``|teardown`` (pytest-cov).
+_PHASE = re.compile(r"\|(setup|run|teardown)$")
+
+
+def function_id(node_id: str) -> str:
+    """A test's id without its parameters: what the list names (a function, all its cases)."""
+    return node_id.split("[", 1)[0]
+
+
+def listed(path: Path = LIST) -> set[str]:
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return {line for line in lines if line}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    names = listed()
+    for item in items:
+        if function_id(item.nodeid) in names:
+            item.add_marker(pytest.mark.no_cover)
+
+
+def choose(
+    reached_by: dict[tuple[str, int], set[str]], cost: dict[str, float], least: float
+) -> list[str]:
+    """Test functions to untrace, costliest first, so that every line stays reached by one left.
+
+    ``reached_by`` maps a line to who reached it: test functions' calls, or ``""`` for what a
+    call did not reach (a setup, a teardown, an import at collection), which always stays.
+    """
+    lines_of: dict[str, list[tuple[str, int]]] = collections.defaultdict(list)
+    reached = {line: len(who) for line, who in reached_by.items()}
+    for line, who in reached_by.items():
+        for test in who:
+            if test:
+                lines_of[test].append(line)
+    chosen = []
+    for test in sorted(lines_of, key=lambda t: (-cost.get(t, 0.0), t)):
+        if cost.get(test, 0.0) < least:
+            break
+        if all(reached[line] > 1 for line in lines_of[test]):
+            chosen.append(test)
+            for line in lines_of[test]:
+                reached[line] -= 1
+    return chosen
+
+
+def reached_by_from(coverage_file: str) -> dict[tuple[str, int], set[str]]:
+    from coverage import CoverageData
+
+    data = CoverageData(coverage_file)
+    data.read()
+    reached: dict[tuple[str, int], set[str]] = {}
+    for file in data.measured_files():
+        for line, contexts in data.contexts_by_lineno(file).items():
+            who = set()
+            for context in contexts:
+                match = _PHASE.search(context)
+                who.add(
+                    function_id(context[: match.start()]) if match and match[1] == "run" else ""
+                )
+            reached[(file, line)] = who
+    return reached
+
+
+def costs_from(cpu_log: str) -> dict[str, float]:
+    cost: dict[str, float] = collections.defaultdict(float)
+    for line in Path(cpu_log).read_text().splitlines():
+        record = json.loads(line)
+        cost[function_id(record["id"].split("@", 1)[0])] += record["self"]
+    return cost
+
+
+def main(arguments: Iterable[str]) -> None:
+    coverage_file, cpu_log, *rest = arguments
+    least = float(rest[0]) if rest else 0.5
+    cost = costs_from(cpu_log)
+    chosen = choose(reached_by_from(coverage_file), cost, least)
+    print(f"# drawn by tests/support/untraced.py: {len(chosen)} test functions, ", end="")
+    print(f"{sum(cost[t] for t in chosen):.0f} s of traced CPU in the run it was drawn from")
+    for test in sorted(chosen):
+        print(test)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

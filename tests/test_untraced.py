@@ -1,0 +1,57 @@
+"""tests/support/untraced.py: which tests run untraced, and that the list names real tests."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tests.support import ROOT
+from tests.support.untraced import choose, function_id, listed
+
+pytestmark = pytest.mark.unit
+
+
+def test_a_test_is_untraced_only_while_each_of_its_lines_is_reached_by_another() -> None:
+    reached_by = {
+        ("a.py", 1): {"costly", "cheap"},
+        ("a.py", 2): {"costly", ""},  # also reached by a setup: setups stay traced
+        ("a.py", 3): {"middle", "cheap"},
+        ("a.py", 4): {"cheap", "costly"},
+    }
+    cost = {"costly": 9.0, "middle": 5.0, "cheap": 1.0}
+    # costly goes (each of its lines has another reacher); then middle's line 3 has cheap
+    # beside it, so middle goes too; cheap is then the last to reach 1, 3 and 4 and stays.
+    assert choose(reached_by, cost, least=0.0) == ["costly", "middle"]
+    # Below the least cost worth the change, nothing is chosen.
+    assert choose(reached_by, cost, least=10.0) == []
+
+
+def test_a_test_that_alone_reaches_a_line_stays_traced() -> None:
+    reached_by = {("a.py", 1): {"costly"}, ("a.py", 2): {"costly", "cheap"}}
+    assert choose(reached_by, {"costly": 9.0, "cheap": 1.0}, least=0.0) == ["cheap"]
+
+
+def test_parameters_are_one_function() -> None:
+    assert function_id("tests/x.py::test_y[brexit-390]") == "tests/x.py::test_y"
+    assert function_id("tests/x.py::test_y") == "tests/x.py::test_y"
+
+
+def test_every_listed_test_exists() -> None:
+    """A renamed or deleted test would leave a line that untraces nothing."""
+    missing = []
+    for test in sorted(listed()):
+        path, _, name = test.partition("::")
+        module = ROOT / path
+        names = (
+            {
+                n.name
+                for n in ast.walk(ast.parse(module.read_text()))
+                if isinstance(n, ast.FunctionDef)
+            }
+            if module.exists()
+            else set()
+        )
+        if name not in names:
+            missing.append(test)
+    assert not missing, f"tests/support/untraced.txt names tests that are not there: {missing}"
