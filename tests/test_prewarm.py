@@ -36,7 +36,9 @@ def test_the_workers_find_every_test_module_rewritten(tmp_path: Path, plugin: st
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "none.ini").write_text("[pytest]\n")
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(ROOT)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    # Not this run's: inside an xdist worker the inner controller would pass for a worker too.
+    for name in ("PYTHONDONTWRITEBYTECODE", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
+        env.pop(name, None)
     plugins = ["-p", plugin] if plugin else []
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "xdist", *plugins,
