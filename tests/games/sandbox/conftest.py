@@ -44,10 +44,13 @@ class FakeGame:
 
 
 def bot_dir(tmp_path: Path, name: str) -> Path:
-    """A bot folder holding hostile/<name>.py as bot.py."""
+    """A bot folder holding hostile/<name>.py as bot.py, marked with the test's own folder: the
+    sandbox's staging folder is the machine's, and another suite may stage the same bot."""
     folder = tmp_path / f"bot-{name}"
     folder.mkdir()
     shutil.copyfile(HOSTILE / f"{name}.py", folder / "bot.py")
+    with (folder / "bot.py").open("a") as bot:
+        bot.write(f"\n# staged for {tmp_path}\n")
     return folder
 
 

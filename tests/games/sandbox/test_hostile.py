@@ -110,7 +110,7 @@ def test_memory_bomb_gets_memory_verdict(seat: Seat) -> None:
     assert decisions[1].action == {"pick": 0}
 
 
-def test_busy_loop_times_out_and_is_killed(seat: Seat) -> None:
+def test_busy_loop_times_out_and_is_killed(seat: Seat, tmp_path: Path) -> None:
     controller = seat("busy_loop")
     decisions = play(controller, FakeGame(turns=4))
     assert verdicts(decisions) == [Verdict.TIMEOUT] * 3 + [Verdict.DISQUALIFIED]
@@ -120,7 +120,7 @@ def test_busy_loop_times_out_and_is_killed(seat: Seat) -> None:
     assert controller.time_bank == 0.0 and controller.disqualified
     assert controller.restarts == 2  # a killed bot is started afresh for its next decision
     # Every killed process's staged copy (and its uid lease) was released.
-    source = (HOSTILE / "busy_loop.py").read_bytes()
+    source = (tmp_path / "bot-busy_loop" / "bot.py").read_bytes()  # marked as this test's
     staged = isolation.staging_root()
     assert not [p for p in staged.glob("*/bot/bot.py") if p.read_bytes() == source]
 
