@@ -72,8 +72,8 @@ def test_a_copy_being_made_is_not_taken_for_a_stale_one(tmp_path: Path) -> None:
     # mkdtemp comes a moment before its lock: a fresh folder without one is left alone.
     base = isolation.staging_root()
     base.mkdir(mode=0o711, exist_ok=True)
-    fresh = base / "bot-being-made"
-    fresh.mkdir()
+    # A name of its own: the staging folder is the machine's, and another suite may run this too.
+    fresh = Path(tempfile.mkdtemp(prefix="bot-being-made-", dir=base))
     try:
         assert fresh not in isolation.clean_stale_staging()
         old = time.time() - isolation.STAGING_GRACE_SECONDS - 1
