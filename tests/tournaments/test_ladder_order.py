@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.factories import BotFactory, BotVersionFactory, RatingFactory
+from tests.factories import BotVersionFactory, RatingFactory
 from tournaments.competition import selectors as competition_selectors
 from tournaments.competition.models import Ladder
 from tournaments.rating import ladder_order, ratings
@@ -126,8 +126,13 @@ def test_the_cap_is_the_median_postgres_computes_to_the_bit() -> None:
 def test_a_ladders_equal_bots_are_listed_in_the_order_they_were_first_rated() -> None:
     """What the API lists (ladders.ratings_of): a private bot's key never decides its place."""
     ladder = Ladder.objects.create(name="brexit duels", game="brexit", seats=2)
-    public = BotVersionFactory(bot__game="brexit")
-    private = BotVersionFactory(bot=BotFactory(game="brexit", is_public=False))
+    # The private one is whichever key sorts after the other (keys are strings: "v:99" sorts
+    # after "v:100"), so that ordering by key would put it second.
+    public, private = sorted(
+        (BotVersionFactory(bot__game="brexit") for _ in range(2)), key=lambda v: f"v:{v.pk}"
+    )
+    private.bot.is_public = False
+    private.bot.save(update_fields=["is_public"])
     same = Skill(mu=26.0, sigma=2.0, games=30)
     RatingFactory(ladder=ladder, player=f"v:{private.pk}", skill=same, bot_version=private)
     RatingFactory(ladder=ladder, player=f"v:{public.pk}", skill=same, bot_version=public)
