@@ -73,12 +73,11 @@ deploy-check: install
 
 # The whole suite fails below this share of covered lines (games, replays, tournaments, config):
 # measured 89.5% (5,904 statements, 617 missed) on 2026-12-01. A run narrowed with PYTEST_ARGS
-# reports coverage without the floor. Tests marked no_cover (pytest-cov) play many whole matches
-# whose lines the rest of the suite covers: traced, they cost 2.6 times the CPU (tests/games:
-# 64 s untraced, 167 s traced, 2026-12-02); the floor still holds without them. Under
-# pytest-xdist they are untraced only thanks to tests/support/no_cover.py (pytest-cov 7 went on
-# tracing them in each worker). A test is marked only if no line is reached by marked tests alone:
-# checked from a `--cov-context=test` run of the services tier (2026-12-03: 0 lines).
+# reports coverage without the floor. The tests listed in tests/support/untraced.txt run untraced
+# (pytest-cov's no_cover, tests/support/untraced.py says how the list is drawn): each reaches no
+# line that a traced test does not, so the report is the same at less CPU (the tracer costs a
+# third more; tests/games: 64 s untraced, 167 s traced, 2026-12-02). Under pytest-xdist they are
+# untraced only thanks to tests/support/no_cover.py (pytest-cov 7 went on tracing them in each worker).
 COVERAGE_FLOOR := 89
 
 # pytest-xdist: this many processes on the 2 cores. --dist loadgroup keeps each module that starts

@@ -55,3 +55,19 @@ def test_every_listed_test_exists() -> None:
         if name not in names:
             missing.append(test)
     assert not missing, f"tests/support/untraced.txt names tests that are not there: {missing}"
+
+
+def test_every_case_of_a_listed_test_gets_no_cover_and_no_other_test_does() -> None:
+    from tests.support.untraced import pytest_collection_modifyitems
+
+    class Item:
+        def __init__(self, nodeid: str) -> None:
+            self.nodeid, self.marks = nodeid, []
+
+        def add_marker(self, mark: pytest.MarkDecorator) -> None:
+            self.marks.append(mark.name)
+
+    one = sorted(listed())[0]
+    items = [Item(f"{one}[brexit]"), Item(one), Item("tests/x.py::test_not_listed")]
+    pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    assert [item.marks for item in items] == [["no_cover"], ["no_cover"], []]

@@ -171,7 +171,6 @@ def _marker(body: str, marker: str) -> bool:
     return marker.split()[0] in body
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 @pytest.mark.parametrize("role", ROLES)
 def test_every_url_answers_each_role_as_the_rules_say(world: dict[str, Any], role: str) -> None:
     m: Match = world["match"]

@@ -67,7 +67,6 @@ def doors(user: Any) -> list[str]:
     return [f"{door}?{query}" for door in ("/api/matches/", "/matches/") for query in filters]
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 @pytest.mark.parametrize("name", sorted(TAMPERED))
 def test_a_tampered_cursor_is_a_page_or_a_clear_400_never_a_500(
     doors: list[str], api: APIClient, name: str

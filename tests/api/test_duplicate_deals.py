@@ -176,7 +176,6 @@ def _doors_answer(deal_set: dict[str, Any], role: str, over: bool) -> list[tuple
     return wrong
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 @pytest.mark.parametrize("role", ROLES)
 def test_a_finished_rotation_stays_closed_while_its_set_plays(
     deal_set: dict[str, Any], role: str

@@ -68,7 +68,6 @@ def test_every_list_is_paginated(urls: list[str]) -> None:
     assert any(u.endswith("/versions/") for u in urls) and any(u.endswith("/logs/") for u in urls)
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 @pytest.mark.parametrize("value", ABSURD)
 def test_absurd_limits_and_offsets_are_a_page_or_a_clear_400(
     api: APIClient, urls: list[str], value: str

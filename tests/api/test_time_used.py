@@ -36,7 +36,6 @@ def _readable(role: str, seat: int, over: bool) -> bool:
     return (role == "owner" and seat == 0) or (role == "staff" and over)
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 @pytest.mark.parametrize("role", ROLES)
 def test_time_used_is_the_bots_owners_and_staffs_once_over(
     world: dict[str, Any],  # noqa: F811

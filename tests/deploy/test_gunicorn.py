@@ -98,8 +98,10 @@ def test_the_health_check_passes_on_a_serving_production_instance_and_fails_with
     # Every static file a page names is served: only the hashed names are kept
     # (WHITENOISE_KEEP_ONLY_HASHED_FILES), so a page naming an unhashed one would break here.
     for page in ("/accounts/login/", "/api/docs/"):
-        for asset in static_names(get(port, page)):
-            assert get_status(port, asset) == 200, f"{page} names {asset}, which is not served"
+        status, body = fetch(port, page)
+        assert status == 200, (page, status)
+        for asset in static_names(body):
+            assert fetch(port, asset)[0] == 200, f"{page} names {asset}, which is not served"
     # Told a host the site does not serve, the check fails on the 400 rather than passing.
     env["ALLOWED_HOSTS"] = "elsewhere.example"
     wrong = health()
@@ -109,19 +111,12 @@ def test_the_health_check_passes_on_a_serving_production_instance_and_fails_with
 PROXIED = {"Host": PRODUCTION["ALLOWED_HOSTS"], "X-Forwarded-Proto": "https"}
 
 
-def get(port: int, path: str) -> str:
-    """A page as the proxy asks for it (a Host the site serves, over HTTPS)."""
+def fetch(port: int, path: str) -> tuple[int, str]:
+    """A path as the proxy asks for it (a Host the site serves, over HTTPS): status and body."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request("GET", path, headers=PROXIED)
     response = connection.getresponse()
-    assert response.status == 200, (path, response.status)
-    return response.read().decode()
-
-
-def get_status(port: int, path: str) -> int:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("GET", path, headers=PROXIED)
-    return connection.getresponse().status
+    return response.status, response.read().decode(errors="replace")
 
 
 def static_names(page: str) -> set[str]:

@@ -161,7 +161,6 @@ def only_clean_rejection(rules: Rules[Any], dumped: Any, seat: Seat, action: Any
     assert replay(rules, events, rules.load(before)) == state
 
 
-@pytest.mark.no_cover  # many whole matches: their lines are covered by the rest (Makefile)
 @FUZZ
 @given(data=st.data())
 def test_arbitrary_json_is_refused_cleanly(
@@ -173,7 +172,6 @@ def test_arbitrary_json_is_refused_cleanly(
     only_clean_rejection(rules, dumped, seat, action)
 
 
-@pytest.mark.no_cover  # many whole matches: their lines are covered by the rest (Makefile)
 @FUZZ
 @given(data=st.data())
 def test_near_misses_of_legal_actions_are_refused_cleanly(
@@ -187,7 +185,6 @@ def test_near_misses_of_legal_actions_are_refused_cleanly(
     only_clean_rejection(rules, dumped, seat, action)
 
 
-@pytest.mark.no_cover  # many whole matches: their lines are covered by the rest (Makefile)
 @FUZZ
 @given(data=st.data())
 def test_the_fast_shape_check_agrees_with_the_described_one(

@@ -76,7 +76,6 @@ def _walk(game: str, seed: int, seats: int, every: int = 1) -> list[tuple[Any, i
     return met
 
 
-@pytest.mark.no_cover  # many whole matches: their lines are covered by the rest (Makefile)
 @pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000), seats=st.sampled_from([3, 4, 5]))
@@ -85,7 +84,6 @@ def test_bots_only_play_legal_actions(game: str, seed: int, seats: int) -> None:
     assert _walk(game, seed, seats)
 
 
-@pytest.mark.no_cover  # many whole matches: their lines are covered by the rest (Makefile)
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("name", ["greedy", "search", "cautious", "bold", "quick"])
 @settings(max_examples=10, deadline=None)
@@ -100,7 +98,6 @@ def test_bots_are_legal_in_states_they_did_not_steer(game: str, name: str, seed:
         assert rules.dump(state) == before, f"{name} changed the state it was shown"
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 @pytest.mark.parametrize("game", GAMES)
 def test_search_is_deterministic_with_an_iteration_cap(game: str) -> None:
     def stream() -> list[Any]:
@@ -114,7 +111,6 @@ def test_search_is_deterministic_with_an_iteration_cap(game: str) -> None:
     assert first == stream()
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 @pytest.mark.parametrize("game", GAMES)
 def test_quick_reads_no_clock_and_replays_exactly(game: str) -> None:
     # As the platform makes it (no budget, no cap given): the same seeds give the same game.
@@ -140,7 +136,6 @@ def test_styles_play_differently_from_greedy(game: str, name: str) -> None:
     assert differ >= 3
 
 
-@pytest.mark.no_cover  # whole matches; every line they reach, another test reaches traced
 @pytest.mark.parametrize("game", GAMES)
 def test_search_seed_changes_its_play(game: str) -> None:
     # Guards the determinism test above against a search that ignores its randomness.
@@ -187,7 +182,6 @@ def _cards(game: str, state: Any) -> Counter[str]:
     return Counter(c for zone in zones for c in zone)
 
 
-@pytest.mark.no_cover  # whole matches; every line they reach, another test reaches traced
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("name", ONE_STEP)
 def test_one_step_bots_act_on_their_observation_only(game: str, name: str) -> None:

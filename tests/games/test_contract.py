@@ -94,7 +94,6 @@ def rejects_without_change(rules: Rules[Any], state: Any, seat: Seat, action: An
     return str(checked.value)
 
 
-@pytest.mark.no_cover  # many whole matches: their lines are covered by the rest (Makefile)
 @MATCH
 @given(data=st.data())
 def test_random_matches_keep_the_contract(game: GameInfo, data: st.DataObject) -> None:
@@ -252,7 +251,6 @@ def hidden_steps(
         yield m, seat, everyone if step % 8 == 0 else [rng.choice(everyone)], rng
 
 
-@pytest.mark.no_cover  # many whole matches: their lines are covered by the rest (Makefile)
 @MATCH
 @given(data=st.data())
 def test_no_observation_shows_another_seats_hidden_information(
@@ -341,7 +339,6 @@ def no_event_shows_hidden_cards(
         assert not shown, f"{ev['type']} shows seat {viewer} the hidden card(s) {sorted(shown)}"
 
 
-@pytest.mark.no_cover  # many whole matches: their lines are covered by the rest (Makefile)
 @MATCH
 @given(data=st.data())
 def test_no_event_view_shows_another_seats_hidden_information(

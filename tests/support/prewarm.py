@@ -13,6 +13,7 @@ are the ones a worker would have written, and a worker still checks each against
 from __future__ import annotations
 
 import fnmatch
+import multiprocessing
 import os
 import sys
 from collections.abc import Iterator
@@ -69,8 +70,6 @@ def prewarm(config: pytest.Config, workers: int) -> int:
     if workers <= 1 or len(modules) < 2:
         return sum(rewrite(module) for module in modules)
     # fork: the children inherit the configuration (the rewrite reads it), not a pickled copy.
-    import multiprocessing
-
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         return sum(pool.map(rewrite, modules, chunksize=8))

@@ -85,7 +85,6 @@ def test_the_newer_builtins_are_measured_in_the_docs() -> None:
             assert any(f"--game {game} --seat {name} " in c for c in commands), (game, name)
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 @pytest.mark.parametrize(
     "command", measured_commands(), ids=lambda c: "-".join(shlex.split(c)[1:6:2])
 )

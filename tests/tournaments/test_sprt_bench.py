@@ -29,7 +29,6 @@ def _binomial_upper(p: float, n: int) -> float:
     return p + 4 * math.sqrt(p * (1 - p) / n)
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 def test_the_simulated_error_rates_are_the_tests_own(quick: dict[str, Any]) -> None:
     n = quick["tests_per_point"]
     assert n == 200

@@ -319,7 +319,6 @@ def test_a_hanging_cache_costs_one_timeout_not_one_per_block(
     assert "computing without it" in caplog.text
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 @pytest.mark.parametrize("game", ["brexit", "brasilis"])
 def test_a_finished_matchs_folded_steps_are_what_a_fresh_fold_shows_every_view(
     game: str, owner: Any

@@ -137,7 +137,6 @@ def _seat0() -> Any:
     return View("seat0", 0)
 
 
-@pytest.mark.no_cover  # its lines are all reached by traced tests too (Makefile: COVERAGE_FLOOR)
 @pytest.mark.parametrize("who", ["anon", "owner", "staff"])
 def test_while_running_other_seats_and_all_cards_are_closed(
     running: Match, owner: Any, who: str
