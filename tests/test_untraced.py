@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from tests.support import ROOT
-from tests.support.untraced import choose, function_id, listed
+from tests.support.untraced import choose, function_id, is_listed, listed
 
 pytestmark = pytest.mark.unit
 
@@ -41,7 +41,7 @@ def test_every_listed_test_exists() -> None:
     """A renamed or deleted test would leave a line that untraces nothing."""
     missing = []
     for test in sorted(listed()):
-        path, _, name = test.partition("::")
+        path, _, name = function_id(test).partition("::")
         module = ROOT / path
         names = (
             {
@@ -67,7 +67,15 @@ def test_every_case_of_a_listed_test_gets_no_cover_and_no_other_test_does() -> N
         def add_marker(self, mark: pytest.MarkDecorator) -> None:
             self.marks.append(mark.name)
 
-    one = sorted(listed())[0]
+    one = sorted(t for t in listed() if "[" not in t)[0]
     items = [Item(f"{one}[brexit]"), Item(one), Item("tests/x.py::test_not_listed")]
     pytest_collection_modifyitems(items)  # type: ignore[arg-type]
     assert [item.marks for item in items] == [["no_cover"], ["no_cover"], []]
+
+
+def test_a_listed_case_untraces_that_case_alone() -> None:
+    names = {"tests/x.py::test_y[brasilis-390]", "tests/x.py::test_z"}
+    assert is_listed("tests/x.py::test_y[brasilis-390]", names)
+    assert not is_listed("tests/x.py::test_y[brexit-390]", names)
+    assert not is_listed("tests/x.py::test_y", names)
+    assert is_listed("tests/x.py::test_z[any]", names)

@@ -5,8 +5,10 @@ process (three modules, 2026-12-03: 47.2 s traced, 35.2 s not), and ``make test`
 on two cores. A test listed in ``untraced.txt`` beside this module gets pytest-cov's
 ``no_cover`` mark (its call is not traced; its fixtures still are), so the run costs less and
 reports the same lines: a test is listed only if every line its call reaches is reached by a
-traced test's call or by any test's setup or teardown. The list is drawn from a run that records
-who reached each line, costliest tests first::
+traced test's call or by any test's setup or teardown. A line names a test function (all its
+cases) or one case (``test_y[brasilis-390]``): of a parametrized test, the costly cases may go
+while a cheap one keeps the lines they share traced. The list is drawn from a run that records
+who reached each case's lines, costliest cases first::
 
     .venv/bin/pytest -n 6 --dist loadgroup --cov --cov-context=test --cov-report= \\
         -p tests.support.cputime --cpu-log var/cpu.jsonl
@@ -35,8 +37,13 @@ _PHASE = re.compile(r"\|(setup|run|teardown)$")
 
 
 def function_id(node_id: str) -> str:
-    """A test's id without its parameters: what the list names (a function, all its cases)."""
+    """A test's id without its parameters: a listed function names all its cases."""
     return node_id.split("[", 1)[0]
+
+
+def is_listed(node_id: str, names: set[str]) -> bool:
+    """Whether a collected test (a case's id) is listed, by its case or by its function."""
+    return node_id in names or function_id(node_id) in names
 
 
 def listed(path: Path = LIST) -> set[str]:
@@ -47,17 +54,17 @@ def listed(path: Path = LIST) -> set[str]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     names = listed()
     for item in items:
-        if function_id(item.nodeid) in names:
+        if is_listed(item.nodeid, names):
             item.add_marker(pytest.mark.no_cover)
 
 
 def choose(
     reached_by: dict[tuple[str, int], set[str]], cost: dict[str, float], least: float
 ) -> list[str]:
-    """Test functions to untrace, costliest first, so that every line stays reached by one left.
+    """Tests (cases) to untrace, costliest first, so that every line stays reached by one left.
 
-    ``reached_by`` maps a line to who reached it: test functions' calls, or ``""`` for what a
-    call did not reach (a setup, a teardown, an import at collection), which always stays.
+    ``reached_by`` maps a line to who reached it: tests' calls, or ``""`` for what a call did not
+    reach (a setup, a teardown, an import at collection), which always stays.
     """
     lines_of: dict[str, list[tuple[str, int]]] = collections.defaultdict(list)
     reached = {line: len(who) for line, who in reached_by.items()}
@@ -87,9 +94,7 @@ def reached_by_from(coverage_file: str) -> dict[tuple[str, int], set[str]]:
             who = set()
             for context in contexts:
                 match = _PHASE.search(context)
-                who.add(
-                    function_id(context[: match.start()]) if match and match[1] == "run" else ""
-                )
+                who.add(context[: match.start()] if match and match[1] == "run" else "")
             reached[(file, line)] = who
     return reached
 
@@ -98,7 +103,7 @@ def costs_from(cpu_log: str) -> dict[str, float]:
     cost: dict[str, float] = collections.defaultdict(float)
     for line in Path(cpu_log).read_text().splitlines():
         record = json.loads(line)
-        cost[function_id(record["id"].split("@", 1)[0])] += record["self"]
+        cost[record["id"].split("@", 1)[0]] += record["self"]  # "@": pytest-xdist's group
     return cost
 
 
@@ -107,7 +112,7 @@ def main(arguments: Iterable[str]) -> None:
     least = float(rest[0]) if rest else 0.5
     cost = costs_from(cpu_log)
     chosen = choose(reached_by_from(coverage_file), cost, least)
-    print(f"# drawn by tests/support/untraced.py: {len(chosen)} test functions more, ", end="")
+    print(f"# drawn by tests/support/untraced.py: {len(chosen)} tests (cases) more, ", end="")
     print(f"{sum(cost[t] for t in chosen):.0f} s of traced CPU in the run it was drawn from")
     for test in sorted(listed() | set(chosen)):
         print(test)
