@@ -90,9 +90,12 @@ def test_bench_load_short_form_has_no_errors_and_every_figure() -> None:
     assert busy["locust"] > 0 and busy["postgres"] > 0
     assert all(0 <= busy[k] <= busy["cores"] for k in busy if k not in ("seconds", "cores"))
     assert {"web", "worker", "postgres", "bench_feeder"} <= set(figures["cores_busy_quiet"])
-    # The worker played in the loaded window; a 2-s quiet window of the short form may hold
-    # too few of its 10-ms clock ticks to show at two decimals (it read 0.0 at a suite's end).
-    assert busy["worker"] > 0 and figures["cores_busy_quiet"]["worker"] >= 0
+    # The worker played in the loaded window: its CPU there is at least one 10-ms clock tick.
+    # Its share of a core may still read 0.0 at two decimals (under 0.05 s of CPU over the
+    # window's 5 to 10 s: it read 0.0 beside a loaded suite, 2026-12-04), and a 2-s quiet window
+    # may hold none of its ticks, so neither share is held above 0.
+    assert cpu["worker_cpu_s"] > 0 and busy["worker"] >= 0
+    assert figures["cores_busy_quiet"]["worker"] >= 0
     # The worker really played the feeder's matches, in every window.
     assert all(n > 0 for n in matches.values())
     assert Match.objects.filter(status=Match.Status.FINISHED).count() >= sum(matches.values())
