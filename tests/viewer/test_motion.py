@@ -23,7 +23,9 @@ STYLESHEETS = sorted(
 )
 RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 """An innermost rule: its selectors and its declarations (a media block's rules included)."""
-REDUCED = re.compile(r"@media\s*\(\s*prefers-reduced-motion:\s*reduce\s*\)\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
+REDUCED = re.compile(
+    r"@media\s*\(\s*prefers-reduced-motion:\s*reduce\s*\)\s*\{((?:[^{}]|\{[^{}]*\})*)\}"
+)
 TIME = re.compile(r"^(\d*\.?\d+)(ms|s)$")
 
 
