@@ -12,6 +12,16 @@ from tests.support.untraced import choose, function_id, is_listed, listed
 pytestmark = pytest.mark.unit
 
 
+class _Item:
+    """What the collection hook reads and marks of a pytest item."""
+
+    def __init__(self, nodeid: str) -> None:
+        self.nodeid, self.marks = nodeid, []
+
+    def add_marker(self, mark: pytest.MarkDecorator) -> None:
+        self.marks.append(mark.name)
+
+
 def test_a_test_is_untraced_only_while_each_of_its_lines_is_reached_by_another() -> None:
     reached_by = {
         ("a.py", 1): {"costly", "cheap"},
@@ -60,15 +70,8 @@ def test_every_listed_test_exists() -> None:
 def test_every_case_of_a_listed_test_gets_no_cover_and_no_other_test_does() -> None:
     from tests.support.untraced import pytest_collection_modifyitems
 
-    class Item:
-        def __init__(self, nodeid: str) -> None:
-            self.nodeid, self.marks = nodeid, []
-
-        def add_marker(self, mark: pytest.MarkDecorator) -> None:
-            self.marks.append(mark.name)
-
     one = sorted(t for t in listed() if "[" not in t)[0]
-    items = [Item(f"{one}[brexit]"), Item(one), Item("tests/x.py::test_not_listed")]
+    items = [_Item(f"{one}[brexit]"), _Item(one), _Item("tests/x.py::test_not_listed")]
     pytest_collection_modifyitems(items)  # type: ignore[arg-type]
     assert [item.marks for item in items] == [["no_cover"], ["no_cover"], []]
 
@@ -79,3 +82,16 @@ def test_a_listed_case_untraces_that_case_alone() -> None:
     assert not is_listed("tests/x.py::test_y[brexit-390]", names)
     assert not is_listed("tests/x.py::test_y", names)
     assert is_listed("tests/x.py::test_z[any]", names)
+
+
+def test_trace_all_leaves_every_test_traced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run a list is drawn from traces the listed tests too (BACKROOM_TRACE_ALL)."""
+    from tests.support.untraced import TRACE_ALL, pytest_collection_modifyitems
+
+    item = _Item(sorted(listed())[0])
+    monkeypatch.setenv(TRACE_ALL, "1")
+    pytest_collection_modifyitems([item])  # type: ignore[list-item]
+    assert item.marks == []
+    monkeypatch.delenv(TRACE_ALL)
+    pytest_collection_modifyitems([item])  # type: ignore[list-item]
+    assert item.marks == ["no_cover"]

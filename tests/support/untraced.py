@@ -10,19 +10,22 @@ cases) or one case (``test_y[brasilis-390]``): of a parametrized test, the costl
 while a cheap one keeps the lines they share traced. The list is drawn from a run that records
 who reached each case's lines, costliest cases first::
 
-    .venv/bin/pytest -n 6 --dist loadgroup --cov --cov-context=test --cov-report= \\
-        -p tests.support.cputime --cpu-log var/cpu.jsonl
+    BACKROOM_TRACE_ALL=1 .venv/bin/pytest -n 6 --dist loadgroup --cov --cov-context=test \\
+        --cov-report= -p tests.support.cputime --cpu-log var/cpu.jsonl
     .venv/bin/python -m tests.support.untraced .coverage var/cpu.jsonl > tests/support/untraced.txt
 
-A test listed already was untraced in that run, so the run cannot judge it: it stays listed.
-A test added since is traced; a listed test that changes may come to reach a line no traced test
-does, which the coverage floor would then miss: draw the list again when the floor moves.
+``BACKROOM_TRACE_ALL=1`` traces the listed tests too, so the list is drawn afresh: a costly test
+that alone reached a line only because a cheap listed one ran untraced goes, and the cheap one
+stays. Drawn from a run without it, the listed tests cannot be judged and stay listed. A test
+added since is traced; a listed test that changes may come to reach a line no traced test does,
+which the coverage floor would then miss: draw the list again when the floor moves.
 """
 
 from __future__ import annotations
 
 import collections
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable
@@ -51,7 +54,13 @@ def listed(path: Path = LIST) -> set[str]:
     return {line for line in lines if line}
 
 
+TRACE_ALL = "BACKROOM_TRACE_ALL"
+"""Set (to anything but empty), the list is ignored and every test traced: a run to draw it from."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if os.environ.get(TRACE_ALL):
+        return
     names = listed()
     for item in items:
         if is_listed(item.nodeid, names):
@@ -111,10 +120,15 @@ def main(arguments: Iterable[str]) -> None:
     coverage_file, cpu_log, *rest = arguments
     least = float(rest[0]) if rest else 0.5
     cost = costs_from(cpu_log)
-    chosen = choose(reached_by_from(coverage_file), cost, least)
-    print(f"# drawn by tests/support/untraced.py: {len(chosen)} tests (cases) more, ", end="")
+    reached_by = reached_by_from(coverage_file)
+    chosen = choose(reached_by, cost, least)
+    # A run that traced a listed test (BACKROOM_TRACE_ALL) judged every test: the list is new.
+    traced, names = {test for who in reached_by.values() for test in who}, listed()
+    kept = set() if any(is_listed(test, names) for test in traced) else names
+    more = "" if not kept else " more"
+    print(f"# drawn by tests/support/untraced.py: {len(chosen)} tests (cases){more}, ", end="")
     print(f"{sum(cost[t] for t in chosen):.0f} s of traced CPU in the run it was drawn from")
-    for test in sorted(listed() | set(chosen)):
+    for test in sorted(kept | set(chosen)):
         print(test)
 
 
