@@ -43,6 +43,9 @@ def test_sign_up_makes_the_account_logs_it_in_and_keeps_its_address() -> None:
     assert r.status_code == 302 and r["Location"] == "/bots/mine/"
     page = c.get("/bots/mine/").content.decode()
     assert "Log out (farage)" in page and "My bots" in page and "Welcome, farage" in page
+    # Signed in, the sign-up page leads to the account's bots (a second account needs a log-out).
+    again = c.get("/accounts/signup/")
+    assert again.status_code == 302 and again["Location"] == "/bots/mine/"
     assert AccountOrigin.objects.get(user__username="farage").address == "192.0.2.7"
     # The same account works with the API: its token exchange answers.
     api = APIClient()

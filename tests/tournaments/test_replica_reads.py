@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
@@ -251,3 +253,27 @@ def test_the_read_your_writes_window_must_outlast_the_lag_bound() -> None:
     )
     assert done.returncode != 0
     assert "REPLICA_READ_YOUR_WRITES_SECONDS must exceed" in done.stderr
+
+
+def test_the_lag_check_answers_from_its_last_measure_within_the_check_interval(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """One measure (two queries) serves every request for REPLICA_LAG_CHECK_SECONDS; the first
+    call after the interval measures again."""
+    clock = [1000.0]
+    measured: list[float] = []
+
+    def measure() -> replica.ReplicaState:
+        measured.append(clock[0])
+        return replica.ReplicaState("ok", 0.0, clock[0])
+
+    settings.REPLICA_LAG_CHECK_SECONDS = 1.0
+    monkeypatch.setattr(replica, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(replica, "measure", measure)
+    monkeypatch.setattr(replica, "_state", None)
+    first = replica.state()
+    clock[0] += 0.5
+    assert replica.state() is first and measured == [1000.0]
+    clock[0] += 0.5  # the interval is over
+    again = replica.state()
+    assert again is not first and again.checked_at == 1001.0 and measured == [1000.0, 1001.0]

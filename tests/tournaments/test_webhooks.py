@@ -161,6 +161,11 @@ def test_the_owner_sets_it_on_the_errors_page() -> None:
     assert "http or https" in bad.content.decode()
     assert _client(other).post(post, {"webhook_url": "https://evil.example/"}).status_code == 404
     assert _client().post(post, {"webhook_url": "https://evil.example/"}).status_code == 404
+    # Staff see every bot, but the webhook (where the bot's faults are sent) stays the owner's.
+    refused = _client(UserFactory(is_staff=True)).post(post, {"webhook_url": "https://x.example/"})
+    assert refused.status_code == 403 and b"only the bot's owner" in refused.content
+    bot.refresh_from_db()
+    assert bot.webhook_url == "https://example.com/hook"
 
 
 class Receiver:
