@@ -19,6 +19,7 @@ from games.brasilis.cards import AID_NAME, AID_RULE, NEWS, POWER_KIND, POWER_TEX
 from games.brasilis.view.controls import describe
 from games.brexit.cards import KIND, KIND_TEXT, SYMBOL_ABBR, VALUE
 from games.brexit.view.controls import describe as brexit_describe
+from games.engine.events import view
 from games.engine.match import LocalMatch
 from games.engine.registry import GAMES, get
 
@@ -28,6 +29,8 @@ RAW_ID = re.compile(
 )
 """An engine id (a card, a news, an agenda), a bare seat number, or raw JSON."""
 SENTENCE = re.compile(r"^[A-Z][^\n]*[a-z]")
+LOG_LINE = re.compile(r"^[A-Z0-9“$][^\n]*[a-z]")
+"""A log's sentence may open with a count ("4 news cards go to the pizza.") or a headline."""
 
 SHORT: dict[str, dict[str, Any]] = {
     "brexit": {"max_rounds": 8},
@@ -189,3 +192,75 @@ def test_an_effect_names_the_deals_and_the_nations() -> None:
         == "Give Wales Germany for their Iceland"
     )
     assert brexit_describe({"effect": "none"}, observation, names, 0) == "Use no effect"
+
+
+@pytest.mark.parametrize("game", ["brexit", "brasilis"])
+def test_every_event_is_told_by_the_game_in_a_sentence_without_ids(game: str) -> None:
+    """The log's words for every event of whole games (Bra$ilis with Media Control, whose news
+    are offered to the revealer), as each seat and a spectator see it: the game's own narrator
+    tells each one (never the platform's plain fallback), in a sentence without engine ids."""
+    info = get(game)
+    told: set[str] = set()
+    for seats, seed in ((3, 1), (5, 3)):
+        match = LocalMatch(info.rules, seats, seed, options=SHORT[game])
+        rng = random.Random(seed)
+        while pending := info.rules.pending(match.state):
+            for p in pending:
+                match.play(p["seat"], info.random_player(match.state, p["seat"], rng))
+        labels = info.view.seat_labels(seats, match.events[0]["payload"])
+        for viewer in (None, *range(seats)):
+            narrator = info.view.narrator(labels)
+            for event in match.events:
+                seen = view(event, viewer)
+                sentence = narrator.tell(seen["type"], seen["payload"])
+                assert sentence is not None, (viewer, seen)
+                assert LOG_LINE.match(sentence) and not RAW_ID.search(sentence), (seen, sentence)
+                told.add(seen["type"])
+    assert "news_offered" in told or game != "brasilis"
+
+
+@pytest.mark.parametrize(
+    ("type_", "payload", "sentence"),
+    [
+        ("skipped", {"seat": 1}, "Politician 2 has passed and is skipped."),
+        ("dispute_cleared", {}, "The dispute's cards go to the discard pile."),
+        ("lawyer_declined", {"seat": 0}, "Politician 1 does not pay the lawyer."),
+        ("news_lost", {"seat": 2}, "Politician 3 loses a news card."),  # as the others see it
+        ("extra_vote", {"seat": 0}, "Politician 1 takes an extra vote card."),
+        (
+            "aid_discarded",
+            {"aid": "lawyer"},
+            "No bid reaches the minimum: the lawyer is discarded.",
+        ),
+        ("auction_closed", {}, "The auction closes."),
+        (
+            "refill",
+            {"holders": 1},
+            "Only 1 politician holds influence cards: every hand is refilled.",
+        ),
+        (
+            "round_ended",
+            {"round": 2, "leftover": 3},
+            "Round 2 ends; 3 unrevealed news cards leave the game.",
+        ),
+        ("round_ended", {"round": 3, "leftover": 0}, "Round 3 ends."),
+    ],
+)
+def test_a_brasilis_event_reads_as_the_game_tells_it(
+    type_: str, payload: dict[str, Any], sentence: str
+) -> None:
+    narrator = get("brasilis").view.narrator(["Politician 1", "Politician 2", "Politician 3"])
+    assert narrator.tell(type_, payload) == sentence
+
+
+def test_a_news_named_in_an_event_reads_as_its_headline() -> None:
+    news = next(iter(NEWS))
+    narrator = get("brasilis").view.narrator(["Politician 1", "Politician 2"])
+    headline = f"“{NEWS[news].headline}”"
+    assert (
+        narrator.tell("news_lost", {"seat": 1, "card": news}) == f"Politician 2 loses {headline}."
+    )
+    assert narrator.tell("news_removed", {"news": news}) == f"{headline} is removed from the game."
+    assert narrator.tell("lawyer_used", {"seat": 0, "news": news}) == (
+        f"Politician 1 pays the lawyer: {headline} is cancelled."
+    )

@@ -107,6 +107,37 @@ class BrasilisNarrator(SeatNarrator):
             return f"{who(p['seat'])} uses the {p['aid']}."
         if type_ == "revolution":
             return f"Revolution ({p.get('cause', '')}): {_join([who(s) for s in p.get('worst', [])])} lose news."
+        if type_ == "skipped":
+            return f"{who(p['seat'])} has passed and is skipped."
+        if type_ == "dispute_cleared":
+            return "The dispute's cards go to the discard pile."
+        if type_ == "lawyer_used":
+            return f"{who(p['seat'])} pays the lawyer: {self.news(p['news'])} is cancelled."
+        if type_ == "lawyer_declined":
+            return f"{who(p['seat'])} does not pay the lawyer."
+        if type_ == "news_lost":
+            lost = self.news(p["card"]) if "card" in p else "a news card"
+            return f"{who(p['seat'])} loses {lost}."
+        if type_ == "news_removed":
+            return f"{self.news(p['news'])} is removed from the game."
+        if type_ == "aid_discarded":
+            return f"No bid reaches the minimum: the {p['aid']} is discarded."
+        if type_ == "auction_closed":
+            return "The auction closes."
+        if type_ == "extra_vote":
+            return f"{who(p['seat'])} takes an extra vote card."
+        if type_ == "refill":
+            n = p["holders"]
+            few = "No politician holds" if n == 0 else f"Only {_plural(n, 'politician')} "
+            few += "" if n == 0 else ("holds" if n == 1 else "hold")
+            return f"{few} influence cards: every hand is refilled."
+        if type_ == "round_ended":
+            left = p.get("leftover", 0)
+            verb = "leaves" if left == 1 else "leave"
+            unrevealed = (
+                f"; {_plural(left, 'unrevealed news card')} {verb} the game" if left else ""
+            )
+            return f"Round {p['round']} ends{unrevealed}."
         if type_ == "game_over":
             votes = p.get("votes", [])
             return (
