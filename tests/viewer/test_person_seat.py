@@ -11,12 +11,14 @@ import uuid
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 
 from games.engine.registry import GAMES
 from tests.factories import UserFactory
 from tournaments.play import runner, selectors, services
 from tournaments.play.models import Match
+from tournaments.play.selectors import replay
+from tournaments.site.pages import views
 from tournaments.site.pages.views import clock
 
 pytestmark = pytest.mark.django_db
@@ -121,3 +123,20 @@ def test_a_bid_says_what_is_auctioned(client: Client) -> None:
         if match.status != Match.Status.WAITING:
             break
     pytest.fail("the person was never asked to bid")
+
+
+def test_a_panel_read_before_the_game_began_names_the_seat_as_the_game_does() -> None:
+    """The match was read before its opening event, the decisions after it (a race the panel's
+    first poll can lose): the seat is named as the game names it, not "seat 0"."""
+    person: Any = UserFactory()
+    match = waiting("brexit", person)
+    before = Match.objects.get(pk=match.pk)
+    before.last_version = 0  # as read an instant before the runner dealt
+    request = RequestFactory().get(f"/matches/{match.pk}/play/")
+    request.user = person
+    panel = views._play(request, before, ["seat 0", "seat 1", "seat 2"])
+    assert panel is not None
+    (decision,) = panel["decisions"]
+    nation = replay.labels(match, 3)[0]
+    assert decision["name"] == nation and nation != "seat 0"
+    assert before.last_version == match.last_version > 0
