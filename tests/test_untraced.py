@@ -7,7 +7,7 @@ import ast
 import pytest
 
 from tests.support import ROOT
-from tests.support.untraced import choose, function_id, is_listed, listed
+from tests.support.untraced import choose, collapsed, function_id, is_listed, listed
 
 pytestmark = pytest.mark.unit
 
@@ -49,26 +49,25 @@ def test_parameters_are_one_function() -> None:
 
 def test_every_listed_test_exists() -> None:
     """A renamed or deleted test would leave a line that untraces nothing."""
+    functions: dict[str, set[str]] = {}
     missing = []
     for test in sorted(listed()):
         path, _, name = function_id(test).partition("::")
-        module = ROOT / path
-        names = (
-            {
-                n.name
-                for n in ast.walk(ast.parse(module.read_text()))
-                if isinstance(n, ast.FunctionDef)
-            }
-            if module.exists()
-            else set()
-        )
-        if name not in names:
+        if path not in functions:
+            module = ROOT / path
+            tree = ast.parse(module.read_text()) if module.exists() else ast.Module([], [])
+            functions[path] = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        if name not in functions[path]:
             missing.append(test)
     assert not missing, f"tests/support/untraced.txt names tests that are not there: {missing}"
 
 
-def test_every_case_of_a_listed_test_gets_no_cover_and_no_other_test_does() -> None:
-    from tests.support.untraced import pytest_collection_modifyitems
+def test_every_case_of_a_listed_test_gets_no_cover_and_no_other_test_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.support.untraced import TRACE_ALL, pytest_collection_modifyitems
+
+    monkeypatch.delenv(TRACE_ALL, raising=False)  # as in a run the list is drawn from
 
     one = sorted(t for t in listed() if "[" not in t)[0]
     items = [_Item(f"{one}[brexit]"), _Item(one), _Item("tests/x.py::test_not_listed")]
@@ -95,3 +94,15 @@ def test_trace_all_leaves_every_test_traced(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.delenv(TRACE_ALL)
     pytest_collection_modifyitems([item])  # type: ignore[list-item]
     assert item.marks == ["no_cover"]
+
+
+def test_a_function_whose_every_case_is_chosen_is_listed_by_its_name() -> None:
+    run = {
+        "t.py::test_a[1]",
+        "t.py::test_a[2]",
+        "t.py::test_b[1]",
+        "t.py::test_b[2]",
+        "t.py::test_c",
+    }
+    chosen = {"t.py::test_a[1]", "t.py::test_a[2]", "t.py::test_b[2]", "t.py::test_c"}
+    assert collapsed(chosen, run) == {"t.py::test_a", "t.py::test_b[2]", "t.py::test_c"}
