@@ -84,9 +84,9 @@ def ladders_by_game() -> QuerySet[Ladder]:
     return Ladder.objects.order_by("game", "name")
 
 
-def ladders_by_name() -> QuerySet[Ladder]:
-    """Every ladder, by name (the match list's ladder filter)."""
-    return Ladder.objects.order_by("name")
+def ladder_choices() -> list[tuple[int, str]]:
+    """Every ladder's (key, name), by name (the match list's ladder filter)."""
+    return list(Ladder.objects.order_by("name").values_list("pk", "name"))
 
 
 def pool(ladder: Ladder) -> str:
@@ -199,9 +199,9 @@ def season_by_id(pk: int) -> Season | None:
     return Season.objects.filter(pk=pk).first()
 
 
-def seasons_by_name() -> QuerySet[Season]:
-    """Every season, by name (the match list's season filter)."""
-    return Season.objects.order_by("name")
+def season_choices() -> list[tuple[int, str]]:
+    """Every season's (key, name), by name (the match list's season filter)."""
+    return list(Season.objects.order_by("name").values_list("pk", "name"))
 
 
 def running_seasons() -> QuerySet[Season]:

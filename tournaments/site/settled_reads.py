@@ -133,7 +133,7 @@ def sent_token(request: HttpRequest) -> str | None:
 
 def header_of(match_id: str, generation: str | None, response: HttpResponse) -> Header | None:
     """Who has something to do with the match and whether its reads may be shared (a query)."""
-    match = selectors.match_detail(match_id, None).first()
+    match = selectors.find_match(match_id, None)
     if match is None:
         return None
     people = visibility.people_in(match)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -48,18 +48,20 @@ def test_a_failed_check_is_kept_for_a_while_then_checked_again_and_a_success_for
     uploaded bot's match until restarted: the no was kept for the process's life."""
     monkeypatch.delenv("BACKROOM_SANDBOX", raising=False)
     monkeypatch.setattr(readiness, "_status_cache", {})
-    monkeypatch.setattr(readiness, "FAILED_KEPT_SECONDS", 0.5)
+    clock = [1000.0]  # the check's clock, moved by hand: no test waits out a minute
+    monkeypatch.setattr(readiness, "time", SimpleNamespace(monotonic=lambda: clock[0]))
     host_path = os.environ["PATH"]
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap to be found: the check fails
     ok, reason = isolation_status()
     assert not ok and "bubblewrap (bwrap) is not installed" in reason
     monkeypatch.setenv("PATH", host_path)  # the host can sandbox again...
+    clock[0] += readiness.FAILED_KEPT_SECONDS - 1
     assert not isolation_status()[0]  # ...but the check is not made at every need
-    time.sleep(0.6)
+    clock[0] += 1
     ok, reason = isolation_status()  # the first need once the no has expired checks again
     assert ok and reason.startswith("bubblewrap sandbox ready"), reason
     monkeypatch.setenv("PATH", str(tmp_path))
-    time.sleep(0.6)
+    clock[0] += 10 * readiness.FAILED_KEPT_SECONDS
     assert isolation_status() == (ok, reason)  # a yes is kept: no smoke run at every need
 
 

@@ -220,6 +220,11 @@ def with_seats(matches: list[Match]) -> None:
     prefetch_related_objects(matches, seats_with_players())
 
 
+def find_match(match_id: uuid.UUID | str, user: Any = None) -> Match | None:
+    """The match as ``match_detail`` reads it, or None if there is none ``user`` may see."""
+    return match_detail(match_id, user).first()
+
+
 def match_detail(match_id: uuid.UUID | str, user: Any = None) -> QuerySet[Match]:
     """The match (if ``user`` may see it) with what its serializer reads, prefetched."""
     return (
@@ -289,9 +294,10 @@ def is_finished(match: Match) -> bool:
     return bool(match.status == Match.Status.FINISHED)
 
 
-def bots_by_name(user: Any, *, limit: int = 200) -> QuerySet[Bot]:
-    """The first ``limit`` bots ``user`` may see, by name (the match list's bot filter)."""
-    return bots_visible_to(user).order_by("name")[:limit]
+def bot_choices(user: Any, *, limit: int = 200) -> list[tuple[int, str]]:
+    """(key, name) of the first ``limit`` bots ``user`` may see, by name (the match list's bot
+    filter)."""
+    return list(bots_visible_to(user).order_by("name").values_list("pk", "name")[:limit])
 
 
 def bot_versions(bot: Bot) -> QuerySet[BotVersion]:

@@ -157,7 +157,8 @@ class MatchForkView(ChargedOnSuccess, APIView):
             step=data.validated_data["step"],
             seats=data.validated_data.get("seats"),
         )
-        fresh = selectors.match_detail(fork.pk, request.user).get()
+        fresh = selectors.find_match(fork.pk, request.user)
+        assert fresh is not None  # the fork the caller just made
         return Response(
             s.MatchSerializer(fresh, context={"request": request}).data,
             status=status.HTTP_201_CREATED,

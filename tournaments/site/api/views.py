@@ -454,6 +454,7 @@ class MatchActionsView(APIView):
             return Response({"action": [str(exc)]}, status=status.HTTP_400_BAD_REQUEST)
         except services.Conflict as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        fresh = selectors.match_detail(match_id, request.user).get()
+        fresh = selectors.find_match(match_id, request.user)
+        assert fresh is not None  # the caller's own match, just acted on
         body = s.MatchSerializer(fresh, context={"request": request}).data
         return Response(body, status=status.HTTP_202_ACCEPTED)

@@ -217,14 +217,10 @@ def match_list(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "games": GAMES.values(),
             "statuses": selectors.MATCH_STATUSES,
-            "season_options": _options(
-                competition_selectors.seasons_by_name().values_list("pk", "name"), filters["season"]
-            ),
-            "ladder_options": _options(
-                competition_selectors.ladders_by_name().values_list("pk", "name"), filters["ladder"]
-            ),
+            "season_options": _options(competition_selectors.season_choices(), filters["season"]),
+            "ladder_options": _options(competition_selectors.ladder_choices(), filters["ladder"]),
             "bot_options": _options(
-                selectors.bots_by_name(request.user, limit=200).values_list("pk", "name"),
+                selectors.bot_choices(request.user, limit=200),
                 filters["bot"],
             ),
         },
