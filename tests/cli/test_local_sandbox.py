@@ -16,6 +16,7 @@ from django.test import override_settings
 
 from games.sandbox.limits import Limits
 from tests.cli.run import backroom, doc_bot, doc_commands, documented
+from tests.support import untimed
 
 pytestmark = pytest.mark.services
 
@@ -72,7 +73,7 @@ def test_backroom_play_is_manage_py_play_without_django(
     cli, manage = (json.loads((tmp_path / f).read_text()) for f in ("cli.json", "manage.json"))
     for doc in (cli, manage):
         for event in doc["events"]:
-            event["payload"].pop("elapsed_ms", None)  # the bot's measured time: never twice alike
+            event["payload"] = untimed(event["payload"])
     assert cli == manage
 
 

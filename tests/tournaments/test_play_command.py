@@ -17,6 +17,7 @@ from games.sandbox.local import unpack_into
 from replays import store
 from tests.games.sandbox.conftest import modes
 from tests.games.sandbox.test_examples import example
+from tests.support import untimed
 from tests.tournaments.conftest import Seen, assert_true_times
 from tournaments import tasks
 from tournaments.play import services
@@ -95,9 +96,7 @@ def rows(match: Match) -> dict:
     seat_fields = ["number", "bot_version_id", "builtin", "rank", "score", "verdicts", "strikes"]
     events = []
     for ev in store.read(match.id):
-        payload = dict(ev.payload)
-        payload.pop("elapsed_ms", None)  # a bot's thinking time differs from run to run
-        events.append((ev.version, ev.type, payload, ev.metadata))
+        events.append((ev.version, ev.type, untimed(ev.payload), ev.metadata))
     return {
         "match": {f: getattr(match, f) for f in fields},
         "creator": match.created_by_id,
