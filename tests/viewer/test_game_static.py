@@ -68,3 +68,12 @@ def test_the_home_page_links_every_game_s_styles_after_the_site_s(client: Client
     styles = [info.styles for info in GAMES.values() if info.styles]
     assert _stylesheets(html) == ["site/site.css", *styles]
     assert set(styles) == {"brexit/styles.css", "brasilis/styles.css"}
+
+
+@pytest.mark.django_db
+def test_the_site_s_footer_names_every_registered_game(client: Client) -> None:
+    footer = (
+        client.get("/").content.decode().split('<footer class="foot">')[1].split("</footer>")[0]
+    )
+    for game in GAMES.values():
+        assert game.title in footer

@@ -96,6 +96,7 @@ TEMPLATES = [
                 "seats": "tournaments.site.templatetags.seats",
                 "replay_log": "tournaments.site.templatetags.replay_log",
                 "scores": "tournaments.site.templatetags.scores",
+                "games": "tournaments.site.templatetags.games",
             },
             "context_processors": [
                 "django.template.context_processors.request",
