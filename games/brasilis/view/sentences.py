@@ -128,9 +128,12 @@ class BrasilisNarrator(SeatNarrator):
             return f"{who(p['seat'])} takes an extra vote card."
         if type_ == "refill":
             n = p["holders"]
-            few = "No politician holds" if n == 0 else f"Only {_plural(n, 'politician')} "
-            few += "" if n == 0 else ("holds" if n == 1 else "hold")
-            return f"{few} influence cards: every hand is refilled."
+            if n == 0:
+                return "No politician holds influence cards: every hand is refilled."
+            verb = "holds" if n == 1 else "hold"
+            return (
+                f"Only {_plural(n, 'politician')} {verb} influence cards: every hand is refilled."
+            )
         if type_ == "round_ended":
             left = p.get("leftover", 0)
             verb = "leaves" if left == 1 else "leave"
