@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from rest_framework.test import APIClient
 
+from games.engine.registry import GAMES
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PATHS = {
@@ -87,3 +89,12 @@ def test_every_write_with_a_body_documents_411_and_413(anon: APIClient) -> None:
     assert writes
     for path, method, op in writes:
         assert {"411", "413"} <= set(op["responses"]), (method, path)
+
+
+@pytest.mark.django_db
+def test_the_description_names_every_registered_game(anon: APIClient) -> None:
+    r = anon.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    description = r.json()["info"]["description"]
+    assert description.startswith("Submit bots for Brexit: The Real Deal, Bra$ilis")
+    for game in GAMES.values():  # the test game too (config/settings/test.py registers it)
+        assert game.title in description, (game.title, description)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from subprocess import run
 from typing import Any
@@ -68,16 +69,25 @@ def _chromium_installed() -> None:
         pytest.skip(message)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+@contextmanager
+def launched(executable: str) -> Iterator[Any]:
+    """A headless browser from ``executable``, closed on the way out."""
     # Playwright's sync API runs an event loop in this thread; the ORM calls the tests
     # make around it are ordinary blocking ones. Only for these tests: left in os.environ it
     # reached every later subprocess (production's check --deploy refuses it, async.E001).
     with pytest.MonkeyPatch.context() as mp, sync_api.sync_playwright() as pw:
         mp.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        chromium = pw.chromium.launch(executable_path=executable, args=ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with launched(CHROMIUM) as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.fixture
@@ -96,9 +106,7 @@ def test_the_full_browser_steps_and_switches_views(
 ) -> None:
     """The same pages in Debian's full ``chromium``, headless, as the rest use its shell."""
     match = play("brexit", 4, UserFactory(), seed=21)
-    with pytest.MonkeyPatch.context() as mp, sync_api.sync_playwright() as pw:
-        mp.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        full = pw.chromium.launch(executable_path=FULL_CHROMIUM, args=ARGS, headless=True)
+    with launched(FULL_CHROMIUM) as full:
         assert "HeadlessChrome" in full.new_page().evaluate("() => navigator.userAgent")
         tab = full.new_page(base_url=live_server.url)
         tab.goto(f"/matches/{match.pk}/?step=10")
@@ -109,7 +117,6 @@ def test_the_full_browser_steps_and_switches_views(
         tab.wait_for_selector('#viewer[data-view="all"]')
         wait_board(tab, 11)
         assert tab.locator("#board .hand").count() == 4
-        full.close()
 
 
 def test_the_shell_is_the_same_chromium_build_as_the_browser() -> None:

@@ -342,7 +342,11 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Backroom API",
-    "DESCRIPTION": "Submit bots for Brexit: The Real Deal and Bra$ilis, challenge others, read results.",
+    # The description names the registered games (tournaments.site.api.schema.describe_games).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "tournaments.site.api.schema.describe_games",
+    ],
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
