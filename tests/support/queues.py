@@ -28,7 +28,8 @@ class OwnQueues:
 
     def sent(self, kind: str, expected: int, seconds: float = 5.0) -> list[tuple[str, Any]]:
         """The (task name, first argument) of each message on the ``kind`` queue, taken off
-        it; waits up to ``seconds`` for ``expected`` of them, then for any straggler."""
+        it; waits up to ``seconds`` for ``expected`` of them, and once it has them takes whatever
+        else is queued already (so one message too many shows), without waiting for more."""
         from config.celery import app
 
         found: list[tuple[str, Any]] = []
