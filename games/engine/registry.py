@@ -28,7 +28,7 @@ from typing import Any
 
 from games.engine.match import Player
 from games.engine.rules import Rules
-from games.engine.view import GameView
+from games.engine.view import GameView, join
 
 ROOT = Path(__file__).resolve().parents[2]
 """The project's folder (the one holding games/ and docs/)."""
@@ -165,3 +165,9 @@ def get(name: str) -> GameInfo:
         return GAMES[name]
     except KeyError:
         raise KeyError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}") from None
+
+
+def titles() -> str:
+    """Every registered game's title, as the site names them: ``Brexit: The Real Deal and Bra$ilis``
+    (the footer, the API schema's description)."""
+    return join([game.title for game in GAMES.values()])

@@ -30,8 +30,7 @@ from drf_spectacular.plumbing import ResolvedComponent
 from rest_framework import serializers
 from rest_framework.permissions import SAFE_METHODS
 
-from games.engine.registry import GAMES
-from games.engine.view import join
+from games.engine import registry
 from tournaments.site.api.permissions import ReadOrAuthenticated
 
 UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
@@ -156,6 +155,6 @@ DESCRIPTIONS = {
 def describe_games(result: dict[str, Any], **_: Any) -> dict[str, Any]:
     """Name the registered games in the schema's description, as the site's footer does: a game
     added to the registry is named here with no setting changed (a postprocessing hook)."""
-    games = join([game.title for game in GAMES.values()])
+    games = registry.titles()
     result["info"]["description"] = f"Submit bots for {games}, challenge others, read results."
     return result

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from games.engine.registry import GAMES
-from games.engine.view import join
+from games.engine import registry
 
 register = template.Library()
 
@@ -14,4 +13,4 @@ register = template.Library()
 @register.simple_tag
 def game_titles() -> str:
     """Every registered game's title: ``Brexit: The Real Deal and Bra$ilis``."""
-    return join([game.title for game in GAMES.values()])
+    return registry.titles()
