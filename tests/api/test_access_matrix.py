@@ -17,6 +17,7 @@ the markers it may not read (tournaments/play/visibility.py is the rule book):
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -25,11 +26,13 @@ from django.test import Client
 from games.engine.platform_events import verdict_event
 from replays import store
 from tests.factories import BotLogFactory, BotVersionFactory, UserFactory, abort, flush
+from tests.support.database import shared_rows
 from tests.viewer.conftest import play, running_copy
 from tests.viewer.test_visibility import hidden_from, leaked, strings
 from tournaments.play.models import BotLog, BotVersion, Match, Seat
 
-pytestmark = pytest.mark.django_db
+# One worker builds each state's world once (see world) and runs the tests that read it.
+pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("access-matrix")]
 
 TRACE = "SECRET-TRACE Traceback (most recent call last)"
 STDERR = "SECRET-STDERR my hand is"
@@ -121,11 +124,20 @@ def _copy(original: Match, state: str, owner: Any) -> Match:
     return m
 
 
-@pytest.fixture(params=STATES)
-def world(request: pytest.FixtureRequest) -> dict[str, Any]:
+@pytest.fixture(scope="module", params=STATES)
+def world(
+    request: pytest.FixtureRequest, django_db_setup: None, django_db_blocker: Any
+) -> Iterator[dict[str, Any]]:
+    """Built once per state for the module's 16 tests of it, which only read it (a fork's new
+    match is rolled back with the test that made it)."""
+    with shared_rows(django_db_blocker):
+        yield _world(request.param)
+
+
+def _world(state: str) -> dict[str, Any]:
     owner = UserFactory()
     original = play("brexit", 4, None, seed=11)
-    m = _copy(original, request.param, owner)
+    m = _copy(original, state, owner)
     version = Seat.objects.get(match=m, number=0).bot_version
     assert version is not None
     rejected = BotVersionFactory(
@@ -140,7 +152,7 @@ def world(request: pytest.FixtureRequest) -> dict[str, Any]:
         "staff": UserFactory(is_staff=True, is_superuser=True),
     }
     return {
-        "state": request.param,
+        "state": state,
         "match": m,
         "users": users,
         "fill": {

@@ -14,13 +14,14 @@ ends, and at its start any of this checkout's that a killed run left behind.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from django.db import connections
+from django.db import connections, transaction
 from pytest_django.fixtures import _get_databases_for_setup
 
 
@@ -115,6 +116,21 @@ def django_db_setup(
             connections.close_all()
             with connections["default"]._nodb_cursor() as cursor:
                 cursor.execute(f"DROP DATABASE IF EXISTS {_quoted(own)} WITH (FORCE)")
+
+
+@contextlib.contextmanager
+def shared_rows(django_db_blocker: Any) -> Iterator[None]:
+    """Rows that a module's tests share, written once and rolled back when the module is done.
+
+    For a module-scoped fixture whose data costs more than the tests that read it (a played
+    match and its copies): it holds a transaction open around the module, so each test's own
+    (pytest-django's, as ``django_db`` makes it) is a savepoint inside it, rolled back after the
+    test as always. A test that writes sees its writes undone before the next, as before; what it
+    cannot do is commit (``django_db(transaction=True)``), which the module's tests then must not
+    ask for."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield
+        transaction.set_rollback(True)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
