@@ -46,7 +46,9 @@ def store_of_matches() -> list[Match]:
     """Two finished rated matches, one cancelled, one queued."""
     matches = [
         played("brexit", 1, ["random", "greedy"]),
-        played("brasilis", 2, ["random", "greedy", "search"]),
+        # quick, not search: a searching seat without a clock (search's 40 ms a decision made
+        # this fixture the module's costliest step, 1.8 s against 0.2, 2026-12-04).
+        played("brasilis", 2, ["random", "greedy", "quick"]),
     ]
     cancelled = MatchFactory()
     SeatFactory(match=cancelled, number=0, bot_version=None, builtin="random")
