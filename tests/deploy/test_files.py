@@ -200,6 +200,11 @@ def test_the_images_collectstatic_step_runs_here(collected_static: Path) -> None
     # Served compressed, but not the source maps only developer tools fetch (settings/base.py).
     assert list(collected_static.glob("admin/css/base.*.css.br"))
     assert list(collected_static.rglob("*.map")) and not list(collected_static.rglob("*.map.*"))
+    # Swagger UI, which the API docs page serves; not ReDoc, which no page does (config/staticfiles.py).
+    assert list(
+        collected_static.glob("drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.*.js")
+    )
+    assert not (collected_static / "drf_spectacular_sidecar" / "redoc").exists()
 
 
 def test_the_build_context_leaves_local_state_out() -> None:

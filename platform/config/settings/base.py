@@ -28,7 +28,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
-    "django.contrib.staticfiles",
+    "config.staticfiles.StaticFiles",  # Django's, without what no page serves
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -351,7 +351,6 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
     # A request body gets components of its own (BotRequest beside Bot): read-only fields (id,
     # owner, created_at) are then never asked of a client, and a file field is `format: binary`
     # (a file picker in Swagger UI, a file in a generated client), not the response's URL.
