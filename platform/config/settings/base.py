@@ -28,7 +28,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
-    "config.staticfiles.StaticFiles",  # Django's, without what no page serves
+    "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -268,11 +268,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=str(BASE_DIR / "var" / "static"))
-# Django's two finders (the apps' static/ folders), and each registered game's static/ folder,
+# Django's two finders (the project's and the apps' static/ folders, the apps' without what no
+# page serves: config/staticfiles.py), and each registered game's static/ folder,
 # found through the registry and named <game>/<file> (replays/game_static.py).
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
-    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "config.staticfiles.AppStaticFinder",  # Django's, without what no page serves
     "replays.game_static.Finder",
 ]
 STORAGES = {
