@@ -81,7 +81,8 @@ deploy-check: install
 COVERAGE_FLOOR := 89
 
 # pytest-xdist: this many processes on the 2 cores. --dist loadgroup keeps each module that starts
-# processes on one worker and sends those groups first (xdist orders units by their size); they
+# processes on one worker and sends those groups first (xdist orders units by their size; the
+# access matrix's 48 tests, one group so that one worker builds its worlds, go first too); they
 # mostly wait on workers, beats and servers (about 0.25 of a core each: 513 s of CPU in 2,073 s
 # of their tests' wall, 2026-12-03), so with four processes, all on such groups first, a core sat
 # idle; six keep both busy. Each clones one migrated template database (tests/support/database.py),

@@ -142,9 +142,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             # One module's process tests on one worker, one after the other.
             item.add_marker(pytest.mark.xdist_group(path.replace("/", ".")))
     # The costliest modules first (stable otherwise). xdist's loadgroup then reorders the work
-    # units by their number of tests (--loadscope-reorder, its default): every process group of
-    # two or more tests is handed out before any single test, so this order decides only among
-    # groups of as many tests, and among the single tests (2026-12-02, pytest-xdist 3.8).
+    # units by their number of tests (--loadscope-reorder, its default): every group of two or
+    # more tests (the process groups, the access matrix's) is handed out before any single test,
+    # so this order decides only among groups of as many tests, and among the single tests
+    # (2026-12-02, pytest-xdist 3.8).
     items.sort(key=lambda i: -COSTLIEST.get(i.nodeid.split("::")[0], 0))
 
 
