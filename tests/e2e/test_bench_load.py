@@ -96,13 +96,19 @@ def test_bench_load_short_form_has_no_errors_and_every_figure() -> None:
     # may hold none of its ticks, so neither share is held above 0.
     assert cpu["worker_cpu_s"] > 0 and busy["worker"] >= 0
     assert figures["cores_busy_quiet"]["worker"] >= 0
-    # The worker really played the feeder's matches, in every window.
-    assert all(n > 0 for n in matches.values())
+    # The worker really played the feeder's matches. Not in every window: a 2-s quiet window
+    # finished none while a loaded suite shared the two cores (2026-12-04, 14:30 UTC), as its
+    # CPU may hold none of the worker's ticks (above).
+    assert all(n >= 0 for n in matches.values()) and sum(matches.values()) > 0, matches
     assert Match.objects.filter(status=Match.Status.FINISHED).count() >= sum(matches.values())
-    # The drop: 1 - the loaded rate over the mean of the quiet ones, all three as printed.
+    # The drop: 1 - the loaded rate over the mean of the quiet ones, all three as printed; none
+    # when neither quiet window finished a match.
     rates = figures["matches_per_s"]
     quiet = (rates["baseline_before"] + rates["baseline_after"]) / 2
-    assert is_quotient(1 - figures["throughput_drop"], rates["under_load"], quiet, (3, 2, 2)), (
-        figures["throughput_drop"],
-        rates,
-    )
+    if matches["baseline_before"] + matches["baseline_after"] == 0:
+        assert figures["throughput_drop"] is None, figures
+    else:
+        assert is_quotient(1 - figures["throughput_drop"], rates["under_load"], quiet, (3, 2, 2)), (
+            figures["throughput_drop"],
+            rates,
+        )
