@@ -51,11 +51,9 @@ times dearer (2026-12-04); only the legality test needs them among the players, 
 every move they make along the way."""
 
 
-def _players(game: str, seed: int) -> dict[str, Player]:
-    # Every built-in, searches capped at 3 rollouts so the walks stay fast.
-    return {
-        name: make_player(game, name, iterations=3, seed=seed) for name in get(game).builtin_bots
-    }
+def _players(game: str, seed: int, names: list[str]) -> dict[str, Player]:
+    # Searches capped at 3 rollouts so the walks stay fast.
+    return {name: make_player(game, name, iterations=3, seed=seed) for name in names}
 
 
 def _walk(
@@ -64,9 +62,7 @@ def _walk(
     """(state copy, seat) pairs met while a random mix of built-ins (``by``; every one if not
     given) plays a game."""
     rules = get(game).rules
-    players = _players(game, seed)
-    if by is not None:
-        players = {name: players[name] for name in by}
+    players = _players(game, seed, by if by is not None else list(get(game).builtin_bots))
     rng = random.Random(seed)
     match = LocalMatch(rules, seats, seed=seed)
     met = []

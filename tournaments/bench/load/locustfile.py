@@ -72,7 +72,7 @@ class Player(HttpUser):
         # A think time before the first request too: the users start together (locust spawns
         # them all at once), and in step their first requests were 50 at the same instant, a
         # queue for the two web workers that no later second of the run had. Those first
-        # requests were all of the reads over 250 ms (2026-12-04: 35 of 2,938, read p99 305 ms).
+        # requests were all the requests over 250 ms (2026-12-04: 35 of 2,938, read p99 305 ms).
         self.wait()
 
     def _match(self) -> dict[str, Any]:
