@@ -10,7 +10,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 
 from config import queues
 from replays import archive, partitions, store
@@ -240,3 +240,79 @@ def test_a_partition_archived_but_not_emptied_may_be_detached() -> None:
         cur.execute(detach)
     assert past not in partitions.partitions() and _rows(past) == 43
     assert [len(store.read(s)) for s in (stream, late)] == [40, 3]
+
+
+def _insert_into(partition: str, stream: uuid.UUID, versions: range) -> None:
+    """Rows written straight into ``partition`` in one statement (as anyone with the database
+    could), without positions."""
+    rows = ", ".join(
+        ["(gen_random_uuid(), %s, %s, 'counted', 1, jsonb_build_object('n', %s), '{}')"]
+        * len(versions)
+    )
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute(
+            f"INSERT INTO {partition} (event_id, stream_id, version, event_type, schema_version,"  # noqa: S608 (a partition's name)
+            f" payload, metadata) VALUES {rows}",
+            [value for v in versions for value in (stream, v, v - 1)],
+        )
+
+
+def _statement_triggers(table: str) -> set[str]:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND NOT tgisinternal"
+            " AND tgtype & 1 = 0 AND tgtype & 4 <> 0",
+            [table],
+        )
+        return {row[0] for row in cur.fetchall()}
+
+
+def test_every_partition_has_the_tables_insert_triggers_made_ahead_or_not() -> None:
+    """A statement trigger fires only for statements on its own table: each partition carries
+    the table's, those made with the table, ahead of time or for a past month."""
+    _month_partition(PAST)
+    partitions.add_partitions(4)
+    wanted = _statement_triggers("replays_event")
+    assert {"replays_event_contiguous", "tournaments_follow_events"} <= wanted
+    for partition in partitions.partitions():
+        assert _statement_triggers(partition) == wanted, partition
+
+
+def test_a_write_straight_into_a_partition_is_checked_as_one_through_the_table() -> None:
+    now = datetime.now(UTC)
+    partition, stream = partitions.name_of(now), uuid7_at(now)
+    with pytest.raises(DatabaseError, match="would have a gap before version 2"):
+        _insert_into(partition, stream, range(2, 4))
+    _insert_into(partition, stream, range(1, 3))  # numbered by the table's sequence
+    with pytest.raises(DatabaseError, match="would have a gap before version 4"):
+        _insert_into(partition, stream, range(4, 5))
+    assert [(e.version, e.payload) for e in store.read(stream)] == [(1, {"n": 0}), (2, {"n": 1})]
+    assert store.append(stream, counted_events(1, 2), expected_version=2) == 3
+    positions = [e.position for e in store.read(stream)]
+    assert positions == sorted(positions) and len(set(positions)) == 3
+
+
+def test_a_statement_through_the_table_fires_each_trigger_once() -> None:
+    """Partitions' copies fire for statements naming the partition only: a COPY through the
+    table runs the table's trigger once, not its partition's copy too."""
+    with connection.cursor() as cur:
+        cur.execute("CREATE TEMP TABLE fired (tg text, n bigint)")
+        cur.execute(
+            "CREATE FUNCTION pg_temp.count_fired() RETURNS trigger LANGUAGE plpgsql AS $$"
+            " BEGIN INSERT INTO fired SELECT TG_TABLE_NAME, count(*) FROM new_rows; RETURN NULL;"
+            " END $$"
+        )
+        cur.execute(
+            "CREATE TRIGGER count_fired AFTER INSERT ON replays_event REFERENCING NEW TABLE AS"
+            " new_rows FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.count_fired()"
+        )
+        cur.execute(
+            "SELECT replays_event_adopt(i.inhrelid::regclass) FROM pg_inherits i"
+            " WHERE i.inhparent = 'replays_event'::regclass"
+        )
+    now = datetime.now(UTC)
+    store.append(uuid7_at(now), counted_events(5), expected_version=0)
+    _insert_into(partitions.name_of(now), uuid7_at(now), range(1, 4))
+    with connection.cursor() as cur:
+        cur.execute("SELECT tg, n FROM fired ORDER BY tg")
+        assert cur.fetchall() == [("replays_event", 5), (partitions.name_of(now), 3)]

@@ -4,6 +4,7 @@ real matches of every game, and on any outcome appended in any batches."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from games.engine.platform_events import MATCH_FINISHED
 from games.engine.registry import GAMES
-from replays import store
+from replays import partitions, store
 from replays.store import NewEvent
 from tests.factories import MatchFactory, SeatFactory, claim
 from tournaments.play import lifecycle, runner
@@ -159,3 +160,27 @@ def test_the_twin_and_the_trigger_agree_on_any_result_in_any_batches(
             # anywhere, any outcome) that no worker's flush writes.
             store.append(match.id, events[start:end], start)
     assert as_stored(match) == twin(match)
+
+
+def test_a_result_written_straight_into_its_partition_is_projected_too() -> None:
+    """Not through the store, nor through the events table: a COPY naming the match's partition
+    (replays' migration 0007 gives each partition the table's statement triggers)."""
+    match = leased_match(3)
+    outcome = {"ranks": [2, 1, 3], "scores": [5, 9, 1]}
+    events = [
+        NewEvent(type="played", payload={"n": 0}),
+        NewEvent(type=MATCH_FINISHED, payload={"outcome": outcome, "seed": 1}),
+    ]
+    stream = store.copy_stream(match.id)
+    rows = b"".join(store.copy_row(stream, v, ev) for v, ev in enumerate(events, start=1))
+    raw = connection.connection
+    with (
+        raw.cursor() as cur,
+        cur.copy(
+            f"COPY {partitions.name_of(datetime.now(UTC))} (event_id, stream_id, version, event_type,"
+            " schema_version, payload, metadata) FROM STDIN"
+        ) as copy,
+    ):
+        copy.write(rows)
+    assert as_stored(match) == twin(match)
+    assert (match.status, match.outcome, match.last_version) == ("finished", outcome, 2)
