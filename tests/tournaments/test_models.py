@@ -7,6 +7,7 @@ from django.db import connection
 
 from games.engine.platform_events import finished_event
 from games.engine.types import Outcome
+from replays import partitions
 from tests.factories import claim, flush
 from tests.tournaments.conftest import MakeMatch
 from tournaments.play.models import Match
@@ -15,12 +16,13 @@ from tournaments.play.projection import RESULT_TRIGGER
 pytestmark = pytest.mark.django_db
 
 
-def test_the_result_trigger_named_by_the_model_is_on_the_events_table() -> None:
+def test_the_result_trigger_named_by_the_model_is_on_the_events_table_and_its_partitions() -> None:
     with connection.cursor() as cur:
         cur.execute(
             "SELECT tgrelid::regclass::text FROM pg_trigger WHERE tgname = %s", [RESULT_TRIGGER]
         )
-        assert cur.fetchall() == [("replays_event",)]
+        on = {table for (table,) in cur.fetchall()}
+    assert on == {"replays_event", *partitions.partitions()}
 
 
 def test_appending_the_final_event_gives_the_match_its_result(builtin_match: MakeMatch) -> None:
