@@ -108,11 +108,13 @@ def django_db_setup(
             serialized_aliases=serialized_aliases,
             keepdb=bool(run_id),
         )
+    # The worker's own database, named before the teardown: teardown_databases puts the
+    # configured name (the database `make up` runs on) back into the settings.
+    own = connections["default"].settings_dict["NAME"]
     yield
     with django_db_blocker.unblock():
         teardown_databases(databases, verbosity=verbosity)
-        if run_id:  # kept by keepdb above: dropped here, as pytest-django would have
-            own = connections["default"].settings_dict["NAME"]
+        if run_id:  # cloned above, whatever the teardown did: gone when the worker ends
             connections.close_all()
             with connections["default"]._nodb_cursor() as cursor:
                 cursor.execute(f"DROP DATABASE IF EXISTS {_quoted(own)} WITH (FORCE)")
