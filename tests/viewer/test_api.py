@@ -10,9 +10,11 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from games.engine.platform_events import PLATFORM_EVENTS, verdict_event
 from games.engine.registry import get
 from replays import store
-from tests.factories import BotVersionFactory, UserFactory
+from replays.store import NewEvent
+from tests.factories import BotVersionFactory, MatchFactory, SeatFactory, UserFactory, finish
 from tests.viewer.conftest import running_copy
 from tournaments.play.models import Bot, Match, Seat
 from tournaments.play.runner import RunResult, run_match
@@ -152,9 +154,14 @@ def test_fork_replays_the_first_events_and_plays_on(brexit_match: Match, owner: 
     assert fork.status == Match.Status.QUEUED
     original = store.read(brexit_match.id)
     copied = store.read(fork.id)
-    assert [(e.type, e.payload) for e in copied] == [
-        (e.type, e.payload) for e in original[: fork.forked_at]
+    # Seat 0 changes player (the owner's version, as the fixture records it, for a built-in):
+    # the verdicts of the one it replaces stay in the original.
+    before = [
+        (e.type, e.payload)
+        for e in original[: fork.forked_at]
+        if not (e.type == "bot_verdict" and e.payload["seat"] == 0)
     ]
+    assert [(e.type, e.payload) for e in copied] == before
     assert copied[-1].metadata["copied_from"] == {
         "match": str(brexit_match.pk),
         "version": fork.forked_at,
@@ -164,7 +171,8 @@ def test_fork_replays_the_first_events_and_plays_on(brexit_match: Match, owner: 
     # The same built-in bot on the same seed decides the same: the fork ends as the original did.
     assert fork.outcome == brexit_match.outcome
     replayed = store.read(fork.id)
-    assert [(e.type, e.payload) for e in replayed] == [(e.type, e.payload) for e in original]
+    after = [(e.type, e.payload) for e in original[fork.forked_at :]]
+    assert [(e.type, e.payload) for e in replayed] == before + after
     # Both pages link to each other.
     c = logged_in(owner)
     assert (
@@ -172,6 +180,50 @@ def test_fork_replays_the_first_events_and_plays_on(brexit_match: Match, owner: 
         in c.get(f"/matches/{fork.pk}/").content.decode()
     )
     assert f"/matches/{fork.pk}/" in c.get(f"/matches/{brexit_match.pk}/").content.decode()
+
+
+def test_a_fork_leaves_the_verdicts_of_a_seat_given_to_another_player_in_the_original(
+    brexit_match: Match, owner: Any
+) -> None:
+    """A verdict's details (a traceback quoting its bot's code, its times) are its bot's owner's:
+    forking with your own version in another owner's seat must not make them yours. The seat's
+    earlier verdicts stay in the original, and it starts afresh; a kept seat keeps its own."""
+    other = UserFactory()
+    theirs = BotVersionFactory(bot__owner=other, bot__game="brexit", bot__is_public=False)
+    mine, mine_too = (BotVersionFactory(bot__owner=owner, bot__game="brexit") for _ in range(2))
+    played = store.read(brexit_match.id)
+    events: list[NewEvent] = []
+    for e in played[:-1]:  # its match_finished is written again below
+        events.append(NewEvent(type=e.type, payload=e.payload, metadata=e.metadata))
+        seat = e.metadata.get("actor")
+        if seat in (0, 1) and e.type not in PLATFORM_EVENTS:
+            detail = f"Traceback: SECRET of seat {seat}"
+            verdict = verdict_event(seat, "ok", detail=detail, elapsed_ms=7, strikes=0, step=1)
+            events.append(NewEvent.from_engine(verdict, engine_version="test"))
+    original = MatchFactory(game="brexit", seed=brexit_match.seed, events=events)
+    for number, version in enumerate([mine, theirs, None, None]):
+        SeatFactory(
+            match=original, number=number, bot_version=version, builtin="random" * (not version)
+        )
+    finish(original, brexit_match.outcome)
+
+    api = logged_in(owner)
+    r = api.post(
+        f"/api/matches/{original.pk}/fork/",
+        {"step": len(events) // 2, "seats": [{}, {"bot_version": mine_too.pk}, {}, {}]},
+        content_type="application/json",
+    )
+    assert r.status_code == 201, r.content
+    fork = Match.objects.get(pk=r.json()["id"])
+    copied = store.read(fork.id)
+    verdicts = [e.payload for e in copied if e.type == "bot_verdict"]
+    assert verdicts and {v["seat"] for v in verdicts} == {0}  # seat 0 kept its player: its own
+    for door in (f"/api/matches/{fork.pk}/events/?limit=1000", f"/api/matches/{fork.pk}/download/"):
+        shown = api.get(door)
+        assert shown.status_code == 200 and b"SECRET of seat 1" not in shown.content, door
+    assert b"SECRET of seat 0" in api.get(f"/api/matches/{fork.pk}/download/").content
+    seat = api.get(f"/api/matches/{fork.pk}/").json()["seats"][1]
+    assert (seat["verdicts"], seat["strikes"], seat["time_used_ms"]) == ({}, 0, 0)
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ from rest_framework.authtoken.models import Token
 from games.engine.builtin import builtin_names
 from games.engine.errors import BadOptions
 from games.engine.match import replay
-from games.engine.platform_events import PLATFORM_EVENTS
+from games.engine.platform_events import BOT_VERDICT, PLATFORM_EVENTS
 from games.engine.registry import GAMES
 from games.sandbox.upload import UploadError, check_filename, refuse_compiled, unpack, unprintable
 from replays import store
@@ -643,6 +643,20 @@ def decision_step(events: Sequence[StoredEvent], step: int) -> int:
     raise Invalid({"step": "no decision is taken at or before this step"})
 
 
+def _same_player(user: Any, wanted: Mapping[str, Any], seat: Seat) -> bool:
+    """Whether the fork's seat (``wanted``, as ``fork_match`` completes it) is played by whoever
+    played ``seat``: the same version, the same built-in, or the person who forks."""
+    if wanted.get("human"):
+        return seat.player_id is not None and seat.player_id == user.pk
+    if wanted.get("bot_version"):
+        return bool(seat.bot_version_id == wanted["bot_version"])
+    return (
+        seat.bot_version_id is None
+        and seat.player_id is None
+        and seat.builtin == wanted.get("builtin")
+    )
+
+
 def fork_match(
     *, user: Any, original: Match, step: int, seats: Sequence[Mapping[str, Any]] | None = None
 ) -> Match:
@@ -701,6 +715,9 @@ def fork_match(
     versions = _seat_versions(user=user, game=original.game, seats=kept)
     events = store.read(original.id)
     step = decision_step(events, step)
+    replaced = {
+        s.number for w, s in zip(kept, original_seats, strict=True) if not _same_player(user, w, s)
+    }
     copied = [
         NewEvent(
             type=ev.type,
@@ -712,6 +729,10 @@ def fork_match(
             },
         )
         for ev in events[:step]
+        # A verdict's details (a traceback quoting its bot's code, its times) are its owner's,
+        # and its strikes and time bank its player's: a seat given to another player leaves
+        # them in the original and starts afresh.
+        if not (ev.type == BOT_VERDICT and ev.payload.get("seat") in replaced)
     ]
     with transaction.atomic():
         allowance.check_matches(user)
