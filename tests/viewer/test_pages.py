@@ -137,7 +137,7 @@ def test_match_list_filters_and_paginates(
     bot = Bot.objects.get(versions__seats__match=brexit_match)
     html = client.get(f"/matches/?bot={bot.pk}").content.decode()
     assert f"/matches/{brexit_match.pk}/" in html and f"/matches/{brasilis_match.pk}/" not in html
-    assert client.get("/matches/?page=99&game=nonsense").status_code == 200
+    assert client.get("/matches/?page=99&game=nonsense").status_code == 400  # as the API
 
 
 def test_bot_page_lists_versions_and_matches(client: Client, brexit_match: Match) -> None:
@@ -180,6 +180,20 @@ def test_match_list_filters_that_are_not_ids_are_a_400(
     response = client.get("/matches/", {name: value})
     assert response.status_code == 400 and name in response.content.decode()
     assert client.get("/matches/", {name: ""}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("game", "chess"), ("status", "zzz"), ("game", "BREXIT")]
+)
+def test_match_list_filters_naming_no_game_or_status_are_a_400(
+    client: Client, name: str, value: str
+) -> None:
+    """Not the whole list unfiltered, as if the filter had been read: the API's 400 too."""
+    response = client.get("/matches/", {name: value})
+    assert response.status_code == 400
+    assert f"{name} must be one of" in response.content.decode()
+    assert client.get("/matches/", {name: ""}).status_code == 200
+    assert client.get("/matches/", {"game": "brexit", "status": "finished"}).status_code == 200
 
 
 @pytest.mark.parametrize("digits", [5000, 4400, 999])

@@ -59,6 +59,18 @@ def _docs() -> dict[str, tuple[str, Path]]:
     return {"bots": docs.pop("bots"), "api": docs.pop("api"), **games, **docs}
 
 
+def _choice(request: HttpRequest, name: str, choices: list[str]) -> str | None:
+    """A query parameter that names one of ``choices``, None if absent or empty (the filter
+    form's "any"); another value is a 400 that lists them, as the API's is: not a page that
+    quietly shows everything."""
+    value = request.GET.get(name)
+    if not value:
+        return None
+    if value not in choices:
+        raise BadQuery(f"{name} must be one of {', '.join(choices)}, not {value[:40]!r}")
+    return value
+
+
 def _int(request: HttpRequest, name: str) -> int | None:
     """A whole-number query parameter, None if absent; anything else is a 400 that says so.
 
@@ -195,8 +207,8 @@ def home(request: HttpRequest) -> HttpResponse:
 def match_list(request: HttpRequest) -> HttpResponse:
     q = request.GET
     filters: dict[str, Any] = {
-        "game": q.get("game") if q.get("game") in GAMES else None,
-        "status": q.get("status") if q.get("status") in selectors.MATCH_STATUSES else None,
+        "game": _choice(request, "game", list(GAMES)),
+        "status": _choice(request, "status", selectors.MATCH_STATUSES),
         "bot": _int(request, "bot"),
         "season": _int(request, "season"),
         "ladder": _int(request, "ladder"),
