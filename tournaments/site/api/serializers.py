@@ -540,7 +540,8 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
     def get_deadline(self, match: Match) -> str | None:
         if match.status != Match.Status.WAITING or match.deadline is None:
             return None
-        return match.deadline.isoformat()
+        # Written as every other time of the match is (DRF's "...Z"), not Python's "+00:00".
+        return cast("str", self.fields["created_at"].to_representation(match.deadline))
 
     def get_created_by(self, match: Match) -> str | None:
         return match.created_by.get_username() if match.created_by else None
