@@ -24,16 +24,26 @@ CREATE FUNCTION replays_event_adopt(part regclass) RETURNS void LANGUAGE plpgsql
 DECLARE
     t record;
 BEGIN
-    EXECUTE format('ALTER TABLE %s ALTER COLUMN position SET DEFAULT nextval(%L::regclass)',
-        part, pg_get_serial_sequence('replays_event', 'position'));
+    -- (A Postgres whose partitions share the table's identity, 17 on, needs no default.)
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = part
+                   AND a.attname = 'position' AND a.attidentity <> '') THEN
+        EXECUTE format('ALTER TABLE %s ALTER COLUMN position SET DEFAULT nextval(%L::regclass)',
+            part, pg_get_serial_sequence('replays_event', 'position'));
+    END IF;
     FOR t IN
-        SELECT p.tgname, p.tgfoid::regproc AS fn, p.tgnewtable
+        SELECT p.tgname, p.tgfoid::regproc AS fn, p.tgnewtable, p.tgnargs, p.tgqual
         FROM pg_trigger p
         WHERE p.tgrelid = 'replays_event'::regclass AND NOT p.tgisinternal
           -- statement-level (bit 0 clear), AFTER (bits 1 and 6 clear), on INSERT (bit 2)
           AND p.tgtype & 1 = 0 AND p.tgtype & 2 = 0 AND p.tgtype & 64 = 0 AND p.tgtype & 4 <> 0
           AND NOT EXISTS (SELECT 1 FROM pg_trigger c WHERE c.tgrelid = part AND c.tgname = p.tgname)
     LOOP
+        IF t.tgnargs > 0 OR t.tgqual IS NOT NULL THEN
+            -- Copied by its name, function and transition table only: a trigger with more
+            -- would be copied wrong, so it is refused until this function learns it.
+            RAISE EXCEPTION 'replays_event_adopt cannot copy trigger % (it has arguments or a WHEN clause)',
+                t.tgname;
+        END IF;
         EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s%s FOR EACH STATEMENT EXECUTE FUNCTION %s()',
             t.tgname, part,
             CASE WHEN t.tgnewtable IS NULL THEN ''
@@ -87,7 +97,10 @@ BEGIN
                    AND p.tgtype & 1 = 0 AND p.tgtype & 4 <> 0 LOOP
             EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', t.tgname, part);
         END LOOP;
-        EXECUTE format('ALTER TABLE %s ALTER COLUMN position DROP DEFAULT', part);
+        IF NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = part
+                       AND a.attname = 'position' AND a.attidentity <> '') THEN
+            EXECUTE format('ALTER TABLE %s ALTER COLUMN position DROP DEFAULT', part);
+        END IF;
     END LOOP;
 END $$;
 DROP FUNCTION replays_event_adopt(regclass);

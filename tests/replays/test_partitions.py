@@ -316,3 +316,19 @@ def test_a_statement_through_the_table_fires_each_trigger_once() -> None:
     with connection.cursor() as cur:
         cur.execute("SELECT tg, n FROM fired ORDER BY tg")
         assert cur.fetchall() == [("replays_event", 5), (partitions.name_of(now), 3)]
+
+
+def test_a_trigger_the_partitions_could_not_copy_whole_is_refused() -> None:
+    """Copies are made from a trigger's name, function and transition table: one with
+    arguments would lose them, so adopting it fails instead (and adds no partition)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "CREATE FUNCTION pg_temp.with_argument() RETURNS trigger LANGUAGE plpgsql AS $$"
+            " BEGIN RETURN NULL; END $$"
+        )
+        cur.execute(
+            "CREATE TRIGGER with_argument AFTER INSERT ON replays_event"
+            " FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.with_argument('x')"
+        )
+    with pytest.raises(DatabaseError, match="cannot copy trigger with_argument"):
+        _month_partition(PAST)

@@ -115,6 +115,10 @@ def django_db_setup(
     with django_db_blocker.unblock():
         teardown_databases(databases, verbosity=verbosity)
         if run_id:  # cloned above, whatever the teardown did: gone when the worker ends
+            from django.conf import settings
+
+            # Only ever a test database of this run's naming: never the one `make up` serves.
+            assert own.startswith(settings.DATABASES_TEST_NAME), own
             connections.close_all()
             with connections["default"]._nodb_cursor() as cursor:
                 cursor.execute(f"DROP DATABASE IF EXISTS {_quoted(own)} WITH (FORCE)")

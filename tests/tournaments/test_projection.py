@@ -44,7 +44,11 @@ def definition(query: str, name: str) -> str:
 
 
 FUNCTION_DEF = "SELECT pg_get_functiondef(%s::regproc)"
-TRIGGER_DEF = "SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgname = %s"
+# The table's own trigger: each partition has a copy of it (replays' migration 0007).
+TRIGGER_DEF = (
+    "SELECT pg_get_triggerdef(oid) FROM pg_trigger"
+    " WHERE tgname = %s AND tgrelid = 'replays_event'::regclass"
+)
 
 
 def test_the_function_installed_is_the_module_s_sql() -> None:

@@ -237,7 +237,8 @@ class Match(models.Model):
         help_text="When the match last stopped to wait for a person: an address's people's"
         " head start waits FAIR_HEAD_START_GAP_SECONDS after it (docs/reliability.md).",
     )
-    # A fork replays the first ``forked_at`` events of another match, then plays on.
+    # A fork replays another match's events up to its step ``forked_at`` (less the verdicts of
+    # seats given to another player: services.fork_match), then plays on.
     forked_from = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks"
     )

@@ -623,10 +623,11 @@ def revalidate_versions(*, versions: Any) -> int:
 # Forks: a finished match at step N becomes a new unrated match that replays N events, then plays
 # on. A match of a duplicate deal is forked only once the whole deal is over
 # (``visibility.deal_over``): the fork would otherwise hand its seed and events out early. The
-# fork keeps the original's seed, so each step's random generator (derived from the seed and the
-# stream version) draws the same cards as the original wherever the decisions are the same. Its
-# stream begins with copies of the original's first N events; the runner resumes it like any
-# interrupted match.
+# fork keeps the original's seed, and chance is keyed by what it draws, not by the stream's
+# position (games/engine/rng.py), so it draws the same cards as the original wherever the
+# decisions are the same. Its stream begins with copies of the original's events up to step N,
+# less the verdicts of any seat given to another player (so its versions after the first such
+# verdict are not the original's); the runner resumes it like any interrupted match.
 
 
 def decision_step(events: Sequence[StoredEvent], step: int) -> int:
@@ -732,7 +733,11 @@ def fork_match(
         # A verdict's details (a traceback quoting its bot's code, its times) are its owner's,
         # and its strikes and time bank its player's: a seat given to another player leaves
         # them in the original and starts afresh.
-        if not (ev.type == BOT_VERDICT and ev.payload.get("seat") in replaced)
+        if not (
+            ev.type == BOT_VERDICT
+            # By the seat it judged and by its actor, whom visibility shows its details to.
+            and (ev.payload.get("seat") in replaced or ev.metadata.get("actor") in replaced)
+        )
     ]
     with transaction.atomic():
         allowance.check_matches(user)

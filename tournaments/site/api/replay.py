@@ -125,7 +125,10 @@ class MatchDownloadView(APIView):
 
 
 class ForkSerializer(serializers.Serializer[Any]):
-    step = serializers.IntegerField(min_value=1, help_text="Copy the original's first N events.")
+    step = serializers.IntegerField(
+        min_value=1,
+        help_text="Copy the original's events up to this step (its last decision at or before it).",
+    )
     seats = serializers.ListField(
         child=s.SeatRequestSerializer(),
         required=False,
