@@ -517,8 +517,8 @@ class MatchSerializer(serializers.ModelSerializer[Match]):
             "season": match.season_id,
             "ladder": match.ladder_id,
             "created_at": when(match.created_at),
-            "started_at": when(match.started_at) if match.started_at else None,
-            "finished_at": when(match.finished_at) if match.finished_at else None,
+            "started_at": when(match.started_at),  # DRF's field writes None as None
+            "finished_at": when(match.finished_at),
             "outcome": self.get_outcome(match),
             "options": self.get_options(match),
             "seed": self.get_seed(match),
